@@ -1,0 +1,10 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY . .
+RUN pip install --no-cache-dir .
+RUN useradd --create-home lernpfad && chown -R lernpfad /app
+USER lernpfad
+EXPOSE 8000
+CMD ["gunicorn", "lms.wsgi:application", "--bind", "0.0.0.0:8000"]

@@ -1,0 +1,31 @@
+# Lernpfad: the commands README.md names. Each target sets up .venv itself when it is missing.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench bench-smoke fuzz install
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Run Lernpfad: web, Celery worker and beat on SQLite and a folder broker, with demo data.
+run: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py import_course
+	$(PY) manage.py demo_setup
+	$(PY) manage.py runstack
+
+## The whole test suite (PostgreSQL/Redis tests run when DATABASE_URL/CELERY_BROKER_URL point at them).
+test: $(STAMP)
+	$(PY) manage.py makemigrations --check --dry-run --settings=lms.settings.test
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .

@@ -1,0 +1,3 @@
+"""REST routes of the accounts app."""
+
+urlpatterns: list = []

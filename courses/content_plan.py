@@ -1,0 +1,332 @@
+"""From parsed documents to the rows the database holds: pure Python, no Django.
+
+The importer (``courses.services.importing``) and the fixture builder (``courses.fixtures``)
+both start from this plan, so a fixture and an import can never disagree about content.
+The renderers turn rows back into document lines for the lossless round-trip test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from courses.documents import DocumentError, ModuleDoc, SectionDoc, TermCardDoc, slugify_term
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def quick_check_hash(question: str, answer: str) -> str:
+    return _sha256(f"{question}\x1f{answer}")
+
+
+def module_slug(series: str, number: int) -> str:
+    return slugify_term(f"{series} {number}")
+
+
+@dataclass(frozen=True)
+class SectionRow:
+    position: int
+    kind: str
+    heading: str
+    body: str
+    is_truncated: bool
+    commands: tuple[str, ...] = ()
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "position": self.position,
+            "kind": self.kind,
+            "heading": self.heading,
+            "body": self.body,
+            "is_truncated": self.is_truncated,
+            "commands": list(self.commands),
+        }
+
+
+@dataclass(frozen=True)
+class QuickCheckRow:
+    question: str
+    answer: str
+
+    @property
+    def text_hash(self) -> str:
+        return quick_check_hash(self.question, self.answer)
+
+
+@dataclass(frozen=True)
+class StepRow:
+    slug: str
+    number: int
+    total: int
+    term: str
+    lead: str
+    definition: str
+    level: str
+    as_of: str | None  # ISO date
+    source_count: int | None
+    source_status: str
+    footer: str
+    source_line: int
+    source_hash: str
+    sections: tuple[SectionRow, ...]
+    quick_checks: tuple[QuickCheckRow, ...]
+
+    def fields(self) -> dict[str, Any]:
+        """The Step model's own columns (content_hash included)."""
+        return {
+            "slug": self.slug,
+            "number": self.number,
+            "total": self.total,
+            "term": self.term,
+            "lead": self.lead,
+            "definition": self.definition,
+            "level": self.level,
+            "as_of": self.as_of,
+            "source_count": self.source_count,
+            "source_status": self.source_status,
+            "footer": self.footer,
+            "source_line": self.source_line,
+            "source_hash": self.source_hash,
+            "content_hash": self.content_hash,
+        }
+
+    @property
+    def content_hash(self) -> str:
+        return step_content_hash(
+            self._served_fields(),
+            [s.fields() for s in self.sections],
+            [(q.question, q.answer) for q in self.quick_checks],
+        )
+
+    def _served_fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in SERVED_STEP_FIELDS}
+
+
+@dataclass(frozen=True)
+class ModuleRow:
+    slug: str
+    series: str
+    number: int
+    title: str
+    header: str
+    source_path: str
+    exam_header: str
+    exam_heading: str
+    exam_blocks: tuple[tuple[str, ...], ...]
+    steps: tuple[StepRow, ...] = field(default=())
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "series": self.series,
+            "number": self.number,
+            "title": self.title,
+            "header": self.header,
+            "source_path": self.source_path,
+            "exam_header": self.exam_header,
+            "exam_heading": self.exam_heading,
+            "exam_blocks": [list(block) for block in self.exam_blocks],
+            "exam_block_count": len(self.exam_blocks),
+        }
+
+
+@dataclass(frozen=True)
+class TermCardRow:
+    path: str
+    module_title: str
+    slug: str
+    term: str
+    kind_line: str
+    title_line: str
+    lead: str
+    command: str
+    source_path: str
+    source_hash: str
+    sections: tuple[SectionRow, ...]
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug,
+            "term": self.term,
+            "kind_line": self.kind_line,
+            "title_line": self.title_line,
+            "lead": self.lead,
+            "command": self.command,
+            "source_path": self.source_path,
+            "source_hash": self.source_hash,
+            "content_hash": self.content_hash,
+        }
+
+    @property
+    def content_hash(self) -> str:
+        payload = {
+            name: getattr(self, name) for name in ("term", "kind_line", "title_line", "lead")
+        }
+        payload["command"] = self.command
+        payload["sections"] = [s.fields() for s in self.sections]
+        return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+
+
+@dataclass(frozen=True)
+class CoursePlan:
+    modules: tuple[ModuleRow, ...]
+    cards: tuple[TermCardRow, ...]
+
+
+# The step fields a client sees; a change to any of them must change the ETag.
+SERVED_STEP_FIELDS = (
+    "number",
+    "total",
+    "term",
+    "lead",
+    "definition",
+    "level",
+    "as_of",
+    "source_count",
+    "source_status",
+    "footer",
+)
+
+
+def step_content_hash(
+    served_fields: Mapping[str, Any],
+    sections: Iterable[Mapping[str, Any]],
+    quick_checks: Iterable[tuple[str, str]],
+) -> str:
+    """Hash of everything the step detail serves (used as its ETag)."""
+    payload = {
+        "fields": {name: _jsonable(served_fields[name]) for name in SERVED_STEP_FIELDS},
+        "sections": [
+            [s["kind"], s["heading"], s["body"], bool(s["is_truncated"]), list(s["commands"])]
+            for s in sections
+        ],
+        "quick_checks": [list(qc) for qc in quick_checks],
+    }
+    return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+
+
+def _jsonable(value: Any) -> Any:
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
+
+def _section_rows(sections: Sequence[SectionDoc]) -> tuple[SectionRow, ...]:
+    return tuple(
+        SectionRow(
+            position=index,
+            kind=section.kind,
+            heading=section.heading,
+            body="\n".join(section.lines),
+            is_truncated=section.truncated,
+            commands=tuple(section.commands),
+        )
+        for index, section in enumerate(sections, start=1)
+    )
+
+
+def plan_module(doc: ModuleDoc) -> ModuleRow:
+    steps = []
+    seen: dict[str, int] = {}
+    for step in doc.steps:
+        slug = slugify_term(step.term)
+        if slug in seen:
+            raise DocumentError(
+                doc.path,
+                step.line,
+                f"step {step.number} repeats the term of step {seen[slug]} ({step.term!r})",
+            )
+        seen[slug] = step.number
+        steps.append(
+            StepRow(
+                slug=slug,
+                number=step.number,
+                total=step.total,
+                term=step.term,
+                lead="\n".join(step.lead),
+                definition=step.definition,
+                level=step.level,
+                as_of=step.as_of.isoformat() if step.as_of else None,
+                source_count=step.source_count,
+                source_status=step.status,
+                footer=step.footer,
+                source_line=step.line,
+                source_hash=step.source_hash,
+                sections=_section_rows(step.sections),
+                quick_checks=tuple(QuickCheckRow(q.question, q.answer) for q in step.quick_checks),
+            )
+        )
+    exam = doc.exam
+    return ModuleRow(
+        slug=module_slug(doc.series, doc.number),
+        series=doc.series,
+        number=doc.number,
+        title=doc.title,
+        header=doc.header,
+        source_path=PurePath(doc.path).name,
+        exam_header=exam.header if exam else "",
+        exam_heading=exam.heading if exam else "",
+        exam_blocks=tuple(tuple(block) for block in exam.blocks) if exam else (),
+        steps=tuple(steps),
+    )
+
+
+def plan_card(doc: TermCardDoc) -> TermCardRow:
+    return TermCardRow(
+        path=doc.path,
+        module_title=doc.module_title,
+        slug=slugify_term(doc.term),
+        term=doc.term,
+        kind_line=doc.kind_line,
+        title_line=doc.title_line,
+        lead="\n".join(doc.lead),
+        command=doc.command or "",
+        source_path=PurePath(doc.path).name,
+        source_hash=doc.source_hash,
+        sections=_section_rows(doc.sections),
+    )
+
+
+def plan_documents(docs: Iterable[ModuleDoc | TermCardDoc]) -> CoursePlan:
+    """Plan every document; raises DocumentError (file:line) for conflicts between them."""
+    modules: list[ModuleRow] = []
+    cards: list[TermCardRow] = []
+    for doc in docs:
+        if isinstance(doc, ModuleDoc):
+            row = plan_module(doc)
+            clash = next((m for m in modules if m.slug == row.slug), None)
+            if clash:
+                raise DocumentError(
+                    doc.path, 1, f"module {row.slug!r} is also defined in {clash.source_path}"
+                )
+            modules.append(row)
+        else:
+            cards.append(plan_card(doc))
+    return CoursePlan(modules=tuple(modules), cards=tuple(cards))
+
+
+def render_step_lines(step: Mapping[str, Any], sections: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The step's document block rebuilt from stored values (non-empty lines only)."""
+    lines = [f"Schritt {step['number']} / {step['total']}", step["term"]]
+    lines += [line for line in str(step["lead"]).split("\n") if line]
+    lines.append(step["level"])
+    for section in sections:
+        lines.append(section["heading"])
+        lines += [line for line in str(section["body"]).split("\n") if line]
+    if step.get("footer"):
+        lines.append(step["footer"])
+    return lines
+
+
+def render_card_lines(card: Mapping[str, Any], sections: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The term card rebuilt from stored values (non-empty lines only)."""
+    lines = [card["kind_line"], card["title_line"]]
+    lines += [line for line in str(card["lead"]).split("\n") if line]
+    for section in sections:
+        lines.append(section["heading"])
+        lines += [line for line in str(section["body"]).split("\n") if line]
+    return lines

@@ -1,0 +1,75 @@
+"""Content API: modules, their outline and steps. Readable without log-in (open courseware)."""
+
+from django.utils.cache import patch_cache_control
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from courses.rest.serializers import (
+    ModuleDetailSerializer,
+    ModuleListSerializer,
+    StepDetailSerializer,
+    TermCardSerializer,
+)
+from courses.selectors.content import (
+    module_get,
+    module_id_get,
+    module_list,
+    step_etag,
+    step_get,
+    term_card_list,
+)
+from lms.errors import NotFound
+
+
+class ModuleListView(generics.ListAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = ModuleListSerializer
+
+    def get_queryset(self):
+        return module_list()
+
+
+class ModuleDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=ModuleDetailSerializer)
+    def get(self, request, module: str):
+        return Response(ModuleDetailSerializer(module_get(slug=module)).data)
+
+
+class StepDetailView(APIView):
+    """A step with its sections; ``If-None-Match`` with the current ETag gets ``304``."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: StepDetailSerializer, 304: OpenApiResponse(description="Not modified")}
+    )
+    def get(self, request, module: str, number: int):
+        if_none_match = request.headers.get("If-None-Match")
+        if if_none_match:
+            etag = step_etag(module_slug=module, number=number)
+            if etag is None:
+                raise NotFound(f"Module '{module}' has no step {number}.", code="step_not_found")
+            if etag in {tag.strip() for tag in if_none_match.split(",")} or if_none_match == "*":
+                response = Response(status=status.HTTP_304_NOT_MODIFIED)
+                response["ETag"] = etag
+                return response
+        content = step_get(module_slug=module, number=number)
+        response = Response(StepDetailSerializer(content).data)
+        response["ETag"] = content.etag
+        patch_cache_control(response, no_cache=True)
+        return response
+
+
+class TermCardListView(generics.ListAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = TermCardSerializer
+    pagination_class = None
+
+    def get_queryset(self):
+        module_id_get(slug=self.kwargs["module"])
+        return term_card_list(module_slug=self.kwargs["module"])

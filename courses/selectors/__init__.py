@@ -1,0 +1,1 @@
+"""Read queries of the courses app, each with the joins it needs."""

@@ -1,0 +1,1 @@
+"""Write operations of the courses app (one module per business area)."""

@@ -1,0 +1,270 @@
+"""Import course documents into the database in one transaction.
+
+Steps are matched by (module, term slug); an unchanged document block is skipped entirely, so a
+re-import of unchanged documents writes no rows and admin edits survive until the block changes.
+A step missing from its document is retired, never deleted: learner data keeps pointing at it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from courses.content_plan import (
+    CoursePlan,
+    ModuleRow,
+    StepRow,
+    TermCardRow,
+    plan_documents,
+    step_content_hash,
+)
+from courses.documents import DocumentError, ModuleDoc, TermCardDoc, parse_document
+from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+
+# Where a renumbered step parks while numbers are shuffled (the active-number constraint is
+# not deferrable because it is partial).
+_RENUMBER_OFFSET = 1_000_000
+
+
+@dataclasses.dataclass
+class ImportReport:
+    """What an import changed; ``rows_written`` is 0 for a re-import of unchanged documents."""
+
+    modules_created: int = 0
+    modules_updated: int = 0
+    steps_created: int = 0
+    steps_updated: int = 0
+    steps_unchanged: int = 0
+    steps_retired: int = 0
+    cards_created: int = 0
+    cards_updated: int = 0
+    rows_written: int = 0
+
+    def summary(self) -> str:
+        return ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in dataclasses.asdict(self).items())
+
+
+def default_document_paths() -> list[Path]:
+    return sorted(Path(settings.LERNPFAD_DOCUMENTS_DIR).glob("*.txt"))
+
+
+def documents_parse(paths: Iterable[Path | str]) -> list[ModuleDoc | TermCardDoc]:
+    """Parse every document first, so a broken one stops the import before any write."""
+    docs = []
+    for path in paths:
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise DocumentError(str(path), 0, f"cannot read the file: {exc.strerror}") from exc
+        docs.append(parse_document(data, path=str(path)))
+    return docs
+
+
+def course_import(*, paths: Sequence[Path | str] | None = None) -> ImportReport:
+    """Parse and import documents (default: the repository's documents) in one transaction."""
+    docs = documents_parse(paths if paths is not None else default_document_paths())
+    return course_plan_apply(plan=plan_documents(docs))
+
+
+@transaction.atomic
+def course_plan_apply(*, plan: CoursePlan) -> ImportReport:
+    report = ImportReport()
+    modules_by_title: dict[str, Module] = {}
+    for module_row in plan.modules:
+        module = _module_sync(module_row, report)
+        modules_by_title[module.title] = module
+    for card_row in plan.cards:
+        _card_sync(card_row, modules_by_title, report)
+    return report
+
+
+def _module_sync(row: ModuleRow, report: ImportReport) -> Module:
+    fields = row.fields()
+    module = Module.objects.filter(slug=row.slug).first()
+    if module is None:
+        module = Module.objects.create(**fields)
+        report.modules_created += 1
+        report.rows_written += 1
+    elif _changed(module, fields):
+        for name, value in fields.items():
+            setattr(module, name, value)
+        module.save()
+        report.modules_updated += 1
+        report.rows_written += 1
+
+    existing = {step.slug: step for step in module.steps.all()}
+    changed_rows = [
+        step_row
+        for step_row in row.steps
+        if not _step_unchanged(existing.get(step_row.slug), step_row)
+    ]
+    report.steps_unchanged += len(row.steps) - len(changed_rows)
+    kept = {step_row.slug for step_row in row.steps}
+    retiring = [step for slug, step in existing.items() if slug not in kept and step.is_active]
+
+    if retiring:
+        # A retired step leaves the active-number constraint, freeing its number.
+        Step.objects.filter(pk__in=[step.pk for step in retiring]).update(
+            status=Step.Status.RETIRED, retired_at=timezone.now()
+        )
+        report.steps_retired += len(retiring)
+        report.rows_written += len(retiring)
+    # Park the changed steps on numbers nobody uses before they take their new ones.
+    parked = [existing[r.slug].pk for r in changed_rows if r.slug in existing]
+    if parked:
+        Step.objects.filter(pk__in=parked).update(number=F("number") + _RENUMBER_OFFSET)
+
+    if changed_rows or retiring:
+        quick_checks = _quick_checks_sync(module, row, report)
+        for step_row in changed_rows:
+            _step_write(module, existing.get(step_row.slug), step_row, quick_checks, report)
+    return module
+
+
+def _step_unchanged(step: Step | None, row: StepRow) -> bool:
+    return (
+        step is not None
+        and step.is_active
+        and step.source_hash == row.source_hash
+        and step.number == row.number
+    )
+
+
+def _changed(instance, fields: dict) -> bool:
+    return any(
+        getattr(instance, name) != _as_model_value(instance, name, value)
+        for name, value in fields.items()
+    )
+
+
+def _as_model_value(instance, name: str, value):
+    field = instance._meta.get_field(name)
+    return field.to_python(value) if value is not None else None
+
+
+def _quick_checks_sync(
+    module: Module, row: ModuleRow, report: ImportReport
+) -> dict[str, QuickCheck]:
+    """Every distinct question/answer line of the module, stored once."""
+    wanted = {}
+    for step_row in row.steps:
+        for qc in step_row.quick_checks:
+            wanted.setdefault(qc.text_hash, qc)
+    existing = {qc.text_hash: qc for qc in module.quick_checks.all()}
+    missing = [
+        QuickCheck(module=module, question=qc.question, answer=qc.answer, text_hash=h)
+        for h, qc in wanted.items()
+        if h not in existing
+    ]
+    if missing:
+        # bulk_create sets primary keys on PostgreSQL and on SQLite >= 3.35.
+        existing.update({qc.text_hash: qc for qc in QuickCheck.objects.bulk_create(missing)})
+        report.rows_written += len(missing)
+    to_activate = [h for h, qc in existing.items() if h in wanted and not qc.is_active]
+    to_retire = [h for h, qc in existing.items() if h not in wanted and qc.is_active]
+    if to_activate:
+        module.quick_checks.filter(text_hash__in=to_activate).update(is_active=True)
+    if to_retire:
+        module.quick_checks.filter(text_hash__in=to_retire).update(is_active=False)
+    report.rows_written += len(to_activate) + len(to_retire)
+    return existing
+
+
+def _step_write(
+    module: Module,
+    step: Step | None,
+    row: StepRow,
+    quick_checks: dict[str, QuickCheck],
+    report: ImportReport,
+) -> None:
+    fields = row.fields()
+    if step is None:
+        step = Step.objects.create(module=module, **fields)
+        report.steps_created += 1
+    else:
+        for name, value in fields.items():
+            setattr(step, name, value)
+        step.status = Step.Status.ACTIVE
+        step.retired_at = None
+        step.save()
+        step.sections.all().delete()
+        step.quick_check_links.all().delete()
+        report.steps_updated += 1
+    Section.objects.bulk_create(Section(step=step, **s.fields()) for s in row.sections)
+    StepQuickCheck.objects.bulk_create(
+        StepQuickCheck(step=step, quick_check=quick_checks[qc.text_hash], position=position)
+        for position, qc in enumerate(row.quick_checks, start=1)
+    )
+    report.rows_written += 1 + len(row.sections) + len(row.quick_checks)
+
+
+def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: ImportReport) -> None:
+    module = (
+        modules_by_title.get(row.module_title)
+        or Module.objects.filter(title=row.module_title).first()
+    )
+    if module is None:
+        raise DocumentError(row.path, 2, f"no module titled {row.module_title!r} is imported")
+    step = module.steps.filter(slug=row.slug, status=Step.Status.ACTIVE).first()
+    if step is None:
+        raise DocumentError(
+            row.path, 2, f"module {module.slug!r} has no step with the term {row.term!r}"
+        )
+    card = TermCard.objects.filter(module=module, slug=row.slug).first()
+    if card is not None and card.source_hash == row.source_hash and card.step_id == step.pk:
+        return
+    fields = row.fields()
+    if card is None:
+        card = TermCard.objects.create(module=module, step=step, **fields)
+        report.cards_created += 1
+    else:
+        for name, value in fields.items():
+            setattr(card, name, value)
+        card.step = step
+        card.save()
+        card.sections.all().delete()
+        report.cards_updated += 1
+    Section.objects.bulk_create(Section(card=card, **s.fields()) for s in row.sections)
+    report.rows_written += 1 + len(row.sections)
+
+
+def step_refresh_content_hash(*, step: Step) -> Step:
+    """Recompute a step's ETag hash from the database (after an admin edit)."""
+    sections = [
+        {
+            "kind": s.kind,
+            "heading": s.heading,
+            "body": s.body,
+            "is_truncated": s.is_truncated,
+            "commands": s.commands,
+        }
+        for s in step.sections.order_by("position")
+    ]
+    quick_checks = [
+        (link.quick_check.question, link.quick_check.answer)
+        for link in step.quick_check_links.select_related("quick_check").order_by("position")
+    ]
+    served = {
+        "number": step.number,
+        "total": step.total,
+        "term": step.term,
+        "lead": step.lead,
+        "definition": step.definition,
+        "level": step.level,
+        "as_of": step.as_of,
+        "source_count": step.source_count,
+        "source_status": step.source_status,
+        "footer": step.footer,
+    }
+    content_hash = step_content_hash(served, sections, quick_checks)
+    if content_hash != step.content_hash:
+        step.content_hash = content_hash
+        step.save(update_fields=["content_hash"])
+    return step

@@ -1,0 +1,1 @@
+"""Settings package: ``base`` holds everything shared; dev, test and production adjust it."""

@@ -1,0 +1,23 @@
+"""URL root: the REST API under /api/v1/, its schema and docs, the admin and the web pages."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+api_v1 = [
+    path("", include("courses.rest.urls")),
+    path("", include("accounts.rest.urls")),
+    path("", include("quizzes.rest.urls")),
+    path("", include("reviews.rest.urls")),
+]
+
+urlpatterns = [
+    path("api/v1/", include(api_v1)),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("admin/", admin.site.urls),
+    path("", include("web.urls")),
+]
+
+handler404 = "lms.views.page_not_found"
+handler500 = "lms.views.server_error"

@@ -1,0 +1,3 @@
+"""REST routes of the quizzes app."""
+
+urlpatterns: list = []

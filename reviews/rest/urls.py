@@ -1,0 +1,3 @@
+"""REST routes of the reviews app."""
+
+urlpatterns: list = []

@@ -1,0 +1,74 @@
+"""Shared fixtures and the service gate.
+
+Tests marked ``postgres`` or ``redis`` need the real server. Without it they are skipped, unless
+LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test instead.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+REQUIRE_SERVICES = os.environ.get("LERNPFAD_REQUIRE_SERVICES") == "1"
+SEED_DIR = Path(settings.BASE_DIR) / "fixtures" / "documents"
+
+
+def _missing(reason: str) -> None:
+    if REQUIRE_SERVICES:
+        pytest.fail(f"required service missing: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def redis_url() -> str:
+    return os.environ.get("CELERY_BROKER_URL", "")
+
+
+def redis_available() -> bool:
+    url = redis_url()
+    if not url.startswith("redis://"):
+        return False
+    from urllib.parse import urlparse
+
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 6379), 1):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def _service_gate(request):
+    if request.node.get_closest_marker("postgres"):
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            _missing("needs PostgreSQL: set DATABASE_URL=postgres://...")
+    if request.node.get_closest_marker("redis") and not redis_available():
+        _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
+
+
+@pytest.fixture
+def seed_paths() -> list[Path]:
+    return sorted(SEED_DIR.glob("*.txt"))
+
+
+@pytest.fixture
+def course(db, seed_paths):
+    """The seed course imported into the test database; returns the Module."""
+    from courses.models import Module
+    from courses.services.importing import course_import
+
+    course_import(paths=seed_paths)
+    return Module.objects.get(slug="self-hosting-27")
+
+
+@pytest.fixture
+def api_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()

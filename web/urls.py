@@ -1,0 +1,3 @@
+"""Routes of the learner's web pages."""
+
+urlpatterns: list = []
