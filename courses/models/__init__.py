@@ -8,5 +8,15 @@ from courses.models.content import (
     StepQuickCheck,
     TermCard,
 )
+from courses.models.progress import Enrollment, StepProgress
 
-__all__ = ["Module", "QuickCheck", "Section", "Step", "StepQuickCheck", "TermCard"]
+__all__ = [
+    "Enrollment",
+    "Module",
+    "QuickCheck",
+    "Section",
+    "Step",
+    "StepProgress",
+    "StepQuickCheck",
+    "TermCard",
+]

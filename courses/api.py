@@ -1,0 +1,100 @@
+"""What other apps may ask of the courses app. They never import courses.models directly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from courses.data import ModuleData, QuickCheckData, StepData
+from courses.models import Enrollment, Module, QuickCheck, Step, StepProgress
+from lms.errors import NotFound
+
+_STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "level", "status")
+
+
+def _step_data(row: dict) -> StepData:
+    return StepData(
+        id=row["id"],
+        module_id=row["module_id"],
+        number=row["number"],
+        slug=row["slug"],
+        term=row["term"],
+        definition=row["definition"],
+        level=row["level"],
+        is_active=row["status"] == Step.Status.ACTIVE,
+    )
+
+
+def module_by_slug(slug: str) -> ModuleData:
+    row = Module.objects.filter(slug=slug).values("id", "slug", "title", "header").first()
+    if row is None:
+        raise NotFound(f"There is no module '{slug}'.", code="module_not_found")
+    return ModuleData(**row)
+
+
+def modules_by_ids(module_ids: Iterable[int]) -> dict[int, ModuleData]:
+    rows = Module.objects.filter(id__in=list(module_ids)).values("id", "slug", "title", "header")
+    return {row["id"]: ModuleData(**row) for row in rows}
+
+
+def module_steps(module_id: int, *, include_retired: bool = False) -> list[StepData]:
+    """The module's steps in order (active ones only unless asked)."""
+    steps = Step.objects.filter(module_id=module_id)
+    if not include_retired:
+        steps = steps.filter(status=Step.Status.ACTIVE)
+    return [_step_data(row) for row in steps.order_by("status", "number").values(*_STEP_FIELDS)]
+
+
+def steps_by_ids(step_ids: Iterable[int]) -> dict[int, StepData]:
+    rows = Step.objects.filter(id__in=list(step_ids)).values(*_STEP_FIELDS)
+    return {row["id"]: _step_data(row) for row in rows}
+
+
+def step_by_number(module_slug: str, number: int) -> StepData:
+    row = (
+        Step.objects.filter(module__slug=module_slug, number=number, status=Step.Status.ACTIVE)
+        .values(*_STEP_FIELDS)
+        .first()
+    )
+    if row is None:
+        raise NotFound(f"Module '{module_slug}' has no step {number}.", code="step_not_found")
+    return _step_data(row)
+
+
+def step_quick_checks(step_id: int) -> list[QuickCheckData]:
+    """The quick checks a step shows, in its order."""
+    rows = (
+        QuickCheck.objects.filter(links__step_id=step_id)
+        .order_by("links__position")
+        .values("id", "module_id", "question", "answer")
+    )
+    return [QuickCheckData(**row) for row in rows]
+
+
+def quick_checks_by_ids(quick_check_ids: Iterable[int]) -> dict[int, QuickCheckData]:
+    rows = QuickCheck.objects.filter(id__in=list(quick_check_ids)).values(
+        "id", "module_id", "question", "answer"
+    )
+    return {row["id"]: QuickCheckData(**row) for row in rows}
+
+
+def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
+    return Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists()
+
+
+def completed_step_ids(*, learner_id: int, module_id: int) -> set[int]:
+    return set(
+        StepProgress.objects.filter(
+            learner_id=learner_id,
+            step__module_id=module_id,
+            step__status=Step.Status.ACTIVE,
+            status=StepProgress.Status.COMPLETED,
+        ).values_list("step_id", flat=True)
+    )
+
+
+def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
+    """True when the learner has completed every active step of the module."""
+    active = Step.objects.filter(module_id=module_id, status=Step.Status.ACTIVE).count()
+    return (
+        active > 0 and len(completed_step_ids(learner_id=learner_id, module_id=module_id)) == active
+    )
