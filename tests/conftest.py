@@ -72,3 +72,67 @@ def api_client():
     from rest_framework.test import APIClient
 
     return APIClient()
+
+
+def module_document_text(
+    *,
+    series: str = "Homelab",
+    number: int = 3,
+    title: str = "Netzwerk und DNS",
+    terms: tuple[str, ...] = ("DNS", "Reverse Proxy", "VLAN", "DHCP", "Firewall"),
+    level: str = "B2",
+    as_of: str = "2025-01-31",
+) -> str:
+    """A module document in the seed format, unlike the seed (other series, terms, level)."""
+    out = [f"{series} {number}: {title}", ""]
+    for index, term in enumerate(terms, start=1):
+        out += [
+            f"Schritt {index} / {len(terms)}",
+            "",
+            term,
+            "",
+            f"{term} ist ein Baustein des Netzwerks im Modul {title}. Die Karte zeigt den Weg.",
+            "",
+            level,
+            "",
+            "1. Verstehen",
+            "",
+            f"{term} verstehen heißt, Zweck und Grenzen zu kennen.",
+            "",
+            "2. Anwenden",
+            "",
+            f"Setze {term} in einer Testumgebung ein.",
+            "",
+            "Übung",
+            "",
+            f"Prüfe {term} mit folgendem Befehl:",
+            "",
+            "ip addr show",
+            "",
+            "Notiere die Ausgabe.",
+            "",
+            "5. Prüfen",
+            "",
+            f"Was ist {term}? {term} ist ein Baustein des Netzwerks.",
+            "Wie prüfst du es? Mit ip addr show.",
+            "",
+            "Zusammenfassung",
+            "",
+            f"{term} ist ein Baustein des Netzwerks im Modul...",
+            "",
+            f"Stand: {as_of} 2 Quellen reviewed",
+            "",
+        ]
+    return "\n".join(out)
+
+
+@pytest.fixture
+def module_document(tmp_path):
+    """Write a module document (see module_document_text) and return its path."""
+
+    def write(name: str = "module.txt", **kwargs) -> Path:
+        path = tmp_path / name
+        path.write_text(module_document_text(**kwargs), encoding="utf-8")
+        return path
+
+    return write

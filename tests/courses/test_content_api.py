@@ -1,0 +1,136 @@
+"""The read-only content API: shapes, ETag/304, 404 bodies and constant query counts."""
+
+import pytest
+
+from courses.services.importing import course_import
+
+pytestmark = pytest.mark.django_db
+
+MODULE = "/api/v1/modules/self-hosting-27/"
+
+
+def test_module_list_is_public_and_paginated(course, api_client):
+    response = api_client.get("/api/v1/modules/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["count"] == 1
+    assert body["results"][0]["slug"] == "self-hosting-27"
+    assert body["results"][0]["step_count"] == 32
+
+
+def test_module_detail_has_the_outline(course, api_client):
+    body = api_client.get(MODULE).json()
+    assert body["title"] == "GPU, CUDA und Inferenzoptimierung"
+    assert len(body["outline"]) == 32
+    first = body["outline"][0]
+    assert first["number"] == 1 and first["term"] == "GPU compute" and first["level"] == "S4"
+    assert first["definition"].endswith("statt serieller CPU-Ausführung.")
+    assert first["section_kinds"][:3] == ["verstehen", "anwenden", "uebung"]
+    assert [s["number"] for s in body["outline"] if s["has_term_card"]] == [12, 18, 21]
+    assert body["exam"] == {"heading": "Abschlussprüfung", "block_count": 10}
+
+
+def test_step_detail(course, api_client):
+    response = api_client.get(MODULE + "steps/12/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["term"] == "CUDA out of memory"
+    assert [s["heading"] for s in body["sections"]][:3] == ["1. Verstehen", "2. Anwenden", "Übung"]
+    assert body["exercises"][0]["commands"] == ["nvidia-smi", "nvidia-smi"]
+    assert body["exercises"][0]["instruction"].startswith("Führe in einer sicheren")
+    assert len(body["quick_checks"]) == 6
+    assert body["quick_checks"][2]["question"] == "Welche Best Practice schützt vor Ausfällen?"
+    summary = next(s for s in body["sections"] if s["kind"] == "zusammenfassung")
+    assert summary["is_truncated"] is True
+    assert body["as_of"] == "2026-09-21" and body["source_count"] == 3
+    assert body["source_status"] == "source_backed"
+    assert body["term_card"]["title"] == "CUDA out of memory — GPU, CUDA und Inferenzoptimierung"
+    assert body["term_card"]["command"] == "nvidia-smi"
+    assert body["term_card"]["sections"][-1]["kind"] == "quick_check"
+    assert (body["previous_number"], body["next_number"]) == (11, 13)
+    assert api_client.get(MODULE + "steps/1/").json()["term_card"] is None
+
+
+def test_etag_and_304(course, api_client):
+    first = api_client.get(MODULE + "steps/3/")
+    etag = first["ETag"]
+    assert etag.startswith('"') and len(etag) > 10
+    again = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again["ETag"] == etag and not again.content
+    stale = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH='"something-else"')
+    assert stale.status_code == 200
+    assert api_client.get(MODULE + "steps/4/")["ETag"] != etag
+
+
+def test_admin_edit_changes_the_etag(course, api_client, admin_client):
+    step = course.steps.get(number=2)
+    etag = api_client.get(MODULE + "steps/2/")["ETag"]
+    section = step.sections.get(kind="verstehen")
+    section.body = "Neu formuliert."
+    section.save()
+    from courses.services.importing import step_refresh_content_hash
+
+    step_refresh_content_hash(step=step)
+    response = api_client.get(MODULE + "steps/2/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert response["ETag"] != etag
+
+
+@pytest.mark.parametrize(
+    "url, code",
+    [
+        ("/api/v1/modules/unknown/", "module_not_found"),
+        (MODULE + "steps/33/", "step_not_found"),
+        (MODULE + "steps/0/", "step_not_found"),
+        ("/api/v1/modules/unknown/steps/1/", "step_not_found"),
+        ("/api/v1/modules/unknown/term-cards/", "module_not_found"),
+    ],
+)
+def test_unknown_things_are_404_with_a_json_body(course, api_client, url, code):
+    response = api_client.get(url)
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == code
+    assert response.json()["error"]["message"]
+
+
+def test_unknown_route_under_api_is_json_404(api_client):
+    response = api_client.get("/api/v1/nothing-here/")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_term_cards_list(course, api_client):
+    body = api_client.get(MODULE + "term-cards/").json()
+    assert [c["step_number"] for c in body] == [12, 18, 21]
+
+
+@pytest.fixture(params=["5 steps", "32 steps"])
+def sized_module(request, db, module_document, seed_paths):
+    if request.param == "5 steps":
+        course_import(paths=[module_document()])
+        return "homelab-3", 5
+    course_import(paths=seed_paths)
+    return "self-hosting-27", 32
+
+
+def test_module_detail_query_count_is_constant(sized_module, api_client, django_assert_num_queries):
+    slug, steps = sized_module
+    with django_assert_num_queries(3):
+        response = api_client.get(f"/api/v1/modules/{slug}/")
+    assert len(response.json()["outline"]) == steps
+
+
+def test_step_detail_query_count_is_constant(sized_module, api_client, django_assert_num_queries):
+    slug, steps = sized_module
+    for number in (1, steps):
+        with django_assert_num_queries(3):
+            assert api_client.get(f"/api/v1/modules/{slug}/steps/{number}/").status_code == 200
+    etag = api_client.get(f"/api/v1/modules/{slug}/steps/1/")["ETag"]
+    with django_assert_num_queries(1):
+        response = api_client.get(f"/api/v1/modules/{slug}/steps/1/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304
+
+
+def test_content_is_read_only(course, api_client):
+    assert api_client.post(MODULE, {}, format="json").status_code in (401, 403, 405)
+    assert api_client.delete(MODULE + "steps/1/").status_code in (401, 403, 405)

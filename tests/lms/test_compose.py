@@ -1,0 +1,80 @@
+"""docker-compose.yml names real modules, settings and commands of this project."""
+
+import importlib
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+import yaml
+from django.conf import settings
+from django.core.management import get_commands
+
+COMPOSE = Path(settings.BASE_DIR) / "docker-compose.yml"
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+
+
+def _command_words(service: dict) -> list[str]:
+    command = service.get("command", [])
+    if isinstance(command, str):
+        command = shlex.split(command)
+    if command[:2] == ["sh", "-c"]:
+        command = shlex.split(command[2].replace("&&", " && "))
+    return command
+
+
+def _import_target(target: str):
+    module_name, _, attr = target.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attr) if attr else module
+
+
+def test_the_stack_has_every_service(compose):
+    services = compose["services"]
+    assert set(services) >= {"postgres", "redis", "migrate", "web", "worker", "beat"}
+    assert "healthcheck" in services["postgres"]
+    assert any("postgres-data" in v for v in services["postgres"]["volumes"])
+    assert services["migrate"]["restart"] == "no"
+    for name in ("web", "worker", "beat"):
+        assert services[name]["depends_on"]["migrate"]["condition"] == (
+            "service_completed_successfully"
+        )
+
+
+def test_every_command_names_real_code(compose):
+    management_commands = get_commands()
+    checked = 0
+    for name, service in compose["services"].items():
+        words = _command_words(service)
+        env = service.get("environment", {})
+        if "DJANGO_SETTINGS_MODULE" in env:
+            assert importlib.util.find_spec(env["DJANGO_SETTINGS_MODULE"]) is not None
+        for index, word in enumerate(words):
+            if word == "manage.py":
+                assert words[index + 1] in management_commands, (name, words[index + 1])
+                checked += 1
+            if word == "gunicorn":
+                assert callable(_import_target(words[index + 1])), name
+                checked += 1
+            if word == "-A":
+                app = importlib.import_module(words[index + 1]).celery_app
+                assert app.main == "lms"
+                checked += 1
+            if word == "--scheduler":
+                _import_target(words[index + 1])
+                checked += 1
+            if word in ("worker", "beat") and words[0] == "celery":
+                checked += 1
+    assert checked >= 8
+
+
+def test_app_services_use_production_settings_and_real_services(compose):
+    for name in ("migrate", "web", "worker", "beat"):
+        env = compose["services"][name]["environment"]
+        assert env["DJANGO_SETTINGS_MODULE"] == "lms.settings.production"
+        assert re.match(r"postgres://lernpfad:.+@postgres:5432/lernpfad$", env["DATABASE_URL"])
+        assert env["CELERY_BROKER_URL"] == "redis://redis:6379/0"
