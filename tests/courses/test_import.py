@@ -176,6 +176,6 @@ def test_a_failing_card_rolls_back_the_module_too(db, seed_paths, tmp_path):
         encoding="utf-8",
     )
     module_doc = next(p for p in seed_paths if p.name.startswith("003_"))
-    with pytest.raises(CommandError, match="card.txt:2: module 'self-hosting-27' has no step"):
+    with pytest.raises(CommandError, match=r"card\.txt:2: module 'self-hosting-27' has no step"):
         call_command("import_course", str(module_doc), str(card))
     assert Module.objects.count() == 0
