@@ -25,8 +25,16 @@ def quick_check_hash(question: str, answer: str) -> str:
     return _sha256(f"{question}\x1f{answer}")
 
 
+# The models' SlugField length; a longer slug is cut (a clash this causes is reported).
+SLUG_MAX_LENGTH = 120
+
+
+def step_slug(term: str) -> str:
+    return slugify_term(term)[:SLUG_MAX_LENGTH].rstrip("-") or "step"
+
+
 def module_slug(series: str, number: int) -> str:
-    return slugify_term(f"{series} {number}")
+    return step_slug(f"{series} {number}")
 
 
 @dataclass(frozen=True)
@@ -233,7 +241,7 @@ def plan_module(doc: ModuleDoc) -> ModuleRow:
     steps = []
     seen: dict[str, int] = {}
     for step in doc.steps:
-        slug = slugify_term(step.term)
+        slug = step_slug(step.term)
         if slug in seen:
             raise DocumentError(
                 doc.path,
@@ -279,7 +287,7 @@ def plan_card(doc: TermCardDoc) -> TermCardRow:
     return TermCardRow(
         path=doc.path,
         module_title=doc.module_title,
-        slug=slugify_term(doc.term),
+        slug=step_slug(doc.term),
         term=doc.term,
         kind_line=doc.kind_line,
         title_line=doc.title_line,

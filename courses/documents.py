@@ -89,9 +89,9 @@ _TRUNCATION_MARKS = ("...", "…")
 
 _NEWLINE_RE = re.compile(r"\r\n|\r|\n")
 _NEWLINE_BYTES_RE = re.compile(rb"\r\n|\r|\n")
-# C0/C1 controls (tab allowed), Unicode line separators and lone surrogates: never in a
-# well-formed document, and a sign of binary garbage or a botched conversion.
-_FORBIDDEN_CHAR_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# C0/C1 controls (tab allowed), Unicode line separators, lone surrogates and a BOM after the
+# first one: never in a well-formed document, and a sign of garbage or a botched conversion.
+_FORBIDDEN_CHAR_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff]")
 
 # Words that end with a dot without ending the sentence (compared case-insensitively).
 # Single letters ("z. B.", "d. h.", "u. a.", "e. g.") are handled by a separate rule.
@@ -717,6 +717,10 @@ class _CardParser:
                     continue
                 if _looks_like_numbered_heading(piece.text):
                     raise self._error(piece.number, f"unknown heading {_shorten(piece.text)!r}")
+                if piece.text == CARD_KIND_LINE:
+                    raise self._error(
+                        piece.number, f"second {CARD_KIND_LINE!r} line: one term card per file"
+                    )
                 if piece.text in _MODULE_ONLY_HEADINGS or piece.text == EXAM_HEADING:
                     raise self._error(piece.number, f"module heading {piece.text!r} in a term card")
                 (bodies[-1] if headings else lead).append(piece)
