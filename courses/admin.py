@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
-from courses.services.importing import step_refresh_content_hash
+from courses.services.importing import card_refresh_content_hash, step_refresh_content_hash
 
 
 class StepInline(admin.TabularInline):
@@ -103,6 +103,10 @@ class TermCardAdmin(admin.ModelAdmin):
     list_select_related = ("module", "step")
     readonly_fields = ("module", "step", "slug", "source_path", "source_hash", "content_hash")
     inlines = [CardSectionInline]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        card_refresh_content_hash(card=form.instance)
 
 
 @admin.register(QuickCheck)

@@ -173,12 +173,10 @@ class TermCardRow:
 
     @property
     def content_hash(self) -> str:
-        payload = {
-            name: getattr(self, name) for name in ("term", "kind_line", "title_line", "lead")
-        }
-        payload["command"] = self.command
-        payload["sections"] = [s.fields() for s in self.sections]
-        return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+        return card_content_hash(
+            {name: getattr(self, name) for name in SERVED_CARD_FIELDS},
+            [s.fields() for s in self.sections],
+        )
 
 
 @dataclass(frozen=True)
@@ -200,6 +198,21 @@ SERVED_STEP_FIELDS = (
     "source_status",
     "footer",
 )
+
+
+SERVED_CARD_FIELDS = ("term", "kind_line", "title_line", "lead", "command")
+
+
+def card_content_hash(
+    served_fields: Mapping[str, Any], sections: Iterable[Mapping[str, Any]]
+) -> str:
+    """Hash of everything a term card serves (part of its step's ETag)."""
+    payload = {name: served_fields[name] for name in SERVED_CARD_FIELDS}
+    payload["sections"] = [
+        [s["kind"], s["heading"], s["body"], bool(s["is_truncated"]), list(s["commands"])]
+        for s in sections
+    ]
+    return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
 
 
 def step_content_hash(

@@ -17,10 +17,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from courses.content_plan import (
+    SERVED_CARD_FIELDS,
+    SERVED_STEP_FIELDS,
     CoursePlan,
     ModuleRow,
     StepRow,
     TermCardRow,
+    card_content_hash,
     plan_documents,
     step_content_hash,
 )
@@ -235,9 +238,8 @@ def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: Im
     report.rows_written += 1 + len(row.sections)
 
 
-def step_refresh_content_hash(*, step: Step) -> Step:
-    """Recompute a step's ETag hash from the database (after an admin edit)."""
-    sections = [
+def _section_values(sections) -> list[dict]:
+    return [
         {
             "kind": s.kind,
             "heading": s.heading,
@@ -245,26 +247,29 @@ def step_refresh_content_hash(*, step: Step) -> Step:
             "is_truncated": s.is_truncated,
             "commands": s.commands,
         }
-        for s in step.sections.order_by("position")
+        for s in sections.order_by("position")
     ]
+
+
+def step_refresh_content_hash(*, step: Step) -> Step:
+    """Recompute a step's ETag hash from the database (after an admin edit)."""
     quick_checks = [
         (link.quick_check.question, link.quick_check.answer)
         for link in step.quick_check_links.select_related("quick_check").order_by("position")
     ]
-    served = {
-        "number": step.number,
-        "total": step.total,
-        "term": step.term,
-        "lead": step.lead,
-        "definition": step.definition,
-        "level": step.level,
-        "as_of": step.as_of,
-        "source_count": step.source_count,
-        "source_status": step.source_status,
-        "footer": step.footer,
-    }
-    content_hash = step_content_hash(served, sections, quick_checks)
+    served = {name: getattr(step, name) for name in SERVED_STEP_FIELDS}
+    content_hash = step_content_hash(served, _section_values(step.sections), quick_checks)
     if content_hash != step.content_hash:
         step.content_hash = content_hash
         step.save(update_fields=["content_hash"])
     return step
+
+
+def card_refresh_content_hash(*, card: TermCard) -> TermCard:
+    """Recompute a term card's hash (part of its step's ETag) after an admin edit."""
+    served = {name: getattr(card, name) for name in SERVED_CARD_FIELDS}
+    content_hash = card_content_hash(served, _section_values(card.sections))
+    if content_hash != card.content_hash:
+        card.content_hash = content_hash
+        card.save(update_fields=["content_hash"])
+    return card

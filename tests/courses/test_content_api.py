@@ -134,3 +134,20 @@ def test_step_detail_query_count_is_constant(sized_module, api_client, django_as
 def test_content_is_read_only(course, api_client):
     assert api_client.post(MODULE, {}, format="json").status_code in (401, 403, 405)
     assert api_client.delete(MODULE + "steps/1/").status_code in (401, 403, 405)
+
+
+def test_term_card_edit_changes_the_step_etag(course, api_client):
+    from courses.models import TermCard
+    from courses.services.importing import card_refresh_content_hash
+
+    etag = api_client.get(MODULE + "steps/12/")["ETag"]
+    card = TermCard.objects.get(step__number=12)
+    unchanged = card.content_hash
+    card_refresh_content_hash(card=card)
+    assert card.content_hash == unchanged  # the import's hash equals the recomputed one
+    card.lead = "Kürzer erklärt."
+    card.save()
+    card_refresh_content_hash(card=card)
+    response = api_client.get(MODULE + "steps/12/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert response.json()["term_card"]["lead"] == "Kürzer erklärt."
