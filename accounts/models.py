@@ -1,4 +1,4 @@
-"""The learner account: Django's user plus the preferences Lernpfad needs."""
+"""The learner account: Django's user plus the preferences Lernpfad needs, and its devices."""
 
 import datetime
 import zoneinfo
@@ -7,6 +7,8 @@ from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+from knox.models import AuthToken
 
 
 def validate_time_zone(value: str) -> None:
@@ -45,6 +47,17 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=Q(language__in=["de", "en"]), name="user_language_known"
             ),
+            # Log-in accepts the e-mail address instead of the username, so it must name one
+            # account; accounts without an address (admin-created) are exempt.
+            models.UniqueConstraint(
+                Lower("email"), condition=~Q(email=""), name="user_email_ci_unique"
+            ),
+            # Quiet hours are a window: both ends or neither.
+            models.CheckConstraint(
+                condition=Q(quiet_hours_start__isnull=True, quiet_hours_end__isnull=True)
+                | Q(quiet_hours_start__isnull=False, quiet_hours_end__isnull=False),
+                name="user_quiet_hours_both_or_neither",
+            ),
         ]
 
     @property
@@ -53,3 +66,22 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+
+class Device(models.Model):
+    """The device a mobile token was issued to; deleting the token (log-out) deletes the row.
+
+    knox's token table has no place for a name, and its primary key is the token's digest,
+    which should not travel in URLs; this row gives each token a name and a plain id.
+    """
+
+    token = models.OneToOneField(AuthToken, on_delete=models.CASCADE, related_name="device")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="devices")
+    name = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "name"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.name or 'unnamed device'}"

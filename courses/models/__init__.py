@@ -1,4 +1,4 @@
-"""Models of the courses app: content (from documents) and, later, learner progress."""
+"""Models of the courses app: content (from documents) and learner progress."""
 
 from courses.models.content import (
     Module,
@@ -8,14 +8,16 @@ from courses.models.content import (
     StepQuickCheck,
     TermCard,
 )
-from courses.models.progress import Enrollment, StepProgress
+from courses.models.progress import Enrollment, ProgressEvent, StepNote, StepProgress
 
 __all__ = [
     "Enrollment",
     "Module",
+    "ProgressEvent",
     "QuickCheck",
     "Section",
     "Step",
+    "StepNote",
     "StepProgress",
     "StepQuickCheck",
     "TermCard",

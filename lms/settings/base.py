@@ -137,6 +137,8 @@ REST_KNOX = {
     "AUTO_REFRESH": True,
     "TOKEN_LIMIT_PER_USER": 20,
 }
+# knox's token model is swappable; naming it lets accounts.Device point at it in migrations.
+KNOX_TOKEN_MODEL = "knox.AuthToken"
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Lernpfad API",
