@@ -326,7 +326,17 @@ def plan_documents(docs: Iterable[ModuleDoc | TermCardDoc]) -> CoursePlan:
                 )
             modules.append(row)
         else:
-            cards.append(plan_card(doc))
+            card = plan_card(doc)
+            # Two documents for one card would overwrite each other: the import is not lossless.
+            twin = next(
+                (c for c in cards if (c.module_title, c.slug) == (card.module_title, card.slug)),
+                None,
+            )
+            if twin:
+                raise DocumentError(
+                    doc.path, 2, f"term card {card.term!r} is also defined in {twin.source_path}"
+                )
+            cards.append(card)
     return CoursePlan(modules=tuple(modules), cards=tuple(cards))
 
 

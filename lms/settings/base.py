@@ -151,6 +151,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation also documents the one error shape for its 4xx statuses (lms/openapi.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "lms.openapi.error_responses_add",
+    ],
 }
 
 # Celery. The default broker needs no server (a folder on disk), so the run command works on a

@@ -1,0 +1,74 @@
+"""OpenAPI post-processing: every operation documents the error responses it can give.
+
+Any view can answer in the one error shape (``lms.errors``): authentication (401), permissions
+and CSRF (403), a missing object or page (404), throttling (429), and for operations that take
+input, validation (400), conflicts (409) and an unsupported body type (415). drf-spectacular only
+documents the success response, so a client (and the schema fuzz tests) would see statuses the
+schema does not know. This hook adds the missing ones; responses a view documents itself win.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ERROR_COMPONENT = "Error"
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "The one error shape of the API.",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "Machine-readable error code."},
+                "message": {"type": "string", "description": "Human-readable message."},
+                "detail": {
+                    "description": "Field errors, limits or null.",
+                    "nullable": True,
+                },
+            },
+            "required": ["code", "message", "detail"],
+        }
+    },
+    "required": ["error"],
+}
+
+_DESCRIPTIONS = {
+    "400": "Invalid input.",
+    "401": "Not authenticated, or the token is invalid or expired.",
+    "403": "Not allowed (permission or CSRF).",
+    "404": "Not found (or not yours).",
+    "409": "Conflicts with the current state.",
+    "415": "Unsupported media type.",
+    "429": "Too many requests; detail.retry_after_seconds says when to retry.",
+}
+_UNSAFE = {"post", "put", "patch", "delete"}
+_METHODS = {"get", "head", "options", *_UNSAFE}
+
+
+def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
+    statuses = ["401", "403", "404", "429"]
+    if operation.get("parameters") or operation.get("requestBody") or method in _UNSAFE:
+        statuses.append("400")
+    if method in _UNSAFE:
+        statuses += ["409", "415"]
+    return statuses
+
+
+def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: add the error responses to every operation."""
+    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
+    reference = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
+    for path_item in result.get("paths", {}).values():
+        for method, operation in path_item.items():
+            if method not in _METHODS:
+                continue
+            responses = operation.setdefault("responses", {})
+            for status in _statuses_for(method, operation):
+                responses.setdefault(
+                    status,
+                    {
+                        "description": _DESCRIPTIONS[status],
+                        "content": {"application/json": {"schema": reference}},
+                    },
+                )
+    return result
