@@ -136,3 +136,22 @@ def module_document(tmp_path):
         return path
 
     return write
+
+
+def user_password(username: str) -> str:
+    """The password make_user gives a user (long and uncommon enough for the validators)."""
+    return f"{username}-Lernpfad-Passwort-2026"
+
+
+@pytest.fixture
+def make_user(db):
+    """Create a learner: ``make_user("lena")``; the password is ``user_password("lena")``."""
+    from django.contrib.auth import get_user_model
+
+    def create(username: str = "lena", **fields):
+        fields.setdefault("email", f"{username}@example.org")
+        return get_user_model().objects.create_user(
+            username=username, password=user_password(username), **fields
+        )
+
+    return create

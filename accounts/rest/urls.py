@@ -1,3 +1,19 @@
 """REST routes of the accounts app."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from accounts.rest import views
+
+urlpatterns = [
+    path("auth/register/", views.RegisterView.as_view(), name="auth-register"),
+    path("auth/token/", views.TokenView.as_view(), name="auth-token"),
+    path("auth/logout/", views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/logout-all/", views.LogoutAllView.as_view(), name="auth-logout-all"),
+    path("auth/tokens/", views.DeviceListView.as_view(), name="auth-device-list"),
+    path(
+        "auth/tokens/<int:device_id>/",
+        views.DeviceDetailView.as_view(),
+        name="auth-device-detail",
+    ),
+    path("me/", views.MeView.as_view(), name="me"),
+]

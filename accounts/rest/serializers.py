@@ -1,0 +1,102 @@
+"""Input and output shapes of the accounts API. Every serializer lists its fields."""
+
+from rest_framework import serializers
+
+from accounts.models import Device, User
+from accounts.services import DEFAULT_TIME_ZONE, DEVICE_NAME_MAX_LENGTH
+
+
+class MeSerializer(serializers.ModelSerializer):
+    """The learner's own account and preferences."""
+
+    class Meta:
+        model = User
+        fields = [
+            "id",
+            "username",
+            "email",
+            "display_name",
+            "language",
+            "time_zone",
+            "reminder_time",
+            "quiet_hours_start",
+            "quiet_hours_end",
+            "reminder_email",
+            "desired_retention",
+            "new_cards_per_day",
+            "reviews_per_day",
+            "date_joined",
+        ]
+        read_only_fields = fields
+
+
+class MeUpdateSerializer(serializers.Serializer):
+    """PATCH /me/: types only; the rules (ranges, zones, quiet hours) live in user_update."""
+
+    email = serializers.CharField(max_length=254, allow_blank=True)
+    display_name = serializers.CharField(max_length=150, allow_blank=True)
+    language = serializers.CharField(max_length=5)
+    time_zone = serializers.CharField(max_length=64)
+    reminder_time = serializers.TimeField()
+    quiet_hours_start = serializers.TimeField(allow_null=True)
+    quiet_hours_end = serializers.TimeField(allow_null=True)
+    reminder_email = serializers.BooleanField()
+    desired_retention = serializers.FloatField()
+    new_cards_per_day = serializers.IntegerField()
+    reviews_per_day = serializers.IntegerField()
+
+
+class RegisterSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    email = serializers.CharField(max_length=254)
+    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    display_name = serializers.CharField(max_length=150, required=False, default="")
+    language = serializers.CharField(max_length=5, required=False, default="de")
+    time_zone = serializers.CharField(max_length=64, required=False, default=DEFAULT_TIME_ZONE)
+    device_name = serializers.CharField(
+        max_length=DEVICE_NAME_MAX_LENGTH, required=False, default="", allow_blank=True
+    )
+
+
+class TokenRequestSerializer(serializers.Serializer):
+    """Log-in for a mobile app: the username or the e-mail address, and the password."""
+
+    username = serializers.CharField(max_length=254, required=False, default="")
+    email = serializers.CharField(max_length=254, required=False, default="")
+    password = serializers.CharField(max_length=128, trim_whitespace=False)
+    device_name = serializers.CharField(
+        max_length=DEVICE_NAME_MAX_LENGTH, required=False, default="", allow_blank=True
+    )
+
+    def validate(self, attrs):
+        if bool(attrs["username"].strip()) == bool(attrs["email"].strip()):
+            raise serializers.ValidationError("Give either the username or the e-mail address.")
+        return attrs
+
+
+class TokenResponseSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as 'Authorization: Token <token>'.")
+    expiry = serializers.DateTimeField(allow_null=True)
+    device_id = serializers.IntegerField()
+    user = MeSerializer()
+
+    @staticmethod
+    def payload(*, instance, token: str, user: User) -> dict:
+        return {
+            "token": token,
+            "expiry": instance.expiry,
+            "device_id": instance.device.pk,
+            "user": user,
+        }
+
+
+class DeviceSerializer(serializers.ModelSerializer):
+    expiry = serializers.DateTimeField(source="token.expiry", allow_null=True)
+    current = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Device
+        fields = ["id", "name", "created_at", "expiry", "current"]
+
+    def get_current(self, device: Device) -> bool:
+        return device.token_id == self.context.get("current_digest")

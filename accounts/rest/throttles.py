@@ -1,0 +1,15 @@
+"""Throttles of the log-in endpoints."""
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+
+class LoginRateThrottle(ScopedRateThrottle):
+    """The view's ``throttle_scope`` rate per client address (scope "login": register, token).
+
+    DRF copies the rates onto the throttle class at import; reading them per request lets
+    settings overrides (tests, a changed THROTTLE_LOGIN) take effect.
+    """
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)

@@ -1,0 +1,297 @@
+"""Registration, mobile tokens (per device, hashed, expiring, revocable), log-out, throttling."""
+
+import datetime
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import override_settings
+from django.utils import timezone
+from knox.models import AuthToken
+from rest_framework.test import APIClient
+
+from accounts.models import Device
+from tests.conftest import user_password
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+REGISTER = "/api/v1/auth/register/"
+TOKEN = "/api/v1/auth/token/"
+STRONG = "Lernpfad-ist-toll-2026"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle():
+    # Throttle counters live in the cache; each test starts with none.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def token_client(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+def login(api_client, username="lena", device="phone"):
+    response = api_client.post(
+        TOKEN,
+        {"username": username, "password": user_password(username), "device_name": device},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_register_returns_a_working_token(api_client):
+    response = api_client.post(
+        REGISTER,
+        {
+            "username": "mara",
+            "email": "Mara@Example.org",
+            "password": STRONG,
+            "display_name": "Mara",
+            "time_zone": "Europe/Vienna",
+            "device_name": "Pixel 8",
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["user"]["username"] == "mara"
+    assert body["user"]["language"] == "de" and body["user"]["time_zone"] == "Europe/Vienna"
+    assert "password" not in body["user"]
+    expiry = datetime.datetime.fromisoformat(body["expiry"])
+    assert expiry - timezone.now() > datetime.timedelta(days=29)
+    me = token_client(body["token"]).get("/api/v1/me/")
+    assert me.status_code == 200 and me.json()["display_name"] == "Mara"
+    assert Device.objects.get(user__username="mara").name == "Pixel 8"
+
+
+def test_tokens_are_stored_hashed(api_client, make_user):
+    make_user("lena")
+    token = login(api_client)["token"]
+    row = AuthToken.objects.get(user__username="lena")
+    assert token not in (row.digest, row.token_key)
+    assert len(row.digest) == 128 and row.token_key == token[:15]
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"password": "kurz"}, "password"),  # shorter than 10 characters
+        ({"password": "1234567890"}, "password"),  # common and numeric
+        ({"password": "mara@example.org"}, "password"),  # like the e-mail address
+        ({"username": "LENA"}, "username"),  # taken, whatever the case
+        ({"email": "LENA@example.org"}, "email"),
+        ({"email": "not-an-address"}, "email"),
+        ({"time_zone": "Mars/Olympus_Mons"}, "time_zone"),
+        ({"language": "fr"}, "language"),
+        ({"username": "mit leerzeichen"}, "username"),
+    ],
+)
+def test_register_rejects_bad_input_and_writes_nothing(api_client, make_user, changes, field):
+    make_user("lena")
+    data = {"username": "mara", "email": "mara@example.org", "password": STRONG, **changes}
+    response = api_client.post(REGISTER, data, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "invalid" and error["detail"][field]
+    assert User.objects.count() == 1 and AuthToken.objects.count() == 0
+
+
+def test_register_reports_every_password_problem(api_client):
+    body = api_client.post(
+        REGISTER,
+        {"username": "mara", "email": "mara@example.org", "password": "12345"},
+        format="json",
+    ).json()
+    # Django's own messages, in the request's language (German by default).
+    messages = body["error"]["detail"]["password"]
+    assert len(messages) == 3
+    assert "zu kurz" in messages[0] and "zu üblich" in messages[1]
+
+
+def test_token_by_username_or_email(api_client, make_user):
+    make_user("lena")
+    by_name = login(api_client)
+    by_mail = api_client.post(
+        TOKEN, {"email": "LENA@example.org", "password": user_password("lena")}, format="json"
+    )
+    assert by_mail.status_code == 200
+    assert by_mail.json()["token"] != by_name["token"]
+    assert AuthToken.objects.filter(user__username="lena").count() == 2
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"username": "lena", "password": "falsch-falsch-falsch"},
+        {"username": "nobody", "password": "falsch-falsch-falsch"},
+        {"email": "nobody@example.org", "password": "falsch-falsch-falsch"},
+    ],
+)
+def test_wrong_credentials_are_one_400(api_client, make_user, data):
+    make_user("lena")
+    response = api_client.post(TOKEN, data, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_credentials"
+    assert AuthToken.objects.count() == 0
+
+
+def test_inactive_user_gets_no_token(api_client, make_user):
+    make_user("lena", is_active=False)
+    response = api_client.post(
+        TOKEN, {"username": "lena", "password": user_password("lena")}, format="json"
+    )
+    assert response.status_code == 400
+
+
+def test_token_needs_exactly_one_of_username_and_email(api_client, make_user):
+    make_user("lena")
+    both = {"username": "lena", "email": "lena@example.org", "password": user_password("lena")}
+    assert api_client.post(TOKEN, both, format="json").status_code == 400
+    assert api_client.post(TOKEN, {"password": "x"}, format="json").status_code == 400
+
+
+@override_settings(
+    REST_FRAMEWORK={
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"login": "3/min"},
+    }
+)
+def test_repeated_failures_get_429_in_the_error_shape(api_client, make_user):
+    make_user("lena")
+    wrong = {"username": "lena", "password": "falsch-falsch-falsch"}
+    for _ in range(3):
+        assert api_client.post(TOKEN, wrong, format="json").status_code == 400
+    response = api_client.post(TOKEN, wrong, format="json")
+    assert response.status_code == 429
+    error = response.json()["error"]
+    assert error["code"] == "throttled" and error["detail"]["retry_after_seconds"] > 0
+    assert "Retry-After" in response.headers
+    # The right password does not get through the throttle either, nor does registering.
+    right = {"username": "lena", "password": user_password("lena")}
+    assert api_client.post(TOKEN, right, format="json").status_code == 429
+    new = {"username": "mara", "email": "mara@example.org", "password": STRONG}
+    assert api_client.post(REGISTER, new, format="json").status_code == 429
+    # Another client address has its own budget.
+    other = api_client.post(TOKEN, right, format="json", REMOTE_ADDR="10.0.0.9")
+    assert other.status_code == 200
+
+
+def test_logout_revokes_only_this_token(api_client, make_user):
+    make_user("lena")
+    phone = token_client(login(api_client, device="phone")["token"])
+    tablet = token_client(login(api_client, device="tablet")["token"])
+    assert phone.post("/api/v1/auth/logout/").status_code == 204
+    assert phone.get("/api/v1/me/").status_code == 401
+    assert tablet.get("/api/v1/me/").status_code == 200
+    assert list(Device.objects.values_list("name", flat=True)) == ["tablet"]
+
+
+def test_logout_all_revokes_every_token(api_client, make_user):
+    make_user("lena")
+    make_user("mara")
+    phone = token_client(login(api_client, device="phone")["token"])
+    tablet = token_client(login(api_client, device="tablet")["token"])
+    mara = token_client(login(api_client, username="mara")["token"])
+    assert phone.post("/api/v1/auth/logout-all/").status_code == 204
+    assert phone.get("/api/v1/me/").status_code == 401
+    assert tablet.get("/api/v1/me/").status_code == 401
+    assert mara.get("/api/v1/me/").status_code == 200
+
+
+def test_session_logout_needs_csrf_and_ends_the_session(make_user):
+    user = make_user("lena")
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(user)
+    assert client.get("/api/v1/me/").status_code == 200
+    # A session-authenticated write without the CSRF token is refused: CSRF is on.
+    assert client.post("/api/v1/auth/logout/").status_code == 403
+    client.get("/admin/login/")  # sets the csrftoken cookie
+    csrf = client.cookies["csrftoken"].value
+    assert client.post("/api/v1/auth/logout/", HTTP_X_CSRFTOKEN=csrf).status_code == 204
+    assert client.get("/api/v1/me/").status_code in (401, 403)
+
+
+def test_devices_list_and_revoke_one(api_client, make_user):
+    make_user("lena")
+    phone_login = login(api_client, device="phone")
+    tablet_login = login(api_client, device="tablet")
+    phone = token_client(phone_login["token"])
+    devices = phone.get("/api/v1/auth/tokens/").json()
+    assert [(d["name"], d["current"]) for d in devices] == [("tablet", False), ("phone", True)]
+    tablet_id = tablet_login["device_id"]
+    assert phone.delete(f"/api/v1/auth/tokens/{tablet_id}/").status_code == 204
+    assert token_client(tablet_login["token"]).get("/api/v1/me/").status_code == 401
+    assert phone.delete(f"/api/v1/auth/tokens/{tablet_id}/").status_code == 404
+
+
+def test_logging_in_again_on_a_device_replaces_its_token(api_client, make_user):
+    make_user("lena")
+    old = login(api_client, device="phone")["token"]
+    new = login(api_client, device="phone")["token"]
+    assert token_client(old).get("/api/v1/me/").status_code == 401
+    assert token_client(new).get("/api/v1/me/").status_code == 200
+    assert Device.objects.count() == 1
+
+
+@override_settings(
+    REST_KNOX={
+        **settings.REST_KNOX,
+        "TOKEN_LIMIT_PER_USER": 3,
+    }
+)
+def test_the_oldest_tokens_go_beyond_the_limit(api_client, make_user):
+    make_user("lena")
+    tokens = [login(api_client, device=f"device {i}")["token"] for i in range(4)]
+    assert AuthToken.objects.count() == 3
+    assert token_client(tokens[0]).get("/api/v1/me/").status_code == 401
+    assert token_client(tokens[3]).get("/api/v1/me/").status_code == 200
+
+
+def test_an_expired_token_is_refused(api_client, make_user):
+    make_user("lena")
+    token = login(api_client)["token"]
+    AuthToken.objects.update(expiry=timezone.now() - datetime.timedelta(seconds=1))
+    response = token_client(token).get("/api/v1/me/")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "authentication_failed"
+
+
+def test_a_garbage_token_is_401_in_the_error_shape(make_user):
+    response = token_client("not-a-token").get("/api/v1/me/")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "authentication_failed"
+
+
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("post", "/api/v1/auth/logout/"),
+        ("post", "/api/v1/auth/logout-all/"),
+        ("get", "/api/v1/auth/tokens/"),
+        ("delete", "/api/v1/auth/tokens/1/"),
+    ],
+)
+def test_token_endpoints_need_log_in(api_client, method, url):
+    response = getattr(api_client, method)(url)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_device_list_query_count_is_constant(api_client, make_user, django_assert_num_queries):
+    user = make_user("lena")
+    client = APIClient()
+    client.force_authenticate(user)
+    login(api_client, device="phone")
+    with django_assert_num_queries(1):
+        assert len(client.get("/api/v1/auth/tokens/").json()) == 1
+    for index in range(5):
+        login(api_client, device=f"tablet {index}")
+    with django_assert_num_queries(1):
+        assert len(client.get("/api/v1/auth/tokens/").json()) == 6

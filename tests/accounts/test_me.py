@@ -1,0 +1,118 @@
+"""GET/PATCH /api/v1/me/: the learner's profile and reminder preferences, validated."""
+
+import pytest
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+ME = "/api/v1/me/"
+
+
+@pytest.fixture
+def lena(make_user):
+    return make_user("lena", display_name="Lena")
+
+
+@pytest.fixture
+def client(lena):
+    client = APIClient()
+    client.force_authenticate(lena)
+    return client
+
+
+def test_me_shows_profile_and_preferences(client, django_assert_num_queries):
+    with django_assert_num_queries(0):  # the user is already loaded by authentication
+        body = client.get(ME).json()
+    assert body["username"] == "lena" and body["display_name"] == "Lena"
+    assert body["language"] == "de" and body["time_zone"] == "Europe/Berlin"
+    assert body["reminder_time"] == "18:00:00" and body["reminder_email"] is True
+    assert body["quiet_hours_start"] is None and body["quiet_hours_end"] is None
+    assert body["desired_retention"] == 0.9
+    assert "password" not in body and "is_staff" not in body
+
+
+def test_patch_changes_and_stores_preferences(client, lena):
+    response = client.patch(
+        ME,
+        {
+            "display_name": "  Lena L.  ",
+            "email": "lena.neu@example.org",
+            "language": "en",
+            "time_zone": "America/New_York",
+            "reminder_time": "07:30",
+            "quiet_hours_start": "22:00",
+            "quiet_hours_end": "06:30",
+            "reminder_email": False,
+            "desired_retention": 0.85,
+            "new_cards_per_day": 10,
+            "reviews_per_day": 150,
+        },
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    lena.refresh_from_db()
+    assert lena.display_name == "Lena L." and lena.email == "lena.neu@example.org"
+    assert lena.language == "en" and lena.time_zone == "America/New_York"
+    assert lena.reminder_time.isoformat() == "07:30:00"
+    assert (lena.quiet_hours_start.isoformat(), lena.quiet_hours_end.isoformat()) == (
+        "22:00:00",
+        "06:30:00",
+    )
+    assert lena.reminder_email is False and lena.desired_retention == 0.85
+    assert (lena.new_cards_per_day, lena.reviews_per_day) == (10, 150)
+    assert response.json()["time_zone"] == "America/New_York"
+
+
+def test_quiet_hours_can_be_cleared_together(client, lena):
+    client.patch(ME, {"quiet_hours_start": "22:00", "quiet_hours_end": "06:00"}, format="json")
+    response = client.patch(ME, {"quiet_hours_start": None, "quiet_hours_end": None}, format="json")
+    assert response.status_code == 200
+    lena.refresh_from_db()
+    assert lena.quiet_hours_start is None and lena.quiet_hours_end is None
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"time_zone": "Europe/Atlantis"}, "time_zone"),
+        ({"time_zone": "CEST"}, "time_zone"),
+        ({"language": "fr"}, "language"),
+        ({"desired_retention": 0.79}, "desired_retention"),
+        ({"desired_retention": 0.98}, "desired_retention"),
+        ({"desired_retention": "viel"}, "desired_retention"),
+        ({"quiet_hours_start": "22:00"}, "quiet_hours"),
+        ({"quiet_hours_start": "22:00", "quiet_hours_end": "22:00"}, "quiet_hours"),
+        ({"reminder_time": "25:00"}, "reminder_time"),
+        ({"reminder_time": None}, "reminder_time"),
+        ({"email": "kaputt"}, "email"),
+        ({"email": ""}, "email"),
+        ({"email": "MARA@example.org"}, "email"),
+        ({"new_cards_per_day": -1}, "new_cards_per_day"),
+        ({"reviews_per_day": 10**6}, "reviews_per_day"),
+        ({"display_name": "x" * 151}, "display_name"),
+    ],
+)
+def test_patch_rejects_bad_values_and_changes_nothing(client, lena, make_user, changes, field):
+    make_user("mara")
+    before = client.get(ME).json()
+    response = client.patch(ME, {"display_name": "Neu", **changes}, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "invalid" and field in error["detail"]
+    lena.refresh_from_db()
+    assert lena.display_name == "Lena"
+    assert client.get(ME).json() == before
+
+
+def test_username_and_flags_are_not_changed_through_me(client, lena):
+    response = client.patch(ME, {"username": "boss", "is_staff": True}, format="json")
+    assert response.status_code == 200
+    lena.refresh_from_db()
+    assert lena.username == "lena" and not lena.is_staff
+
+
+def test_me_needs_log_in(api_client):
+    assert api_client.get(ME).status_code == 401
+    response = api_client.patch(ME, {"display_name": "x"}, format="json")
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "not_authenticated"
