@@ -9,6 +9,9 @@ from courses.models import Enrollment, Module, QuickCheck, Step, StepProgress
 from lms.errors import NotFound
 
 _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "level", "status")
+# The value of Step.status for a step still in its document; apps that join on their own foreign
+# key to a step (e.g. review cards) filter on it instead of importing the model.
+STEP_STATUS_ACTIVE: str = Step.Status.ACTIVE.value
 
 
 def _step_data(row: dict) -> StepData:

@@ -1,18 +1,37 @@
 """What other apps may ask of the reviews app (spaced repetition).
 
-The progress and quick-check services call these; the spaced-repetition issue implements them.
+The progress service calls ``cards_for_step_ensure`` inside its transaction when a learner
+completes a step; the quick-check service calls ``quick_check_rated`` for a self-rating.
 """
 
 from __future__ import annotations
 
 import datetime
 
+from reviews.services import cards as _cards
+
 
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
-    """Create the learner's review cards for a completed step (idempotent)."""
+    """Create the learner's review cards for a completed step (idempotent).
+
+    One definition card (front: the term, back: the definition) and one card per distinct quick
+    check of the step; a quick check shown by several steps has one card per learner.
+    """
+    _cards.cards_for_step_ensure(learner_id=learner_id, step_id=step_id, at=at)
 
 
 def quick_check_rated(
     *, learner_id: int, step_id: int, quick_check_id: int, rating: str, at: datetime.datetime
 ) -> None:
-    """A self-rating of a quick check ("knew" / "partly" / "not_yet"): its card's first review."""
+    """A self-rating of a quick check ("knew" / "partly" / "not_yet"): its card's first review.
+
+    Counts as FSRS Good / Hard / Again; creates the card if needed. Later ratings of the same
+    quick check leave the card's schedule alone. An unknown rating raises InvalidInput.
+    """
+    _cards.quick_check_rating_record(
+        learner_id=learner_id,
+        step_id=step_id,
+        quick_check_id=quick_check_id,
+        rating=rating,
+        at=at,
+    )

@@ -1,3 +1,24 @@
-"""REST routes of the reviews app."""
+"""REST routes of the reviews app (included under /api/v1/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from reviews.rest import views
+
+urlpatterns = [
+    path("reviews/", views.ReviewCreateView.as_view(), name="review-create"),
+    path("reviews/due/", views.DueView.as_view(), name="review-due"),
+    path("reviews/undo/", views.UndoView.as_view(), name="review-undo"),
+    path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
+    path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
+    path("notifications/", views.NotificationListView.as_view(), name="notification-list"),
+    path(
+        "notifications/read-all/",
+        views.NotificationReadAllView.as_view(),
+        name="notification-read-all",
+    ),
+    path(
+        "notifications/<int:notification_id>/read/",
+        views.NotificationReadView.as_view(),
+        name="notification-read",
+    ),
+]

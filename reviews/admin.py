@@ -1,0 +1,79 @@
+"""Admin for spaced repetition: cards (suspend/unsuspend), the review log, reminder claims and
+notifications. The planner's schedule itself is under "Periodic tasks" (django-celery-beat)."""
+
+from django.contrib import admin
+
+from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
+
+
+@admin.register(ReviewCard)
+class ReviewCardAdmin(admin.ModelAdmin):
+    list_display = ("id", "learner", "kind", "step", "state", "due", "last_review", "suspended")
+    list_filter = ("kind", "state", "suspended")
+    search_fields = ("learner__username", "step__term")
+    list_select_related = ("learner", "step")
+    raw_id_fields = ("learner", "step", "quick_check")
+    readonly_fields = (
+        "state",
+        "learning_step",
+        "stability",
+        "difficulty",
+        "due",
+        "last_review",
+        "created_at",
+    )
+    actions = ["suspend", "unsuspend"]
+
+    @admin.action(description="Suspend the selected cards")
+    def suspend(self, request, queryset):
+        queryset.update(suspended=True)
+
+    @admin.action(description="Unsuspend the selected cards")
+    def unsuspend(self, request, queryset):
+        queryset.update(suspended=False)
+
+
+@admin.register(ReviewLog)
+class ReviewLogAdmin(admin.ModelAdmin):
+    list_display = ("id", "learner", "card", "source", "rating", "reviewed_at", "duration_ms")
+    list_filter = ("source", "rating")
+    search_fields = ("learner__username", "client_review_id")
+    list_select_related = ("learner",)
+    date_hierarchy = "reviewed_at"
+
+    # The log is the history FSRS parameters are optimized from: read-only.
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ReminderDigest)
+class ReminderDigestAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "learner",
+        "local_date",
+        "kind",
+        "status",
+        "attempts",
+        "claimed_at",
+        "sent_at",
+    )
+    list_filter = ("status", "kind", "local_date")
+    search_fields = ("learner__username", "learner__email")
+    list_select_related = ("learner",)
+    readonly_fields = ("claimed_at", "enqueued_at", "sent_at", "attempts", "due_count")
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    list_display = ("id", "learner", "kind", "title", "created_at", "read_at")
+    list_filter = ("kind",)
+    search_fields = ("learner__username", "title")
+    list_select_related = ("learner",)
+    raw_id_fields = ("learner", "digest")

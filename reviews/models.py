@@ -1,0 +1,233 @@
+"""Spaced repetition and reminders: review cards with their FSRS state, the review log, the
+reminder claim rows that make digests exactly-once in effect, and in-app notifications.
+
+Cards point at course steps and quick checks through foreign keys (kept across re-imports,
+because steps are retired, never deleted); the reviews app never imports the courses models.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class ReviewCard(models.Model):
+    """One learner's flashcard: a step's definition or one of its quick checks."""
+
+    class Kind(models.TextChoices):
+        DEFINITION = "definition", "definition (term → definition)"
+        QUICK_CHECK = "quick_check", "quick check (question → answer)"
+
+    class State(models.IntegerChoices):
+        # The values of fsrs.State (FSRS 6 has no separate "new" state: a new card is learning
+        # with no last review).
+        LEARNING = 1, "learning"
+        REVIEW = 2, "review"
+        RELEARNING = 3, "relearning"
+
+    # The (learner, due) index leads with learner, so it serves the foreign key too.
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        db_index=False,
+    )
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    # The step the card was made for; a quick check shown by several steps has one card per
+    # learner, attached to the first step that created it.
+    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="review_cards")
+    quick_check = models.ForeignKey(
+        "courses.QuickCheck",
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        null=True,
+        blank=True,
+    )
+    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
+    learning_step = models.PositiveSmallIntegerField(null=True, blank=True)
+    stability = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+    due = models.DateTimeField()
+    last_review = models.DateTimeField(null=True, blank=True)
+    # Set by an admin. Cards of retired steps / inactive quick checks are left out of the queue
+    # by the selectors (joined on content status), so a revived step brings its cards back.
+    suspended = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "step"],
+                condition=Q(kind="definition"),
+                name="reviewcard_definition_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["learner", "quick_check"],
+                condition=Q(kind="quick_check"),
+                name="reviewcard_quick_check_unique",
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="definition") & Q(quick_check__isnull=True))
+                | (Q(kind="quick_check") & Q(quick_check__isnull=False)),
+                name="reviewcard_kind_matches_quick_check",
+            ),
+            models.CheckConstraint(condition=Q(state__in=[1, 2, 3]), name="reviewcard_state_known"),
+            models.CheckConstraint(
+                condition=Q(difficulty__isnull=True)
+                | (Q(difficulty__gte=1.0) & Q(difficulty__lte=10.0)),
+                name="reviewcard_difficulty_range",
+            ),
+        ]
+        indexes = [models.Index(fields=["learner", "due"], name="reviewcard_learner_due")]
+
+    @property
+    def is_new(self) -> bool:
+        return self.last_review is None
+
+    def __str__(self) -> str:
+        return f"{self.kind} card {self.pk} of learner {self.learner_id}"
+
+
+class ReviewLog(models.Model):
+    """One review of a card: the rating, when and how long, and the card state before it
+    (for undo) and after it (so a replayed client review id returns the original result)."""
+
+    class Source(models.TextChoices):
+        REVIEW = "review", "review queue"
+        QUICK_CHECK = "quick_check", "quick-check self-rating on the step page"
+
+    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="logs")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="review_logs",
+        db_index=False,
+    )
+    source = models.CharField(max_length=12, choices=Source.choices, default=Source.REVIEW)
+    rating = models.PositiveSmallIntegerField()
+    reviewed_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Chosen by the client (a UUID); a replayed id changes nothing (offline sync).
+    client_review_id = models.CharField(max_length=64, null=True, blank=True)
+    before_state = models.PositiveSmallIntegerField()
+    before_learning_step = models.PositiveSmallIntegerField(null=True, blank=True)
+    before_stability = models.FloatField(null=True, blank=True)
+    before_difficulty = models.FloatField(null=True, blank=True)
+    before_due = models.DateTimeField()
+    before_last_review = models.DateTimeField(null=True, blank=True)
+    after_state = models.PositiveSmallIntegerField()
+    after_stability = models.FloatField()
+    after_difficulty = models.FloatField()
+    after_due = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "client_review_id"], name="reviewlog_client_review_id_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(rating__gte=1) & Q(rating__lte=4), name="reviewlog_rating_range"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["learner", "reviewed_at"], name="reviewlog_learner_time"),
+        ]
+
+    @property
+    def was_new(self) -> bool:
+        return self.before_last_review is None
+
+    def __str__(self) -> str:
+        return f"review {self.pk}: card {self.card_id} rated {self.rating}"
+
+
+class ReminderDigest(models.Model):
+    """The claim for one reminder e-mail: at most one per learner, local date and kind.
+
+    The planner inserts the row (ON CONFLICT DO NOTHING) before anything is sent; the send task
+    turns it from claimed to sent (or skipped) under a row lock.
+    """
+
+    class Kind(models.TextChoices):
+        DIGEST = "digest", "daily review digest"
+
+    class Status(models.TextChoices):
+        CLAIMED = "claimed", "claimed, not sent yet"
+        SENT = "sent", "sent"
+        SKIPPED = "skipped", "skipped (nothing due, reviewed already, unsubscribed …)"
+        FAILED = "failed", "failed (mail server kept refusing)"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="reminder_digests",
+        db_index=False,
+    )
+    local_date = models.DateField(help_text="The learner's local day this reminder is for.")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DIGEST)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.CLAIMED)
+    claimed_at = models.DateTimeField()
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    due_count = models.PositiveIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "local_date", "kind"], name="reminderdigest_once_per_day"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="sent") | Q(sent_at__isnull=False),
+                name="reminderdigest_sent_has_time",
+            ),
+        ]
+        indexes = [
+            # The planner's dispatch phase reads only claimed rows.
+            models.Index(
+                fields=["enqueued_at", "id"],
+                condition=Q(status="claimed"),
+                name="reminderdigest_pending",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for learner {self.learner_id} on {self.local_date}: {self.status}"
+
+
+class Notification(models.Model):
+    """An in-app notification (mobile apps and the web show these), e.g. the daily digest."""
+
+    class Kind(models.TextChoices):
+        REVIEW_DIGEST = "review_digest", "cards due for review"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        db_index=False,
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    title = models.CharField(max_length=200)
+    body = models.TextField(blank=True)
+    payload = models.JSONField(default=dict, blank=True)
+    # One notification per digest, however often the send task runs.
+    digest = models.OneToOneField(
+        ReminderDigest,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="notification",
+    )
+    created_at = models.DateTimeField()
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["learner", "-created_at"], name="notification_learner_recent")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for learner {self.learner_id}: {self.title}"

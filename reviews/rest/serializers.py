@@ -1,0 +1,134 @@
+"""Input and output shapes of the reviews API. Every serializer lists its fields."""
+
+from rest_framework import serializers
+
+from reviews.models import Notification
+from reviews.selectors import DUE_PAGE_DEFAULT, DUE_PAGE_MAX
+
+
+class DueQuerySerializer(serializers.Serializer):
+    limit = serializers.IntegerField(
+        min_value=1, max_value=DUE_PAGE_MAX, default=DUE_PAGE_DEFAULT, required=False
+    )
+
+
+class IntervalPreviewSerializer(serializers.Serializer):
+    rating = serializers.IntegerField(help_text="1 Again, 2 Hard, 3 Good, 4 Easy")
+    name = serializers.CharField()
+    due = serializers.DateTimeField()
+    seconds = serializers.IntegerField(help_text="Interval until due, before fuzzing.")
+
+
+class DueCardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    front = serializers.CharField()
+    state = serializers.IntegerField(help_text="FSRS state: 1 learning, 2 review, 3 relearning")
+    is_new = serializers.BooleanField()
+    due = serializers.DateTimeField()
+    intervals = IntervalPreviewSerializer(many=True)
+
+
+class DailyBudgetSerializer(serializers.Serializer):
+    new_cards_per_day = serializers.IntegerField()
+    reviews_per_day = serializers.IntegerField()
+    reviewed_today = serializers.IntegerField()
+    new_today = serializers.IntegerField()
+    reviews_left = serializers.IntegerField()
+    new_left = serializers.IntegerField()
+
+
+class DueQueueSerializer(serializers.Serializer):
+    due_count = serializers.IntegerField(
+        help_text="Cards reviewable now within today's limits (reviews first, then new cards)."
+    )
+    review_count = serializers.IntegerField()
+    new_count = serializers.IntegerField()
+    due_total = serializers.IntegerField(help_text="All cards due now, ignoring the limits.")
+    budget = DailyBudgetSerializer()
+    cards = DueCardSerializer(many=True)
+
+
+class ReviewCreateSerializer(serializers.Serializer):
+    card = serializers.IntegerField(min_value=1)
+    rating = serializers.IntegerField(
+        min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy"
+    )
+    duration_ms = serializers.IntegerField(
+        min_value=0, max_value=24 * 60 * 60 * 1000, required=False, allow_null=True
+    )
+    client_review_id = serializers.RegexField(
+        r"^[A-Za-z0-9._:-]{1,64}$",
+        help_text="Chosen by the client (e.g. a UUID); a replay returns the original result.",
+    )
+
+
+class ReviewResultSerializer(serializers.Serializer):
+    review_id = serializers.IntegerField()
+    card_id = serializers.IntegerField()
+    client_review_id = serializers.CharField()
+    rating = serializers.IntegerField()
+    reviewed_at = serializers.DateTimeField()
+    state = serializers.IntegerField()
+    stability = serializers.FloatField()
+    difficulty = serializers.FloatField()
+    due = serializers.DateTimeField()
+    interval_seconds = serializers.IntegerField()
+    replayed = serializers.BooleanField(help_text="True when this client review id was seen.")
+
+
+class UndoResultSerializer(serializers.Serializer):
+    review_id = serializers.IntegerField(help_text="The review that was undone (now deleted).")
+    card_id = serializers.IntegerField()
+    rating = serializers.IntegerField()
+    reviewed_at = serializers.DateTimeField()
+    due = serializers.DateTimeField(help_text="The card's restored due date.")
+    state = serializers.IntegerField()
+
+
+class CardFacesSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    front = serializers.CharField()
+    back = serializers.CharField()
+    step_id = serializers.IntegerField()
+    module_id = serializers.IntegerField()
+    step_number = serializers.IntegerField()
+    state = serializers.IntegerField()
+    due = serializers.DateTimeField()
+    last_review = serializers.DateTimeField(allow_null=True)
+    suspended = serializers.BooleanField()
+
+
+class DayCountSerializer(serializers.Serializer):
+    date = serializers.DateField()
+    count = serializers.IntegerField()
+
+
+class ReviewStatsSerializer(serializers.Serializer):
+    due_today = serializers.IntegerField(help_text="Cards due before your local midnight.")
+    reviewed_today = serializers.IntegerField()
+    streak_days = serializers.IntegerField(
+        help_text="Consecutive local days with reviews, up to today (or yesterday)."
+    )
+    reviews_total = serializers.IntegerField()
+    recalled_total = serializers.IntegerField()
+    recall_share = serializers.FloatField(
+        allow_null=True, help_text="Share of reviews rated Hard, Good or Easy (not Again)."
+    )
+    per_day = DayCountSerializer(many=True, help_text="The last 90 local days, oldest first.")
+
+
+class NotificationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Notification
+        fields = ["id", "kind", "title", "body", "payload", "created_at", "read_at"]
+        read_only_fields = fields
+
+
+class NotificationListQuerySerializer(serializers.Serializer):
+    unread = serializers.BooleanField(required=False, default=False)
+
+
+class MarkedCountSerializer(serializers.Serializer):
+    marked = serializers.IntegerField()

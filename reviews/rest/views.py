@@ -1,0 +1,124 @@
+"""Reviews API: the due queue, reviewing and undo, stats, card faces, notifications.
+
+Thin views: a serializer parses the input, one service or selector does the work.
+"""
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from reviews import selectors
+from reviews.rest.serializers import (
+    CardFacesSerializer,
+    DueQuerySerializer,
+    DueQueueSerializer,
+    MarkedCountSerializer,
+    NotificationListQuerySerializer,
+    NotificationSerializer,
+    ReviewCreateSerializer,
+    ReviewResultSerializer,
+    ReviewStatsSerializer,
+    UndoResultSerializer,
+)
+from reviews.services import notifications as notification_services
+from reviews.services import reviewing
+
+
+class DueView(APIView):
+    @extend_schema(
+        parameters=[DueQuerySerializer],
+        responses=DueQueueSerializer,
+        summary="Cards due now (front only) with the interval each rating would give",
+    )
+    def get(self, request):
+        query = DueQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        queue = selectors.due_queue(
+            learner=request.user, at=timezone.now(), limit=query.validated_data["limit"]
+        )
+        return Response(DueQueueSerializer(queue).data)
+
+
+class ReviewCreateView(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "review"
+
+    @extend_schema(
+        request=ReviewCreateSerializer,
+        responses={200: ReviewResultSerializer},
+        summary="Review a card (replaying a client review id changes nothing)",
+    )
+    def post(self, request):
+        serializer = ReviewCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        result = reviewing.review_record(
+            learner=request.user,
+            card_id=data["card"],
+            rating=data["rating"],
+            duration_ms=data.get("duration_ms"),
+            client_review_id=data["client_review_id"],
+        )
+        return Response(ReviewResultSerializer(result).data)
+
+
+class UndoView(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "review"
+
+    @extend_schema(request=None, responses=UndoResultSerializer, summary="Undo my last review")
+    def post(self, request):
+        return Response(UndoResultSerializer(reviewing.review_undo(learner=request.user)).data)
+
+
+class StatsView(APIView):
+    @extend_schema(responses=ReviewStatsSerializer, summary="My review statistics")
+    def get(self, request):
+        stats = selectors.review_stats(learner=request.user, at=timezone.now())
+        return Response(ReviewStatsSerializer(stats).data)
+
+
+class CardDetailView(APIView):
+    @extend_schema(responses=CardFacesSerializer, summary="Front and back of one of my cards")
+    def get(self, request, card_id: int):
+        faces = selectors.card_faces(learner_id=request.user.pk, card_id=card_id)
+        return Response(CardFacesSerializer(faces).data)
+
+
+class NotificationListView(generics.ListAPIView):
+    serializer_class = NotificationSerializer
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("unread", bool, description="Only notifications not read yet.")
+        ],
+        summary="My notifications, newest first",
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        query = NotificationListQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return selectors.notification_list(
+            learner_id=self.request.user.pk, unread_only=query.validated_data["unread"]
+        )
+
+
+class NotificationReadView(APIView):
+    @extend_schema(request=None, responses=NotificationSerializer, summary="Mark read")
+    def post(self, request, notification_id: int):
+        notification = notification_services.notification_mark_read(
+            learner_id=request.user.pk, notification_id=notification_id
+        )
+        return Response(NotificationSerializer(notification).data)
+
+
+class NotificationReadAllView(APIView):
+    @extend_schema(request=None, responses=MarkedCountSerializer, summary="Mark all read")
+    def post(self, request):
+        marked = notification_services.notifications_mark_all_read(learner_id=request.user.pk)
+        return Response(MarkedCountSerializer({"marked": marked}).data)

@@ -1,0 +1,171 @@
+"""FSRS scheduling and local-day arithmetic, as plain Python (no Django, no database).
+
+A card's scheduling state lives in database columns; ``CardState`` is that row's state as a value,
+converted to and from ``fsrs.Card``. All instants are timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+import datetime
+import zoneinfo
+from dataclasses import dataclass
+
+import fsrs
+
+UTC = datetime.UTC
+
+# The quick-check self-ratings of the step page and the FSRS rating each one counts as.
+QUICK_CHECK_RATINGS: dict[str, fsrs.Rating] = {
+    "knew": fsrs.Rating.Good,
+    "partly": fsrs.Rating.Hard,
+    "not_yet": fsrs.Rating.Again,
+}
+RATING_NAMES: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
+DEFAULT_DESIRED_RETENTION = 0.9
+
+
+@dataclass(frozen=True)
+class CardState:
+    """The FSRS state of one card, as stored in its row."""
+
+    state: int
+    learning_step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: datetime.datetime
+    last_review: datetime.datetime | None
+
+    @classmethod
+    def new(cls, *, at: datetime.datetime) -> CardState:
+        """A card nobody has reviewed yet: learning step 0, due at ``at``."""
+        card = fsrs.Card(card_id=0, due=_utc(at))
+        return cls.from_fsrs(card)
+
+    @classmethod
+    def from_fsrs(cls, card: fsrs.Card) -> CardState:
+        return cls(
+            state=int(card.state),
+            learning_step=card.step,
+            stability=card.stability,
+            difficulty=card.difficulty,
+            due=_utc(card.due),
+            last_review=_utc(card.last_review) if card.last_review else None,
+        )
+
+    def to_fsrs(self) -> fsrs.Card:
+        return fsrs.Card(
+            card_id=0,
+            state=fsrs.State(self.state),
+            step=self.learning_step,
+            stability=self.stability,
+            difficulty=self.difficulty,
+            due=_utc(self.due),
+            last_review=_utc(self.last_review) if self.last_review else None,
+        )
+
+    @property
+    def is_new(self) -> bool:
+        return self.last_review is None
+
+
+@dataclass(frozen=True)
+class IntervalPreview:
+    """What one rating would do to a card now (the label Anki shows above its buttons)."""
+
+    rating: int
+    name: str
+    due: datetime.datetime
+    seconds: int
+
+
+def scheduler_for(*, desired_retention: float, fuzzing: bool = True) -> fsrs.Scheduler:
+    """The FSRS scheduler for a learner's desired retention (0.80–0.97)."""
+    return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
+
+
+def card_review(
+    *,
+    state: CardState,
+    rating: int,
+    at: datetime.datetime,
+    desired_retention: float,
+    duration_ms: int | None = None,
+) -> CardState:
+    """The card's state after a review with ``rating`` (1–4) at ``at`` (fuzzing on)."""
+    scheduler = scheduler_for(desired_retention=desired_retention)
+    card, _log = scheduler.review_card(
+        state.to_fsrs(), fsrs.Rating(rating), review_datetime=_utc(at), review_duration=duration_ms
+    )
+    return CardState.from_fsrs(card)
+
+
+def intervals_preview(
+    *, state: CardState, at: datetime.datetime, scheduler: fsrs.Scheduler
+) -> list[IntervalPreview]:
+    """The due date each rating 1–4 would give.
+
+    Pass a scheduler without fuzzing: like Anki, the buttons show the unfuzzed interval, and the
+    review itself then adds the fuzz (a few percent on intervals of three days and more).
+    """
+    at = _utc(at)
+    card = state.to_fsrs()
+    previews = []
+    for rating in fsrs.Rating:
+        after, _log = scheduler.review_card(card, rating, review_datetime=at)
+        due = _utc(after.due)
+        previews.append(
+            IntervalPreview(
+                rating=int(rating),
+                name=RATING_NAMES[int(rating)],
+                due=due,
+                seconds=max(0, int((due - at).total_seconds())),
+            )
+        )
+    return previews
+
+
+@dataclass(frozen=True)
+class LocalDay:
+    """A learner's local calendar day and its bounds as UTC instants."""
+
+    date: datetime.date
+    start: datetime.datetime
+    end: datetime.datetime
+
+
+def local_day(*, time_zone: str, at: datetime.datetime) -> LocalDay:
+    """The local day (in ``time_zone``) that contains ``at``; DST days are 23 or 25 hours."""
+    return local_day_of(time_zone=time_zone, date=_utc(at).astimezone(zone_info(time_zone)).date())
+
+
+def local_day_of(*, time_zone: str, date: datetime.date) -> LocalDay:
+    zone = zone_info(time_zone)
+    start = datetime.datetime.combine(date, datetime.time.min, tzinfo=zone)
+    end = datetime.datetime.combine(date + datetime.timedelta(days=1), datetime.time.min, zone)
+    return LocalDay(date=date, start=start.astimezone(UTC), end=end.astimezone(UTC))
+
+
+def in_quiet_hours(
+    *, at: datetime.time, start: datetime.time | None, end: datetime.time | None
+) -> bool:
+    """True when the local time ``at`` lies in [start, end); the range may cross midnight."""
+    if start is None or end is None or start == end:
+        return False
+    if start < end:
+        return start <= at < end
+    return at >= start or at < end
+
+
+def zone_info(name: str) -> zoneinfo.ZoneInfo:
+    """The IANA zone of that name (UTC for a name this machine does not know)."""
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        # The accounts validator rejects unknown names; a stale row falls back to UTC, not a 500.
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def _utc(value: datetime.datetime) -> datetime.datetime:
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: Lernpfad keeps every instant timezone-aware")
+    return value.astimezone(UTC)

@@ -1,0 +1,328 @@
+"""Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications.
+
+Every function runs a fixed number of queries, whatever the number of cards or reviews.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import TruncDate
+
+from courses.api import STEP_STATUS_ACTIVE
+from lms.errors import NotFound
+from reviews.models import Notification, ReviewCard, ReviewLog
+from reviews.scheduling import (
+    CardState,
+    IntervalPreview,
+    intervals_preview,
+    local_day,
+    scheduler_for,
+    zone_info,
+)
+
+DUE_PAGE_DEFAULT = 10
+DUE_PAGE_MAX = 50
+HEATMAP_DAYS = 90
+
+# Cards in the queue: not suspended by an admin, and their content still in the course: a
+# definition card's step is active, a quick-check card's quick check is still in its module.
+LIVE_CARDS = Q(suspended=False) & (
+    Q(kind=ReviewCard.Kind.DEFINITION, step__status=STEP_STATUS_ACTIVE)
+    | Q(kind=ReviewCard.Kind.QUICK_CHECK, quick_check__is_active=True)
+)
+
+
+def live_cards(*, learner_id: int) -> QuerySet[ReviewCard]:
+    """The learner's cards that can be reviewed (suspended and retired content left out)."""
+    return ReviewCard.objects.filter(LIVE_CARDS, learner_id=learner_id)
+
+
+@dataclass(frozen=True)
+class DailyBudget:
+    """How much of today's limits is left (by the learner's local day)."""
+
+    new_cards_per_day: int
+    reviews_per_day: int
+    reviewed_today: int
+    new_today: int
+
+    @property
+    def reviews_left(self) -> int:
+        return max(0, self.reviews_per_day - self.reviewed_today)
+
+    @property
+    def new_left(self) -> int:
+        return max(0, min(self.new_cards_per_day - self.new_today, self.reviews_left))
+
+
+def daily_budget(*, learner, at: datetime.datetime) -> DailyBudget:
+    """Today's review counts against the learner's limits (one query)."""
+    day = local_day(time_zone=learner.time_zone, at=at)
+    counts = ReviewLog.objects.filter(
+        learner_id=learner.pk,
+        source=ReviewLog.Source.REVIEW,
+        reviewed_at__gte=day.start,
+        reviewed_at__lt=day.end,
+    ).aggregate(
+        reviewed=Count("id"),
+        new=Count("id", filter=Q(before_last_review__isnull=True)),
+    )
+    return DailyBudget(
+        new_cards_per_day=learner.new_cards_per_day,
+        reviews_per_day=learner.reviews_per_day,
+        reviewed_today=counts["reviewed"],
+        new_today=counts["new"],
+    )
+
+
+@dataclass(frozen=True)
+class DueCard:
+    id: int
+    kind: str
+    front: str
+    state: int
+    is_new: bool
+    due: datetime.datetime
+    intervals: list[IntervalPreview]
+
+
+@dataclass(frozen=True)
+class DueQueue:
+    """``due_count`` is what the learner can review now within today's limits."""
+
+    due_count: int
+    new_count: int
+    review_count: int
+    due_total: int
+    budget: DailyBudget
+    cards: list[DueCard]
+
+
+def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
+    """The due count and the next ``limit`` cards (front only) with each rating's interval.
+
+    Three queries: today's counts, the due counts, and the next cards. Cards already seen come
+    first (oldest due first), then new cards up to today's new-card budget.
+    """
+    limit = max(1, min(limit, DUE_PAGE_MAX))
+    budget = daily_budget(learner=learner, at=at)
+    due = live_cards(learner_id=learner.pk).filter(due__lte=at)
+    counts = due.aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
+    seen_due = counts["total"] - counts["new"]
+    review_count = min(seen_due, budget.reviews_left)
+    new_count = min(counts["new"], budget.new_left, budget.reviews_left - review_count)
+
+    take = min(limit, review_count + new_count)
+    rows = []
+    if take:
+        rows = list(
+            due.annotate(
+                is_new_card=Case(
+                    When(last_review__isnull=True, then=Value(1)),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                )
+            )
+            .order_by("is_new_card", "due", "id")
+            .values(
+                "id",
+                "kind",
+                "state",
+                "learning_step",
+                "stability",
+                "difficulty",
+                "due",
+                "last_review",
+                "step__term",
+                "quick_check__question",
+            )[:take]
+        )
+    # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
+    new_allowed = new_count
+    scheduler = scheduler_for(desired_retention=learner.desired_retention, fuzzing=False)
+    cards = []
+    for row in rows:
+        state = _row_state(row)
+        if state.is_new:
+            if new_allowed == 0:
+                continue
+            new_allowed -= 1
+        cards.append(
+            DueCard(
+                id=row["id"],
+                kind=row["kind"],
+                front=_front(row),
+                state=row["state"],
+                is_new=state.is_new,
+                due=row["due"],
+                intervals=intervals_preview(state=state, at=at, scheduler=scheduler),
+            )
+        )
+    return DueQueue(
+        due_count=review_count + new_count,
+        new_count=new_count,
+        review_count=review_count,
+        due_total=counts["total"],
+        budget=budget,
+        cards=cards,
+    )
+
+
+def due_count(*, learner, at: datetime.datetime) -> int:
+    """What a reminder announces: cards reviewable now within today's limits (two queries)."""
+    budget = daily_budget(learner=learner, at=at)
+    counts = (
+        live_cards(learner_id=learner.pk)
+        .filter(due__lte=at)
+        .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
+    )
+    review_count = min(counts["total"] - counts["new"], budget.reviews_left)
+    return review_count + min(counts["new"], budget.new_left, budget.reviews_left - review_count)
+
+
+@dataclass(frozen=True)
+class CardFaces:
+    id: int
+    kind: str
+    front: str
+    back: str
+    step_id: int
+    module_id: int
+    step_number: int
+    state: int
+    due: datetime.datetime
+    last_review: datetime.datetime | None
+    suspended: bool
+
+
+def card_faces(*, learner_id: int, card_id: int) -> CardFaces:
+    """Front and back of one of the learner's cards (another learner's card is a 404)."""
+    row = (
+        ReviewCard.objects.filter(id=card_id, learner_id=learner_id)
+        .values(
+            "id",
+            "kind",
+            "step_id",
+            "step__module_id",
+            "step__number",
+            "step__term",
+            "step__definition",
+            "quick_check__question",
+            "quick_check__answer",
+            "state",
+            "due",
+            "last_review",
+            "suspended",
+        )
+        .first()
+    )
+    if row is None:
+        raise NotFound("You have no review card with this id.", code="card_not_found")
+    is_definition = row["kind"] == ReviewCard.Kind.DEFINITION
+    return CardFaces(
+        id=row["id"],
+        kind=row["kind"],
+        front=_front(row),
+        back=row["step__definition"] if is_definition else row["quick_check__answer"],
+        step_id=row["step_id"],
+        module_id=row["step__module_id"],
+        step_number=row["step__number"],
+        state=row["state"],
+        due=row["due"],
+        last_review=row["last_review"],
+        suspended=row["suspended"],
+    )
+
+
+@dataclass(frozen=True)
+class DayCount:
+    date: datetime.date
+    count: int
+
+
+@dataclass(frozen=True)
+class ReviewStats:
+    due_today: int
+    reviewed_today: int
+    streak_days: int
+    reviews_total: int
+    recalled_total: int
+    recall_share: float | None
+    per_day: list[DayCount]
+
+
+def review_stats(*, learner, at: datetime.datetime) -> ReviewStats:
+    """Due today, reviewed today, the streak, a 90-day heatmap and the recall share.
+
+    Two queries: the review counts grouped by local day (over all time, so a streak longer than
+    the heatmap is counted right; one row per active day) and the cards due before local midnight.
+    Only reviews from the review queue count, not quick-check self-ratings.
+    """
+    today = local_day(time_zone=learner.time_zone, at=at)
+    due_today = live_cards(learner_id=learner.pk).filter(due__lt=today.end).count()
+    rows = (
+        ReviewLog.objects.filter(
+            learner_id=learner.pk, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
+        )
+        .annotate(day=TruncDate("reviewed_at", tzinfo=zone_info(learner.time_zone)))
+        .values("day")
+        .annotate(count=Count("id"), recalled=Count("id", filter=Q(rating__gt=1)))
+        .order_by()
+    )
+    by_day: dict[datetime.date, int] = {}
+    reviews_total = recalled_total = 0
+    for row in rows:
+        by_day[row["day"]] = row["count"]
+        reviews_total += row["count"]
+        recalled_total += row["recalled"]
+
+    # A streak still counts while today has no review yet: it breaks only when a day passes.
+    one_day = datetime.timedelta(days=1)
+    day = today.date if today.date in by_day else today.date - one_day
+    streak = 0
+    while day in by_day:
+        streak += 1
+        day -= one_day
+
+    first = today.date - datetime.timedelta(days=HEATMAP_DAYS - 1)
+    per_day = [
+        DayCount(date=d, count=by_day.get(d, 0))
+        for d in (first + datetime.timedelta(days=i) for i in range(HEATMAP_DAYS))
+    ]
+    return ReviewStats(
+        due_today=due_today,
+        reviewed_today=by_day.get(today.date, 0),
+        streak_days=streak,
+        reviews_total=reviews_total,
+        recalled_total=recalled_total,
+        recall_share=round(recalled_total / reviews_total, 4) if reviews_total else None,
+        per_day=per_day,
+    )
+
+
+def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet[Notification]:
+    """The learner's notifications, newest first."""
+    notifications = Notification.objects.filter(learner_id=learner_id)
+    if unread_only:
+        notifications = notifications.filter(read_at__isnull=True)
+    return notifications.order_by("-created_at", "-id")
+
+
+def _row_state(row: dict) -> CardState:
+    return CardState(
+        state=row["state"],
+        learning_step=row["learning_step"],
+        stability=row["stability"],
+        difficulty=row["difficulty"],
+        due=row["due"],
+        last_review=row["last_review"],
+    )
+
+
+def _front(row: dict) -> str:
+    if row["kind"] == ReviewCard.Kind.DEFINITION:
+        return row["step__term"]
+    return row["quick_check__question"]

@@ -1,0 +1,2 @@
+"""Business actions of the reviews app, one module per area: cards, reviewing, reminders,
+notifications."""

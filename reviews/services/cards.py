@@ -1,0 +1,140 @@
+"""Creating review cards: when a learner completes a step, and from quick-check self-ratings."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from courses import api as courses_api
+from lms.errors import InvalidInput
+from reviews.models import ReviewCard, ReviewLog
+from reviews.scheduling import QUICK_CHECK_RATINGS, CardState, card_review
+
+
+def _new_card(
+    *,
+    learner_id: int,
+    step_id: int,
+    quick_check_id: int | None,
+    at: datetime.datetime,
+) -> ReviewCard:
+    state = CardState.new(at=at)
+    return ReviewCard(
+        learner_id=learner_id,
+        kind=(
+            ReviewCard.Kind.DEFINITION if quick_check_id is None else ReviewCard.Kind.QUICK_CHECK
+        ),
+        step_id=step_id,
+        quick_check_id=quick_check_id,
+        state=state.state,
+        learning_step=state.learning_step,
+        stability=state.stability,
+        difficulty=state.difficulty,
+        due=state.due,
+        last_review=state.last_review,
+        created_at=at,
+    )
+
+
+@transaction.atomic
+def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
+    """Create the definition card and one card per distinct quick check of the step (idempotent).
+
+    Two queries. The partial unique constraints (one definition card per learner and step, one
+    quick-check card per learner and quick check) make a repeat, or a quick check another step
+    already showed, an ignored conflict.
+    """
+    quick_checks = courses_api.step_quick_checks(step_id)
+    cards = [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=None, at=at)]
+    cards += [
+        _new_card(learner_id=learner_id, step_id=step_id, quick_check_id=qc.id, at=at)
+        for qc in {qc.id: qc for qc in quick_checks}.values()
+    ]
+    ReviewCard.objects.bulk_create(cards, ignore_conflicts=True)
+
+
+@transaction.atomic
+def quick_check_rating_record(
+    *,
+    learner_id: int,
+    step_id: int,
+    quick_check_id: int,
+    rating: str,
+    at: datetime.datetime,
+) -> ReviewCard:
+    """A quick-check self-rating ("knew"/"partly"/"not_yet") is its card's first review.
+
+    The card is created if needed. Only the first rating counts: once the card has been reviewed
+    it follows its FSRS schedule, and rating the quick check again on the step page leaves it be.
+    """
+    fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
+    if fsrs_rating is None:
+        raise InvalidInput(
+            f"Unknown quick-check rating '{rating}'.",
+            detail={"rating": sorted(QUICK_CHECK_RATINGS)},
+            code="invalid_rating",
+        )
+    ReviewCard.objects.bulk_create(
+        [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=quick_check_id, at=at)],
+        ignore_conflicts=True,
+    )
+    card = ReviewCard.objects.select_for_update().get(
+        learner_id=learner_id, kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id=quick_check_id
+    )
+    if card.last_review is not None:
+        return card
+    retention = (
+        get_user_model().objects.filter(pk=learner_id).values_list("desired_retention", flat=True)
+    ).first()
+    before = CardState(
+        state=card.state,
+        learning_step=card.learning_step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
+    after = card_review(
+        state=before, rating=int(fsrs_rating), at=at, desired_retention=retention or 0.9
+    )
+    ReviewLog.objects.create(
+        card=card,
+        learner_id=learner_id,
+        source=ReviewLog.Source.QUICK_CHECK,
+        rating=int(fsrs_rating),
+        reviewed_at=at,
+        **log_states(before=before, after=after),
+    )
+    card_state_apply(card=card, state=after)
+    return card
+
+
+def log_states(*, before: CardState, after: CardState) -> dict:
+    """The before/after columns of a ReviewLog row."""
+    return {
+        "before_state": before.state,
+        "before_learning_step": before.learning_step,
+        "before_stability": before.stability,
+        "before_difficulty": before.difficulty,
+        "before_due": before.due,
+        "before_last_review": before.last_review,
+        "after_state": after.state,
+        "after_stability": after.stability,
+        "after_difficulty": after.difficulty,
+        "after_due": after.due,
+    }
+
+
+def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
+    """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
+    card.state = state.state
+    card.learning_step = state.learning_step
+    card.stability = state.stability
+    card.difficulty = state.difficulty
+    card.due = state.due
+    card.last_review = state.last_review
+    card.save(
+        update_fields=["state", "learning_step", "stability", "difficulty", "due", "last_review"]
+    )

@@ -1,0 +1,183 @@
+"""Recording a review of a card (with offline replay by client review id) and undoing it."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
+from django.utils import timezone
+
+from lms.errors import Conflict, InvalidInput, NotFound
+from reviews.models import ReviewCard, ReviewLog
+from reviews.scheduling import CardState, card_review
+from reviews.services.cards import card_state_apply, log_states
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    """What a review did to its card. A replayed client review id gets the original back."""
+
+    review_id: int
+    card_id: int
+    client_review_id: str
+    rating: int
+    reviewed_at: datetime.datetime
+    state: int
+    stability: float
+    difficulty: float
+    due: datetime.datetime
+    interval_seconds: int
+    replayed: bool
+
+
+def _result(log: ReviewLog, *, replayed: bool) -> ReviewResult:
+    return ReviewResult(
+        review_id=log.pk,
+        card_id=log.card_id,
+        client_review_id=log.client_review_id or "",
+        rating=log.rating,
+        reviewed_at=log.reviewed_at,
+        state=log.after_state,
+        stability=log.after_stability,
+        difficulty=log.after_difficulty,
+        due=log.after_due,
+        interval_seconds=max(0, int((log.after_due - log.reviewed_at).total_seconds())),
+        replayed=replayed,
+    )
+
+
+def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
+    if log.card_id != card_id:
+        raise Conflict(
+            "This client review id was already used for another card.",
+            detail={"card": log.card_id},
+            code="client_review_id_reused",
+        )
+    return _result(log, replayed=True)
+
+
+def review_record(
+    *,
+    learner,
+    card_id: int,
+    rating: int,
+    duration_ms: int | None,
+    client_review_id: str,
+    at: datetime.datetime | None = None,
+) -> ReviewResult:
+    """Review one of the learner's cards with rating 1–4 (Again/Hard/Good/Easy).
+
+    Replaying a client review id changes nothing and returns the original result. Five queries
+    in a test (savepoint, lock the card and look up the replay in one SELECT, insert the log,
+    update the card, release), whatever the number of cards.
+    """
+    if rating not in (1, 2, 3, 4):
+        raise InvalidInput("The rating must be 1, 2, 3 or 4.", code="invalid_rating")
+    at = at or timezone.now()
+    try:
+        with transaction.atomic():
+            card = (
+                ReviewCard.objects.select_for_update()
+                .filter(id=card_id, learner_id=learner.pk)
+                .annotate(
+                    replayed_log_id=Subquery(
+                        ReviewLog.objects.filter(
+                            learner_id=OuterRef("learner_id"), client_review_id=client_review_id
+                        ).values("id")[:1]
+                    )
+                )
+                .first()
+            )
+            if card is None:
+                earlier = ReviewLog.objects.filter(
+                    learner_id=learner.pk, client_review_id=client_review_id
+                ).first()
+                if earlier is not None:
+                    return _replay(card_id=card_id, log=earlier)
+                raise NotFound("You have no review card with this id.", code="card_not_found")
+            if card.replayed_log_id is not None:
+                earlier = ReviewLog.objects.get(id=card.replayed_log_id)
+                return _replay(card_id=card_id, log=earlier)
+
+            before = CardState(
+                state=card.state,
+                learning_step=card.learning_step,
+                stability=card.stability,
+                difficulty=card.difficulty,
+                due=card.due,
+                last_review=card.last_review,
+            )
+            after = card_review(
+                state=before,
+                rating=rating,
+                at=at,
+                desired_retention=learner.desired_retention,
+                duration_ms=duration_ms,
+            )
+            log = ReviewLog.objects.create(
+                card_id=card.pk,
+                learner_id=learner.pk,
+                source=ReviewLog.Source.REVIEW,
+                rating=rating,
+                reviewed_at=at,
+                duration_ms=duration_ms,
+                client_review_id=client_review_id,
+                **log_states(before=before, after=after),
+            )
+            card_state_apply(card=card, state=after)
+            return _result(log, replayed=False)
+    except IntegrityError:
+        # Two requests with the same client review id for different cards raced past the
+        # lookup; the unique constraint let one win. The loser's transaction rolled back whole.
+        earlier = ReviewLog.objects.filter(
+            learner_id=learner.pk, client_review_id=client_review_id
+        ).first()
+        if earlier is None:
+            raise
+        return _replay(card_id=card_id, log=earlier)
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    review_id: int
+    card_id: int
+    rating: int
+    reviewed_at: datetime.datetime
+    due: datetime.datetime
+    state: int
+
+
+@transaction.atomic
+def review_undo(*, learner) -> UndoResult:
+    """Undo the learner's last review from the review queue: restore the card, delete the log.
+
+    Repeating it undoes the review before that, and so on. Quick-check self-ratings are not
+    undone here (the step page owns them).
+    """
+    log = (
+        ReviewLog.objects.select_for_update()
+        .filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
+        .order_by("-reviewed_at", "-id")
+        .first()
+    )
+    if log is None:
+        raise Conflict("There is no review to undo.", code="nothing_to_undo")
+    ReviewCard.objects.filter(id=log.card_id, learner_id=learner.pk).update(
+        state=log.before_state,
+        learning_step=log.before_learning_step,
+        stability=log.before_stability,
+        difficulty=log.before_difficulty,
+        due=log.before_due,
+        last_review=log.before_last_review,
+    )
+    ReviewLog.objects.filter(id=log.pk).delete()
+    return UndoResult(
+        review_id=log.pk,
+        card_id=log.card_id,
+        rating=log.rating,
+        reviewed_at=log.reviewed_at,
+        due=log.before_due,
+        state=log.before_state,
+    )

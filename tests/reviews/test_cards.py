@@ -1,0 +1,188 @@
+"""Cards from completed steps and quick-check self-ratings; re-import keeps and suspends them."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from courses.models import QuickCheck, Step, StepQuickCheck
+from courses.services.importing import course_import
+from lms.errors import InvalidInput
+from reviews import api
+from reviews.models import ReviewCard, ReviewLog
+from reviews.selectors import due_queue, live_cards
+
+pytestmark = pytest.mark.django_db
+AT = datetime.datetime(2030, 6, 10, 12, 0, tzinfo=datetime.UTC)
+
+
+def test_completing_a_step_creates_a_definition_card_and_one_per_quick_check(
+    learner, steps, django_assert_num_queries
+):
+    step = steps[0]
+    quick_check_ids = set(step.quick_check_links.values_list("quick_check_id", flat=True))
+    assert len(quick_check_ids) >= 2
+    with django_assert_num_queries(4):  # savepoint, the step's quick checks, insert, release
+        api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    cards = ReviewCard.objects.filter(learner=learner)
+    definition = cards.get(kind=ReviewCard.Kind.DEFINITION)
+    assert definition.step_id == step.pk and definition.quick_check_id is None
+    assert set(cards.filter(kind="quick_check").values_list("quick_check_id", flat=True)) == (
+        quick_check_ids
+    )
+    # New cards: learning, step 0, no FSRS memory yet, due at completion.
+    assert {(c.state, c.learning_step, c.stability, c.last_review, c.due) for c in cards} == {
+        (1, 0, None, None, AT)
+    }
+
+
+def test_cards_for_step_ensure_is_idempotent_and_shares_quick_checks_between_steps(
+    learner, steps
+):
+    first, second = steps[0], steps[1]
+    shared = set(first.quick_check_links.values_list("quick_check_id", flat=True)) & set(
+        second.quick_check_links.values_list("quick_check_id", flat=True)
+    )
+    assert shared, "the seed module repeats generic quick checks across steps"
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=AT)
+    count_after_first = ReviewCard.objects.count()
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=AT)
+    assert ReviewCard.objects.count() == count_after_first
+
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=second.pk, at=AT)
+    for quick_check_id in shared:
+        card = ReviewCard.objects.get(learner=learner, quick_check_id=quick_check_id)
+        assert card.step_id == first.pk  # stays with the step that made it
+    second_only = set(second.quick_check_links.values_list("quick_check_id", flat=True)) - shared
+    assert ReviewCard.objects.count() == count_after_first + 1 + len(second_only)
+
+
+def test_the_database_refuses_a_second_card_for_the_same_quick_check(learner, steps):
+    from django.db import IntegrityError, transaction
+
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=AT)
+    card = ReviewCard.objects.filter(kind="quick_check").first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ReviewCard.objects.create(
+            learner=learner,
+            kind="quick_check",
+            step=steps[5],
+            quick_check_id=card.quick_check_id,
+            due=AT,
+            created_at=AT,
+        )
+
+
+@pytest.mark.parametrize(
+    ("rating", "fsrs_rating", "state"), [("knew", 3, 1), ("partly", 2, 1), ("not_yet", 1, 1)]
+)
+def test_a_quick_check_rating_is_the_cards_first_review(learner, steps, rating, fsrs_rating, state):
+    step = steps[2]
+    quick_check_id = step.quick_check_links.first().quick_check_id
+    api.quick_check_rated(
+        learner_id=learner.pk, step_id=step.pk, quick_check_id=quick_check_id, rating=rating, at=AT
+    )
+    card = ReviewCard.objects.get(learner=learner, quick_check_id=quick_check_id)
+    assert card.last_review == AT and card.stability is not None and card.state == state
+    log = ReviewLog.objects.get(card=card)
+    assert (log.rating, log.source, log.reviewed_at) == (fsrs_rating, "quick_check", AT)
+    assert log.was_new
+    # Again → 1 minute, Hard → about 5.5 minutes, Good → 10 minutes (default learning steps).
+    expected = {1: 60, 2: 330, 3: 600}[fsrs_rating]
+    assert (card.due - AT).total_seconds() == expected
+
+
+def test_only_the_first_quick_check_rating_counts(learner, steps):
+    step = steps[2]
+    quick_check_id = step.quick_check_links.first().quick_check_id
+    # The card exists already (step completed), unreviewed: the rating reviews it.
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    api.quick_check_rated(
+        learner_id=learner.pk, step_id=step.pk, quick_check_id=quick_check_id, rating="knew", at=AT
+    )
+    card = ReviewCard.objects.get(learner=learner, quick_check_id=quick_check_id)
+    due = card.due
+    later = AT + datetime.timedelta(hours=1)
+    api.quick_check_rated(
+        learner_id=learner.pk,
+        step_id=step.pk,
+        quick_check_id=quick_check_id,
+        rating="not_yet",
+        at=later,
+    )
+    card.refresh_from_db()
+    assert card.due == due and card.logs.count() == 1
+
+
+def test_an_unknown_quick_check_rating_is_refused_and_writes_nothing(learner, steps):
+    step = steps[2]
+    quick_check_id = step.quick_check_links.first().quick_check_id
+    with pytest.raises(InvalidInput):
+        api.quick_check_rated(
+            learner_id=learner.pk,
+            step_id=step.pk,
+            quick_check_id=quick_check_id,
+            rating="maybe",
+            at=AT,
+        )
+    assert not ReviewCard.objects.exists() and not ReviewLog.objects.exists()
+
+
+def _drop_step(text: str, number: int, total: int) -> str:
+    """The module document without step ``number``, the later steps renumbered."""
+    head, *blocks = text.split("\nSchritt ")
+    kept = [block for block in blocks if not block.startswith(f"{number} / ")]
+    renumbered = [
+        f"{index} / {total - 1}\n{block.split(chr(10), 1)[1]}"
+        for index, block in enumerate(kept, start=1)
+    ]
+    return "\nSchritt ".join([head, *renumbered])
+
+
+def test_reimport_keeps_cards_on_their_step_and_suspends_a_retired_steps_cards(
+    learner, course, steps, seed_paths, tmp_path
+):
+    removed, kept = steps[2], steps[3]  # step 3 leaves the document
+    for step in (removed, kept):
+        api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    card_ids = set(ReviewCard.objects.values_list("id", flat=True))
+    removed_definition = ReviewCard.objects.get(step=removed, kind="definition")
+    now = AT + datetime.timedelta(minutes=1)
+    assert removed_definition.id in {c.id for c in due_queue(learner=learner, at=now, limit=50).cards}
+
+    module_doc = next(p for p in seed_paths if p.name.startswith("003_"))
+    edited = tmp_path / module_doc.name
+    edited.write_text(_drop_step(module_doc.read_text(encoding="utf-8"), 3, 32), encoding="utf-8")
+    course_import(paths=[edited, *(p for p in seed_paths if p != module_doc)])
+
+    removed.refresh_from_db()
+    assert removed.status == Step.Status.RETIRED
+    # Same rows, same steps: nothing deleted, nothing moved.
+    assert set(ReviewCard.objects.values_list("id", flat=True)) == card_ids
+    assert ReviewCard.objects.get(id=removed_definition.id).step_id == removed.pk
+    live = set(live_cards(learner_id=learner.pk).values_list("id", flat=True))
+    assert removed_definition.id not in live
+    assert ReviewCard.objects.get(step=kept, kind="definition").id in live
+    # A quick check only the retired step showed is inactive now: its card is suspended too;
+    # one still shown elsewhere stays live although its card was made for the retired step.
+    for card in ReviewCard.objects.filter(step=removed, kind="quick_check"):
+        still_shown = StepQuickCheck.objects.filter(
+            quick_check_id=card.quick_check_id, step__status="active"
+        ).exists()
+        assert QuickCheck.objects.get(id=card.quick_check_id).is_active == still_shown
+        assert (card.id in live) == still_shown
+    queue = due_queue(learner=learner, at=now, limit=50)
+    assert removed_definition.id not in {c.id for c in queue.cards}
+    assert queue.due_total == len(live)
+
+    # Putting the step back revives the same step row and its cards.
+    course_import(paths=seed_paths)
+    assert removed_definition.id in set(live_cards(learner_id=learner.pk).values_list("id", flat=True))
+
+
+def test_an_admin_suspended_card_leaves_the_queue(learner, steps):
+    api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=AT)
+    card = ReviewCard.objects.get(kind="definition")
+    ReviewCard.objects.filter(id=card.id).update(suspended=True)
+    assert card.id not in set(live_cards(learner_id=learner.pk).values_list("id", flat=True))
