@@ -1,3 +1,57 @@
-"""Routes of the learner's web pages."""
+"""Routes of the learner's web pages (included at the site root)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from web.views import account, auth, exam, learning, pages, review, stats
+
+app_name = "web"
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path("help/keyboard/", pages.keyboard_help, name="keyboard"),
+    # Accounts
+    path("signup/", auth.signup, name="signup"),
+    path("login/", auth.LoginView.as_view(), name="login"),
+    path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("password-reset/", auth.PasswordResetView.as_view(), name="password_reset"),
+    path("password-reset/sent/", auth.PasswordResetDoneView.as_view(), name="password_reset_done"),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        auth.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+    path("language/", auth.language_set, name="language"),
+    path("settings/", account.settings_page, name="settings"),
+    # Learning
+    path("modules/<slug:module>/", learning.module_detail, name="module"),
+    path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),
+    path("modules/<slug:module>/steps/<int:number>/", learning.step_detail, name="step"),
+    path(
+        "modules/<slug:module>/steps/<int:number>/progress/",
+        learning.step_progress,
+        name="step_progress",
+    ),
+    path("modules/<slug:module>/steps/<int:number>/notes/", learning.note_save, name="note_save"),
+    path(
+        "modules/<slug:module>/steps/<int:number>/quick-checks/<int:quick_check>/",
+        learning.quick_check_rate,
+        name="quick_check_rate",
+    ),
+    # Reviews and statistics
+    path("review/", review.review_session, name="review"),
+    path("review/rate/", review.review_rate, name="review_rate"),
+    path("review/undo/", review.review_undo, name="review_undo"),
+    path("stats/", stats.stats, name="stats"),
+    # Exam
+    path("modules/<slug:module>/exam/", exam.exam_page, name="exam"),
+    path("modules/<slug:module>/exam/start/", exam.exam_start, name="exam_start"),
+    path("exam/attempts/<int:attempt>/", exam.attempt_page, name="attempt"),
+    path("exam/attempts/<int:attempt>/submit/", exam.attempt_submit, name="attempt_submit"),
+    path("exam/attempts/<int:attempt>/result/", exam.attempt_result, name="attempt_result"),
+    path("my/certificates/<str:code>/", exam.certificate_page, name="certificate"),
+]

@@ -1,0 +1,120 @@
+"""Forms of the web pages. They parse input only; the rules live in the services they feed."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext_lazy as _
+
+
+class SignUpForm(forms.Form):
+    """Input for ``accounts.services.user_register``; the service checks the password rules."""
+
+    username = forms.CharField(
+        label=_("User name"),
+        max_length=150,
+        help_text=_("Letters, digits and @ . + - _ only."),
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
+    )
+    email = forms.EmailField(
+        label=_("E-mail address"),
+        help_text=_("For password resets and review reminders."),
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    password1 = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        help_text=_("At least 10 characters; not a common password."),
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password2 = forms.CharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("password1") and cleaned.get("password1") != cleaned.get("password2"):
+            self.add_error("password2", _("The two passwords differ."))
+        return cleaned
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form with our labels (user name or e-mail is up to the auth backend)."""
+
+    username = forms.CharField(
+        label=_("User name"),
+        max_length=254,
+        widget=forms.TextInput(
+            attrs={"autofocus": True, "autocomplete": "username", "autocapitalize": "none"}
+        ),
+    )
+
+
+class LanguageForm(forms.Form):
+    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
+
+
+class NoteForm(forms.Form):
+    """A personal note for one writing prompt of a step; empty text deletes the note."""
+
+    prompt = forms.ChoiceField(choices=[("praxisaufgabe", ""), ("lernauftrag", "")])
+    text = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6}))
+
+
+class QuickCheckRatingForm(forms.Form):
+    rating = forms.ChoiceField(
+        choices=[("knew", _("I knew it")), ("partly", _("Partly")), ("not_yet", _("Not yet"))]
+    )
+
+
+class ReviewRatingForm(forms.Form):
+    card = forms.IntegerField(min_value=1)
+    rating = forms.TypedChoiceField(choices=[(i, str(i)) for i in range(1, 5)], coerce=int)
+    duration_ms = forms.IntegerField(min_value=0, required=False)
+    client_review_id = forms.CharField(max_length=64, required=False)
+
+
+class SettingsForm(forms.Form):
+    """The learner's preferences; ``accounts.services.user_update`` checks and stores them."""
+
+    display_name = forms.CharField(label=_("Display name"), max_length=150, required=False)
+    email = forms.EmailField(
+        label=_("E-mail address"), widget=forms.EmailInput(attrs={"autocomplete": "email"})
+    )
+    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
+    time_zone = forms.CharField(
+        label=_("Time zone"),
+        max_length=64,
+        help_text=_("An IANA name such as Europe/Berlin; reminders and “today” follow it."),
+        widget=forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"}),
+    )
+    reminder_email = forms.BooleanField(
+        label=_("Send me review reminders by e-mail"), required=False
+    )
+    reminder_time = forms.TimeField(
+        label=_("Reminder time"),
+        help_text=_("Local time of day for the daily reminder."),
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+    )
+    quiet_hours_start = forms.TimeField(
+        label=_("Quiet hours from"),
+        required=False,
+        help_text=_("No reminders in this window. Leave both empty for none."),
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+    )
+    quiet_hours_end = forms.TimeField(
+        label=_("Quiet hours until"),
+        required=False,
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+    )
+    desired_retention = forms.FloatField(
+        label=_("Desired retention"),
+        help_text=_(
+            "How sure you want to be to remember a card when it comes back: 0.80 to 0.97. "
+            "Higher means more reviews."
+        ),
+        widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.80", "max": "0.97"}),
+    )

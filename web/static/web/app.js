@@ -1,0 +1,227 @@
+/* Lernpfad: small progressive enhancements. Every page works without this file; it adds copy
+   buttons, records which sections of a step were read, keyboard shortcuts in the review session,
+   and the exam's countdown and autosave. No inline script is needed (strict CSP). */
+(function () {
+  "use strict";
+
+  function announce(text) {
+    var region = document.getElementById("live-region");
+    if (!region) return;
+    region.textContent = "";
+    window.setTimeout(function () {
+      region.textContent = text;
+    }, 50);
+  }
+
+  function csrfToken() {
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    if (input) return input.value;
+    var match = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
+    return match ? decodeURIComponent(match[1]) : "";
+  }
+
+  function sendJson(method, url, body) {
+    return fetch(url, {
+      method: method,
+      credentials: "same-origin",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json",
+        "X-CSRFToken": csrfToken(),
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /* Copy buttons next to commands. */
+  function initCopyButtons() {
+    var buttons = document.querySelectorAll("[data-copy-target]");
+    if (!navigator.clipboard) return;
+    buttons.forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        var target = document.getElementById(button.getAttribute("data-copy-target"));
+        if (!target) return;
+        navigator.clipboard.writeText(target.textContent).then(
+          function () {
+            announce(document.documentElement.lang === "en" ? "Copied." : "Kopiert.");
+            var label = button.textContent;
+            button.textContent = "✓";
+            window.setTimeout(function () {
+              button.textContent = label;
+            }, 1500);
+          },
+          function () {
+            announce(document.documentElement.lang === "en" ? "Copy failed." : "Kopieren fehlgeschlagen.");
+          }
+        );
+      });
+    });
+  }
+
+  /* Step reader: tell the progress API which sections came into view (once each). */
+  function initSectionTracking() {
+    var root = document.querySelector("[data-progress-url]");
+    if (!root || !("IntersectionObserver" in window)) return;
+    var url = root.getAttribute("data-progress-url");
+    var seen = {};
+    var observer = new IntersectionObserver(
+      function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          var kind = entry.target.getAttribute("data-section-kind");
+          observer.unobserve(entry.target);
+          if (seen[kind]) return;
+          seen[kind] = true;
+          sendJson("POST", url, { event: "section_viewed", section: kind });
+        });
+      },
+      { threshold: 0.2 }
+    );
+    document.querySelectorAll("[data-section-kind]").forEach(function (section) {
+      observer.observe(section);
+    });
+  }
+
+  /* Review session: Space reveals, 1-4 rate, u undoes. */
+  function initReviewKeys() {
+    var session = document.querySelector("[data-review-session]");
+    if (!session) return;
+    var started = Date.now();
+    var durationInputs = session.querySelectorAll("input[name=duration_ms]");
+    session.addEventListener("submit", function () {
+      durationInputs.forEach(function (input) {
+        input.value = String(Date.now() - started);
+      });
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var tag = (event.target && event.target.tagName) || "";
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+      var reveal = document.getElementById("review-reveal");
+      var back = document.getElementById("review-back");
+      if (event.key === " " || event.key === "Spacebar") {
+        if (reveal && back && back.hidden) {
+          event.preventDefault();
+          reveal.click();
+        }
+        return;
+      }
+      if (/^[1-4]$/.test(event.key)) {
+        if (back && !back.hidden) {
+          var button = document.querySelector("[data-rating='" + event.key + "']");
+          if (button) {
+            event.preventDefault();
+            button.click();
+          }
+        }
+        return;
+      }
+      if (event.key === "u" || event.key === "U") {
+        var undo = document.getElementById("review-undo");
+        if (undo) {
+          event.preventDefault();
+          undo.click();
+        }
+      }
+    });
+    var revealButton = document.getElementById("review-reveal");
+    var backPanel = document.getElementById("review-back");
+    if (revealButton && backPanel) {
+      /* Without JS the answer is shown at once; with JS it waits for the learner. */
+      backPanel.hidden = true;
+      revealButton.hidden = false;
+      revealButton.addEventListener("click", function () {
+        backPanel.hidden = false;
+        revealButton.hidden = true;
+        var first = backPanel.querySelector("[data-rating='3']");
+        if (first) first.focus();
+      });
+      revealButton.focus();
+    }
+  }
+
+  /* Exam attempt: countdown synced to the server's deadline, and autosave through the API. */
+  function initExam() {
+    var form = document.querySelector("[data-exam-attempt]");
+    if (!form) return;
+    var deadline = Date.parse(form.getAttribute("data-deadline"));
+    var serverNow = Date.parse(form.getAttribute("data-server-now"));
+    /* The offset corrects a client clock that differs from the server's. */
+    var offset = serverNow - Date.now();
+    var output = document.getElementById("exam-time-left");
+    var lang = document.documentElement.lang;
+    var warned = false;
+
+    function remaining() {
+      return deadline - (Date.now() + offset);
+    }
+
+    function tick() {
+      var ms = Math.max(0, remaining());
+      var total = Math.floor(ms / 1000);
+      var minutes = Math.floor(total / 60);
+      var seconds = total % 60;
+      if (output) output.textContent = minutes + ":" + (seconds < 10 ? "0" : "") + seconds;
+      if (!warned && ms <= 60000 && ms > 0) {
+        warned = true;
+        announce(lang === "en" ? "One minute left." : "Noch eine Minute.");
+      }
+      if (ms <= 0) {
+        window.clearInterval(timer);
+        announce(lang === "en" ? "Time is up." : "Die Zeit ist abgelaufen.");
+        save().finally(function () {
+          window.location.href = form.getAttribute("data-result-url");
+        });
+      }
+    }
+
+    var saveUrl = form.getAttribute("data-save-url");
+    var status = document.getElementById("exam-save-status");
+    var pending = null;
+
+    function collect() {
+      var answers = [];
+      form.querySelectorAll("[data-item]").forEach(function (fieldset) {
+        var item = fieldset.getAttribute("data-item");
+        var chosen = [];
+        fieldset.querySelectorAll("input:checked").forEach(function (input) {
+          chosen.push(input.value);
+        });
+        answers.push({ item: Number(item), selected: chosen });
+      });
+      return answers;
+    }
+
+    function save() {
+      if (status) status.textContent = lang === "en" ? "Saving…" : "Speichert …";
+      return sendJson("PUT", saveUrl, { answers: collect() })
+        .then(function (response) {
+          if (!status) return;
+          if (response.ok) {
+            status.textContent = lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
+          } else {
+            status.textContent = lang === "en" ? "Not saved." : "Nicht gespeichert.";
+          }
+        })
+        .catch(function () {
+          if (status) status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
+        });
+    }
+
+    form.addEventListener("change", function () {
+      if (pending) window.clearTimeout(pending);
+      pending = window.setTimeout(save, 400);
+    });
+
+    tick();
+    var timer = window.setInterval(tick, 1000);
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    initCopyButtons();
+    initSectionTracking();
+    initReviewKeys();
+    initExam();
+  });
+})();

@@ -1,0 +1,1 @@
+"""Views of the learner's web pages: thin, each calls the same services and selectors as the API."""

@@ -1,0 +1,52 @@
+"""The learner's dashboard: modules with a progress ring, where to resume, reviews due, exams."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+
+from courses.selectors.content import module_list
+
+
+def dashboard(request: HttpRequest) -> HttpResponse:
+    """Every enrolled module with percent, resume step and exam status; the due review count.
+
+    Per enrolled module the progress selector runs its fixed queries; nothing grows with the
+    number of steps, progress rows or review cards.
+    """
+    from courses.selectors.progress import enrollment_list, module_progress_get
+    from reviews.selectors import due_count
+
+    learner = request.user
+    enrolled = []
+    for enrollment in enrollment_list(learner_id=learner.pk):
+        progress = module_progress_get(learner_id=learner.pk, module_slug=enrollment.module.slug)
+        enrolled.append(
+            {
+                "module": enrollment.module,
+                "percent": progress.percent_complete,
+                "completed": progress.completed_steps,
+                "total": progress.total_steps,
+                "next_step": progress.next_step,
+                "exam": _exam_status(learner_id=learner.pk, module_slug=enrollment.module.slug),
+            }
+        )
+    enrolled_ids = {item["module"].pk for item in enrolled}
+    others = [module for module in module_list() if module.pk not in enrolled_ids]
+    return render(
+        request,
+        "web/dashboard.html",
+        {
+            "nav": "dashboard",
+            "enrolled": enrolled,
+            "others": others,
+            "due": due_count(learner=learner, at=timezone.now()),
+        },
+    )
+
+
+def _exam_status(*, learner_id: int, module_slug: str):
+    from web.views.exam import exam_status_for_dashboard
+
+    return exam_status_for_dashboard(learner_id=learner_id, module_slug=module_slug)

@@ -1,0 +1,198 @@
+"""The exam: policy page, the timed attempt, submit confirmation, result and certificate link.
+
+Reads and writes go through the quizzes app's selectors and services, the same as
+``/api/v1/.../exam/``; what a learner may see of an attempt is decided there
+(``attempt_items_view`` never carries correct keys, ``attempt_result_view`` applies the policy).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from lms.errors import DomainError, NotFound
+from web.views.common import error_message
+
+
+def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
+    """A short exam status for the dashboard card."""
+    from quizzes.selectors import exam_overview
+
+    overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
+    final = overview["final_grade"]
+    if final["passed"]:
+        label = _("passed (%(score)s %%)") % {"score": _score(final["score_percent"])}
+    elif overview["attempt_in_progress"]:
+        label = _("attempt in progress")
+    elif overview["attempts"]:
+        label = _("not passed yet, %(left)d attempts left") % {
+            "left": overview["eligibility"]["attempts_left"]
+        }
+    else:
+        label = _("not taken yet")
+    return {"label": label, "overview": overview}
+
+
+def _score(value) -> str:
+    return f"{value:.0f}" if value is not None else "–"
+
+
+@login_required
+def exam_page(request: HttpRequest, module: str) -> HttpResponse:
+    """The policy, eligibility (with every reason against starting), my attempts, final grade."""
+    from quizzes.selectors import exam_overview
+
+    try:
+        overview = exam_overview(learner_id=request.user.pk, module_slug=module)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    return render(request, "web/exams/policy.html", {"overview": overview, "module": module})
+
+
+@login_required
+@require_POST
+def exam_start(request: HttpRequest, module: str) -> HttpResponse:
+    from quizzes.services.attempts import exam_attempt_start
+
+    try:
+        started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except DomainError as exc:
+        error_message(request, exc)
+        return redirect("web:exam", module)
+    return redirect("web:attempt", started.attempt.pk)
+
+
+def _answers_from_post(request: HttpRequest, items: list[dict]) -> list[dict]:
+    """The form's answers in the service's shape: ``[{"item": id, "selected": [keys]}]``."""
+    return [
+        {"item": item["id"], "selected": request.POST.getlist(f"item-{item['id']}")}
+        for item in items
+    ]
+
+
+@login_required
+def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
+    """The running attempt: items, saved answers, countdown. POST saves and asks to confirm."""
+    from quizzes.selectors import exam_attempt_get
+    from quizzes.services.attempts import exam_attempt_answers_save
+
+    try:
+        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if view["finalized"]:
+        return redirect("web:attempt_result", attempt)
+    if request.method == "POST":
+        try:
+            exam_attempt_answers_save(
+                learner_id=request.user.pk,
+                attempt_id=attempt,
+                answers=_answers_from_post(request, view["items"]),
+            )
+        except DomainError as exc:
+            error_message(request, exc)
+            if exc.code == "deadline_passed":
+                return redirect("web:attempt_submit", attempt)
+            return redirect("web:attempt", attempt)
+        return redirect("web:attempt_submit", attempt)
+    return render(
+        request,
+        "web/exams/attempt.html",
+        {
+            "attempt": view,
+            "server_now": timezone.now(),
+            "save_url": f"/api/v1/exam-attempts/{attempt}/answers/",
+        },
+    )
+
+
+@login_required
+def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
+    """Confirm the submission (with the count of unanswered items), then grade on the server."""
+    from quizzes.selectors import exam_attempt_get
+    from quizzes.services.attempts import exam_attempt_finalize
+
+    try:
+        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if view["finalized"]:
+        return redirect("web:attempt_result", attempt)
+    if request.method == "POST":
+        try:
+            exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        except NotFound as exc:
+            raise Http404(exc.message) from exc
+        except DomainError as exc:
+            error_message(request, exc)
+            return redirect("web:attempt", attempt)
+        return redirect("web:attempt_result", attempt)
+    unanswered = [item for item in view["items"] if not item["selected_keys"]]
+    return render(request, "web/exams/confirm.html", {"attempt": view, "unanswered": unanswered})
+
+
+@login_required
+def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
+    """Score, pass/fail, and as much review as the module's policy allows now."""
+    from quizzes.selectors import exam_attempt_get
+
+    try:
+        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if not view["finalized"]:
+        if view["seconds_left"] > 0:
+            return redirect("web:attempt", attempt)
+        # Time is up but the periodic task has not graded it yet: grade it now, as submit would.
+        from quizzes.services.attempts import exam_attempt_finalize
+
+        exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    result = view["result"]
+    review = None
+    if result["items"] is not None:
+        by_id = {item["id"]: item for item in view["items"]}
+        review = []
+        for entry in result["items"]:
+            item = by_id[entry["id"]]
+            correct = set(entry.get("correct_keys") or [])
+            review.append(
+                {
+                    "position": entry["position"],
+                    "prompt": item["prompt"],
+                    "is_correct": entry["is_correct"],
+                    "explanation": entry.get("explanation", ""),
+                    "options": [
+                        {
+                            "text": option["text"],
+                            "selected": option["key"] in entry["selected_keys"],
+                            "correct": option["key"] in correct,
+                        }
+                        for option in item["options"]
+                    ],
+                    "shows_answers": "correct_keys" in entry,
+                }
+            )
+    return render(
+        request,
+        "web/exams/result.html",
+        {"attempt": view, "result": result, "review": review},
+    )
+
+
+@login_required
+def certificate_page(request: HttpRequest, code: str) -> HttpResponse:
+    """The learner's own certificate, printable, with the public verification link."""
+    from quizzes.selectors import certificate_list, certificates_view
+
+    mine = certificate_list(learner_id=request.user.pk).filter(code=code)
+    certificates = certificates_view(list(mine))
+    if not certificates:
+        raise Http404("no such certificate of yours")
+    return render(request, "web/exams/certificate.html", {"certificate": certificates[0]})

@@ -1,0 +1,297 @@
+"""Module page and step reader, and the learner's actions on a step.
+
+Content comes from ``courses.selectors.content`` (as in the content API); the learner's state and
+every write go through the same services and selectors the REST API uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from courses.models import Section
+from courses.selectors.content import module_get, step_get
+from lms.errors import DomainError, NotFound
+from web.views.common import error_message, safe_next
+
+
+@dataclass
+class Block:
+    """A section prepared for the template: its lines, each marked as text or command."""
+
+    section: Section
+    items: list[dict] = field(default_factory=list)
+    note: str = ""
+
+
+def _blocks(sections: list[Section]) -> list[Block]:
+    blocks = []
+    for section in sections:
+        commands = set(section.commands or [])
+        items = [{"text": line, "command": line in commands} for line in section.lines if line]
+        blocks.append(Block(section=section, items=items))
+    return blocks
+
+
+def module_detail(request: HttpRequest, module: str) -> HttpResponse:
+    """The outline with completion marks, level, progress bar and "continue where I left off"."""
+    try:
+        module_obj = module_get(slug=module)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    progress = None
+    if request.user.is_authenticated:
+        progress = _module_progress(learner_id=request.user.pk, module=module_obj)
+    levels = sorted({step.level for step in module_obj.active_steps})
+    return render(
+        request,
+        "web/courses/module.html",
+        {
+            "module": module_obj,
+            "steps": module_obj.active_steps,
+            "progress": progress,
+            "levels": levels,
+        },
+    )
+
+
+def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
+    """A step's sections in document order, its quick checks, notes, term card and pager."""
+    try:
+        content = step_get(module_slug=module, number=number)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    blocks = _blocks(content.sections)
+    quick_checks = [
+        {
+            "id": link.quick_check.id,
+            "question": link.quick_check.question,
+            "answer": link.quick_check.answer,
+            "rating": None,
+        }
+        for link in content.quick_check_links
+    ]
+    learner = None
+    if request.user.is_authenticated:
+        learner = _step_learner_state(
+            request, content=content, blocks=blocks, quick_checks=quick_checks
+        )
+    return render(
+        request,
+        "web/courses/step.html",
+        {
+            "module": content.step.module,
+            "step": content.step,
+            "blocks": blocks,
+            "quick_checks": quick_checks,
+            "card": content.card,
+            "card_blocks": _blocks(content.card_sections),
+            "previous_number": content.previous_number,
+            "next_number": content.next_number,
+            "learner": learner,
+            "progress_api_url": f"/api/v1/modules/{module}/steps/{number}/progress/",
+        },
+    )
+
+
+def _module_progress(*, learner_id: int, module) -> dict | None:
+    """Completion marks, counts and the resume step for the module page (None: not enrolled)."""
+    from courses.selectors.progress import outline_status_get
+
+    steps = module.active_steps
+    outline = outline_status_get(learner_id=learner_id, module_id=module.pk, steps=steps)
+    if outline is None:
+        return None
+    resume = next((s for s in steps if s.number == outline.next_step_number), None)
+    return {
+        "percent": outline.percent_complete,
+        "completed": outline.completed_steps,
+        "total": outline.total_steps,
+        "completed_numbers": {
+            s.number for s in steps if outline.status_by_step.get(s.pk) == "completed"
+        },
+        "resume_number": resume.number if resume else None,
+        "resume_term": resume.term if resume else "",
+    }
+
+
+def _step_learner_state(
+    request: HttpRequest, *, content, blocks: list[Block], quick_checks: list[dict]
+) -> dict:
+    """Record the visit (as the API does) and read the learner's status, notes and ratings."""
+    from courses.selectors.progress import module_progress_get, step_notes_get
+    from courses.services.progress import step_open_record
+
+    step = content.step
+    module_slug = step.module.slug
+    learner_id = request.user.pk
+    step_open_record(learner_id=learner_id, module_slug=module_slug, number=step.number)
+    try:
+        progress = module_progress_get(learner_id=learner_id, module_slug=module_slug)
+    except NotFound:
+        return {"enrolled": False}
+    status = next((s for s in progress.steps if s.number == step.number), None)
+    notes = step_notes_get(learner_id=learner_id, module_slug=module_slug, number=step.number)
+    for block in blocks:
+        note = notes.notes.get(block.section.kind)
+        block.note = note.text if note else ""
+    ratings = _quick_check_ratings(
+        learner_id=learner_id, module_slug=module_slug, number=step.number
+    )
+    for qc in quick_checks:
+        qc["rating"] = ratings.get(qc["id"])
+    return {
+        "enrolled": True,
+        "status": status.status if status else "not_started",
+        "missing_sections": status.missing_sections if status else [],
+    }
+
+
+def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> dict[int, str]:
+    """The learner's latest self-rating per quick check of the step (the quizzes selector)."""
+    from quizzes.selectors import quick_check_ratings_for_step
+
+    rows = quick_check_ratings_for_step(
+        learner_id=learner_id, module_slug=module_slug, step_number=number
+    )
+    return {row["id"]: row["rating"] for row in rows if row["rating"]}
+
+
+@login_required
+@require_POST
+def enroll(request: HttpRequest, module: str) -> HttpResponse:
+    from courses.services.progress import enrollment_create
+
+    try:
+        _enrollment, created = enrollment_create(learner_id=request.user.pk, module_slug=module)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if created:
+        messages.success(request, _("You are enrolled. Have fun learning!"))
+    return redirect(safe_next(request, reverse("web:module", args=[module])))
+
+
+@login_required
+@require_POST
+def step_progress(request: HttpRequest, module: str, number: int) -> HttpResponse:
+    """Mark a step complete (or not done again).
+
+    The reader shows every section on one page above this button, so pressing it records the
+    sections the page displayed (``viewed``) before completing: the same rule the API enforces
+    (complete only after all sections were viewed), fed by what this page showed.
+    """
+    from courses.services.progress import step_event_record
+
+    event = request.POST.get("event")
+    step_url = reverse("web:step", args=[module, number])
+    if event not in ("completed", "reopened"):
+        messages.error(request, _("Unknown action."))
+        return redirect(step_url)
+    try:
+        if event == "completed":
+            _complete(request, module=module, number=number)
+            messages.success(request, _("Step completed. Its review cards are in your queue."))
+        else:
+            step_event_record(
+                learner_id=request.user.pk, module_slug=module, number=number, kind="reopened"
+            )
+            messages.info(request, _("The step is marked as not done."))
+    except NotFound as exc:
+        if exc.code == "not_enrolled":
+            messages.error(request, _("Enroll in the module first."))
+            return redirect("web:module", module)
+        raise Http404(exc.message) from exc
+    except DomainError as exc:
+        error_message(request, exc)
+        return redirect(step_url)
+    next_url = reverse("web:step", args=[module, number + 1])
+    return redirect(next_url if request.POST.get("go_next") else step_url)
+
+
+def _complete(request: HttpRequest, *, module: str, number: int) -> None:
+    from courses.services.progress import step_event_record
+
+    learner_id = request.user.pk
+    try:
+        step_event_record(
+            learner_id=learner_id, module_slug=module, number=number, kind="completed"
+        )
+    except DomainError as exc:
+        if exc.code != "sections_not_viewed":
+            raise
+        shown = set(request.POST.getlist("viewed"))
+        for kind in exc.detail.get("missing_sections", []):
+            if kind in shown:
+                step_event_record(
+                    learner_id=learner_id,
+                    module_slug=module,
+                    number=number,
+                    kind="section_viewed",
+                    section=kind,
+                )
+        step_event_record(
+            learner_id=learner_id, module_slug=module, number=number, kind="completed"
+        )
+
+
+@login_required
+@require_POST
+def note_save(request: HttpRequest, module: str, number: int) -> HttpResponse:
+    from courses.services.progress import step_notes_put
+    from web.forms import NoteForm
+
+    form = NoteForm(request.POST)
+    step_url = reverse("web:step", args=[module, number])
+    if not form.is_valid():
+        messages.error(request, _("The note could not be saved."))
+        return redirect(step_url)
+    prompt = form.cleaned_data["prompt"]
+    try:
+        step_notes_put(
+            learner_id=request.user.pk,
+            module_slug=module,
+            number=number,
+            notes={prompt: form.cleaned_data["text"]},
+        )
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except DomainError as exc:
+        error_message(request, exc)
+    else:
+        messages.success(request, _("Your notes are saved."))
+    return redirect(f"{step_url}#note-{prompt}")
+
+
+@login_required
+@require_POST
+def quick_check_rate(request: HttpRequest, module: str, number: int, quick_check: int):
+    from quizzes.services.quick_checks import quick_check_rate as rate
+    from web.forms import QuickCheckRatingForm
+
+    form = QuickCheckRatingForm(request.POST)
+    step_url = reverse("web:step", args=[module, number])
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the three ratings."))
+        return redirect(step_url)
+    try:
+        rate(
+            learner_id=request.user.pk,
+            module_slug=module,
+            step_number=number,
+            quick_check_id=quick_check,
+            rating=form.cleaned_data["rating"],
+        )
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    except DomainError as exc:
+        error_message(request, exc)
+    else:
+        messages.success(request, _("Thanks! Your rating is saved."))
+    return redirect(f"{step_url}#quick-check-{quick_check}")

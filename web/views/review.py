@@ -1,0 +1,103 @@
+"""The review session: one due card at a time, reveal, rate 1–4, undo.
+
+Reads ``reviews.selectors`` (due queue with the interval per rating, card faces) and writes with
+``reviews.services.reviewing`` – the same calls as ``/api/v1/reviews/``.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+from django.views.decorators.http import require_POST
+
+from lms.errors import DomainError
+from web.forms import ReviewRatingForm
+from web.views.common import error_message
+
+
+def rating_labels() -> dict[int, str]:
+    return {
+        1: pgettext("review rating", "Again"),
+        2: pgettext("review rating", "Hard"),
+        3: pgettext("review rating", "Good"),
+        4: pgettext("review rating", "Easy"),
+    }
+
+
+@login_required
+def review_session(request: HttpRequest) -> HttpResponse:
+    """The next due card (front, back, a button per rating with its next interval)."""
+    from reviews.selectors import card_faces, due_queue
+
+    queue = due_queue(learner=request.user, at=timezone.now(), limit=1)
+    card = queue.cards[0] if queue.cards else None
+    faces = card_faces(learner_id=request.user.pk, card_id=card.id) if card else None
+    labels = rating_labels()
+    buttons = []
+    if card:
+        buttons = [
+            {"rating": p.rating, "label": labels[p.rating], "seconds": p.seconds}
+            for p in card.intervals
+        ]
+    return render(
+        request,
+        "web/reviews/session.html",
+        {
+            "nav": "review",
+            "queue": queue,
+            "card": card,
+            "faces": faces,
+            "buttons": buttons,
+            # A fresh id per shown card: a double submit of the same form is one review.
+            "client_review_id": uuid.uuid4().hex,
+        },
+    )
+
+
+@login_required
+@require_POST
+def review_rate(request: HttpRequest) -> HttpResponse:
+    from reviews.services.reviewing import review_record
+
+    form = ReviewRatingForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose one of the four ratings."))
+        return redirect("web:review")
+    try:
+        review_record(
+            learner=request.user,
+            card_id=form.cleaned_data["card"],
+            rating=form.cleaned_data["rating"],
+            duration_ms=form.cleaned_data.get("duration_ms"),
+            client_review_id=form.cleaned_data.get("client_review_id") or uuid.uuid4().hex,
+        )
+    except DomainError as exc:
+        error_message(request, exc)
+    else:
+        label = rating_labels()[form.cleaned_data["rating"]]
+        messages.success(request, _("Rated “%(rating)s”.") % {"rating": label})
+    return redirect("web:review")
+
+
+@login_required
+@require_POST
+def review_undo(request: HttpRequest) -> HttpResponse:
+    from reviews.services.reviewing import review_undo as undo
+
+    try:
+        undo(learner=request.user)
+    except DomainError as exc:
+        if exc.code == "nothing_to_undo":
+            messages.info(request, _("There is no review to undo."))
+        else:
+            error_message(request, exc)
+    else:
+        messages.success(request, _("The last review is undone."))
+    return redirect("web:review")
