@@ -1,0 +1,333 @@
+"""Exam items generated from a module's steps: plain Python, deterministic, no Django.
+
+Each step gives four items: "which term matches this description?" and "what does TERM mean?"
+(single choice, four options), and two true/false statements pairing the term with its own
+description and with a close relative's. Distractors are the step's closest relatives by a
+similarity on terms and descriptions (FP16 → FP32, BF16; INT8 → INT4; attention terms together),
+so an item separates learners who know the difference from those who recognise a word.
+
+A step's definition usually begins with the term itself ("FP16 ist 16-Bit-Gleitkomma …"), which
+would give the answer away; items therefore use the *description*: the definition with its
+subject cut off ("… ist 16-Bit-Gleitkomma …").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+TEMPLATE_TERM_FOR_DESCRIPTION = "term-for-description"
+TEMPLATE_DESCRIPTION_FOR_TERM = "description-for-term"
+TEMPLATE_STATEMENT_OWN = "statement-own"
+TEMPLATE_STATEMENT_OTHER = "statement-other"
+
+SINGLE_CHOICE = "single_choice"
+TRUE_FALSE = "true_false"
+OPTION_KEYS = ("a", "b", "c", "d")
+DISTRACTOR_COUNT = 3
+TRUE_FALSE_OPTIONS = (("true", "Richtig"), ("false", "Falsch"))
+
+_ARTICLE = re.compile(r"(?:(?:Der|Die|Das|Ein|Eine)\s+)?")
+# A subject found by the capitalisation heuristic is at most this many words long.
+_MAX_SUBJECT_WORDS = 5
+# Words too common to say two descriptions are related.
+_STOPWORDS = frozenset(
+    """aber alle als auch auf aus bei beim bis damit dann dass dem den der des die dies diese
+    dieser durch eine einem einen einer eines etwa für hat ihre ist kann mehr mit nach nicht
+    noch nur oder ohne sich sie sind sodass statt über und unter viele vom von vor wenn werden
+    wie wird zum zur zwischen darunter eigene eigener""".split()  # noqa: SIM905
+)
+
+
+@dataclass(frozen=True)
+class StepSource:
+    """What the generator needs of a step."""
+
+    id: int
+    slug: str
+    number: int
+    term: str
+    definition: str
+
+
+@dataclass(frozen=True)
+class ItemOption:
+    key: str
+    text: str
+
+
+@dataclass(frozen=True)
+class GeneratedItem:
+    """One generated exam item; ``generator_key`` is its stable identity across regenerations."""
+
+    generator_key: str
+    step_id: int
+    kind: str
+    prompt: str
+    options: tuple[ItemOption, ...]
+    correct_keys: tuple[str, ...]
+    explanation: str
+
+    def options_json(self) -> list[dict[str, str]]:
+        return [{"key": option.key, "text": option.text} for option in self.options]
+
+
+def normalized(text: str) -> str:
+    """Text compared for sameness: case-folded, punctuation and hyphens as single spaces."""
+    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
+def _term_pattern(term: str) -> re.Pattern[str]:
+    tokens = [t for t in re.split(r"[\s\-_]+", term.strip()) if t]
+    joined = r"[\s\-_]+".join(re.escape(t) for t in tokens)
+    return re.compile(rf"(?<!\w){joined}(?![\w-])", re.IGNORECASE)
+
+
+def definition_split(term: str, definition: str) -> tuple[str, str]:
+    """Split a definition into its subject (the term, in any spelling) and the rest.
+
+    Returns ``("", definition)`` when no subject can be found, and ``(subject, "")`` when the
+    definition is nothing but its subject.
+    """
+    text = " ".join(definition.split())
+    article_end = _ARTICLE.match(text).end()
+    body = text[article_end:]
+    match = _term_pattern(term).match(body)
+    if match:
+        subject_end = match.end()
+    else:
+        # Translated subjects ("VRAM-Fragmentierung", "Die NVIDIA-Container-Runtime"): German
+        # nouns and names are capitalised, the verb that follows the subject is not.
+        words = list(re.finditer(r"\S+", body))
+        verb = next(
+            (
+                index
+                for index, word in enumerate(words[1 : _MAX_SUBJECT_WORDS + 1], start=1)
+                if not (word.group()[0].isupper() or word.group()[0].isdigit())
+            ),
+            None,
+        )
+        if verb is None:
+            return "", text  # no verb in sight: better no items than a wrong cut
+        subject_end = words[verb - 1].end()
+    subject = text[: article_end + subject_end].strip()
+    rest = text[article_end + subject_end :].strip()
+    return subject, rest
+
+
+def predicate(step: StepSource) -> str:
+    """The definition without its subject, the step's own term masked wherever it recurs."""
+    _subject, rest = definition_split(step.term, step.definition)
+    return _term_pattern(step.term).sub("…", rest)
+
+
+def description(step: StepSource) -> str:
+    """What a learner sees instead of the definition: '… ist 16-Bit-Gleitkomma …'."""
+    return f"… {predicate(step)}"
+
+
+def _term_tokens(term: str) -> frozenset[str]:
+    return frozenset(t for t in re.split(r"[\W_]+", term.casefold()) if t)
+
+
+def _stems(text: str) -> frozenset[str]:
+    # A six-letter prefix is a crude but deterministic German stem (Speicher/Speicherbedarf).
+    words = re.findall(r"\w+", text.casefold())
+    return frozenset(w[:6] for w in words if len(w) >= 4 and w not in _STOPWORDS)
+
+
+def _code_family(term: str) -> tuple[str, str] | None:
+    """('fp', '16') for format codes such as FP16, BF16, INT8; None for other terms."""
+    match = re.fullmatch(r"([a-z]+)(\d+)", normalized(term).replace(" ", ""))
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _shared_term_tokens(a: StepSource, b: StepSource) -> set[str]:
+    shared = set()
+    for token in _term_tokens(a.term):
+        for other in _term_tokens(b.term):
+            if token == other or (
+                min(len(token), len(other)) >= 5 and (token in other or other in token)
+            ):
+                shared.add(token)
+    return shared
+
+
+def relatedness(a: StepSource, b: StepSource) -> float:
+    """How close a relative ``b`` is of ``a`` (symmetric, higher is closer)."""
+    score = 3.0 * len(_shared_term_tokens(a, b))
+    family_a, family_b = _code_family(a.term), _code_family(b.term)
+    if family_a and family_b:
+        score += 2.0  # both are number formats
+        if family_a[0] == family_b[0]:
+            score += 3.0  # same family: FP16/FP32, INT8/INT4
+        if family_a[1] == family_b[1]:
+            score += 1.5  # same width: FP16/BF16
+    term_a, term_b = normalized(a.term), normalized(b.term)
+    prefix = 0
+    for char_a, char_b in zip(term_a, term_b, strict=False):
+        if char_a != char_b:
+            break
+        prefix += 1
+    if prefix >= 3:
+        score += 1.0
+    stems_a, stems_b = _stems(predicate(a)), _stems(predicate(b))
+    if stems_a and stems_b:
+        score += 4.0 * len(stems_a & stems_b) / len(stems_a | stems_b)
+    if _term_pattern(b.term).search(a.definition) or _term_pattern(a.term).search(b.definition):
+        score += 1.5  # one mentions the other ("… kleinerem Zahlenbereich als FP32")
+    return score
+
+
+def relatives(step: StepSource, steps: Sequence[StepSource]) -> list[StepSource]:
+    """The other steps that can stand beside ``step`` in an item, closest first.
+
+    Steps whose term or description is the same as ``step``'s once normalised are left out: as a
+    distractor they would be the right answer in disguise. Ties go to the nearer step number.
+    """
+    own_term, own_predicate = normalized(step.term), normalized(predicate(step))
+    candidates = [
+        other
+        for other in steps
+        if other.id != step.id
+        and normalized(other.term) != own_term
+        and normalized(predicate(other)) not in ("", own_predicate)
+    ]
+    return sorted(
+        candidates,
+        key=lambda other: (
+            -round(relatedness(step, other), 6),
+            abs(other.number - step.number),
+            other.number,
+        ),
+    )
+
+
+def _distinct(steps: Sequence[StepSource], count: int) -> list[StepSource]:
+    """The first ``count`` steps whose terms and descriptions differ from each other."""
+    chosen: list[StepSource] = []
+    terms: set[str] = set()
+    predicates: set[str] = set()
+    for step in steps:
+        term, pred = normalized(step.term), normalized(predicate(step))
+        if term in terms or pred in predicates:
+            continue
+        chosen.append(step)
+        terms.add(term)
+        predicates.add(pred)
+        if len(chosen) == count:
+            break
+    return chosen
+
+
+def _stable_order(generator_key: str, count: int) -> list[int]:
+    # Where the correct option sits depends on the key only: stable across regenerations and
+    # spread over a, b, c, d, so the key letter tells nothing.
+    seed = int.from_bytes(hashlib.sha256(generator_key.encode()).digest()[:8], "big")
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _choice_item(
+    *, generator_key: str, step: StepSource, prompt: str, texts: list[str], explanation: str
+) -> GeneratedItem:
+    """A single-choice item; ``texts[0]`` is the correct option."""
+    order = _stable_order(generator_key, len(texts))
+    options = tuple(
+        ItemOption(key=OPTION_KEYS[position], text=texts[index])
+        for position, index in enumerate(order)
+    )
+    correct = OPTION_KEYS[order.index(0)]
+    return GeneratedItem(
+        generator_key=generator_key,
+        step_id=step.id,
+        kind=SINGLE_CHOICE,
+        prompt=prompt,
+        options=options,
+        correct_keys=(correct,),
+        explanation=explanation,
+    )
+
+
+def _statement_item(
+    *, generator_key: str, step: StepSource, statement: str, is_true: bool, explanation: str
+) -> GeneratedItem:
+    return GeneratedItem(
+        generator_key=generator_key,
+        step_id=step.id,
+        kind=TRUE_FALSE,
+        prompt=f"Richtig oder falsch?\n„{statement}“",
+        options=tuple(ItemOption(key=key, text=text) for key, text in TRUE_FALSE_OPTIONS),
+        correct_keys=("true" if is_true else "false",),
+        explanation=explanation,
+    )
+
+
+def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedItem]:
+    """The items generated for one step (none when its definition has no usable description)."""
+    own_predicate = predicate(step)
+    if not own_predicate:
+        return []
+    definition_line = f"{step.term}: {' '.join(step.definition.split())} (Schritt {step.number})"
+    related = relatives(step, steps)
+    distractors = _distinct(related, DISTRACTOR_COUNT)
+    items: list[GeneratedItem] = []
+    if len(distractors) == DISTRACTOR_COUNT:
+        key = f"{step.slug}:{TEMPLATE_TERM_FOR_DESCRIPTION}"
+        items.append(
+            _choice_item(
+                generator_key=key,
+                step=step,
+                prompt=f"Welcher Begriff passt zu dieser Beschreibung?\n„{description(step)}“",
+                texts=[step.term, *(other.term for other in distractors)],
+                explanation=definition_line,
+            )
+        )
+        key = f"{step.slug}:{TEMPLATE_DESCRIPTION_FOR_TERM}"
+        items.append(
+            _choice_item(
+                generator_key=key,
+                step=step,
+                prompt=f"Welche Beschreibung passt zu „{step.term}“?",
+                texts=[description(step), *(description(other) for other in distractors)],
+                explanation=definition_line,
+            )
+        )
+    items.append(
+        _statement_item(
+            generator_key=f"{step.slug}:{TEMPLATE_STATEMENT_OWN}",
+            step=step,
+            statement=f"{step.term} {own_predicate}",
+            is_true=True,
+            explanation=f"Richtig. {definition_line}",
+        )
+    )
+    # A relative that shares a word of the term (Model/CPU offloading) may describe a special
+    # case of it, which would make the "false" statement arguable; prefer one that does not.
+    other = next((o for o in related if not _shared_term_tokens(step, o)), None) or next(
+        iter(related), None
+    )
+    if other is not None:
+        items.append(
+            _statement_item(
+                generator_key=f"{step.slug}:{TEMPLATE_STATEMENT_OTHER}",
+                step=step,
+                statement=f"{step.term} {predicate(other)}",
+                is_true=False,
+                explanation=(
+                    f"Falsch: das beschreibt {other.term} (Schritt {other.number}). "
+                    f"{definition_line}"
+                ),
+            )
+        )
+    return items
+
+
+def items_generate(steps: Sequence[StepSource]) -> list[GeneratedItem]:
+    """All generated items of a module's active steps, in step order."""
+    ordered = sorted(steps, key=lambda step: (step.number, step.id))
+    return [item for step in ordered for item in step_items(step, ordered)]

@@ -1,0 +1,228 @@
+"""The exam item generator and the draw: plain Python, no database."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from quizzes.drawing import DrawCandidate, attempt_draw
+from quizzes.generator import (
+    SINGLE_CHOICE,
+    TRUE_FALSE,
+    StepSource,
+    definition_split,
+    description,
+    items_generate,
+    normalized,
+    relatives,
+)
+
+DEFINITIONS = [
+    ("CUDA", "CUDA ist NVIDIAs Programmier- und Laufzeitplattform für allgemeine Berechnungen."),
+    ("CUDA Toolkit", "Das CUDA Toolkit liefert Compiler, Bibliotheken und Diagnosewerkzeuge."),
+    (
+        "CUDA driver",
+        "Der CUDA-fähige NVIDIA-Treiber verbindet Nutzerbibliotheken mit GPU und Kernel.",
+    ),
+    ("CUDA out of memory", "CUDA Out of Memory bedeutet, dass VRAM nicht ausreicht."),
+    ("VRAM fragmentation", "VRAM-Fragmentierung verteilt freien Speicher in zu kleine Blöcke."),
+    ("Model offloading", "Model Offloading verschiebt Modellteile aus dem VRAM in den RAM."),
+    ("CPU offloading", "CPU Offloading hält ausgewählte Gewichte im Hauptspeicher."),
+    ("VAE offloading", "VAE Offloading verschiebt Encoder oder Decoder des VAE auf die CPU."),
+    ("Attention slicing", "Attention Slicing berechnet Attention in kleineren Teilstücken."),
+    (
+        "Memory-efficient attention",
+        "Speichereffiziente Attention vermeidet große Attention-Matrizen.",
+    ),
+    ("FlashAttention", "FlashAttention ist ein IO-bewusster Attention-Kernel."),
+    ("xFormers", "xFormers ist eine Bibliothek optimierter Transformer-Bausteine."),
+    ("FP32", "FP32 ist 32-Bit-Gleitkomma mit hoher Reichweite und Genauigkeit."),
+    ("FP16", "FP16 ist 16-Bit-Gleitkomma mit kleinerem Zahlenbereich als FP32."),
+    ("BF16", "BF16 behält den Exponentenbereich von FP32 bei, mit weniger Mantissenbits."),
+    ("INT8", "INT8 stellt quantisierte Werte mit acht ganzzahligen Bits dar."),
+    ("INT4", "INT4 stellt quantisierte Werte mit vier Bits dar und spart stark Speicher."),
+    ("Batch size", "Batch Size ist die Zahl gleichzeitig verarbeiteter Beispiele."),
+]
+
+
+def make_steps(definitions=DEFINITIONS) -> list[StepSource]:
+    return [
+        StepSource(
+            id=100 + number,
+            slug=normalized(term).replace(" ", "-"),
+            number=number,
+            term=term,
+            definition=definition,
+        )
+        for number, (term, definition) in enumerate(definitions, start=1)
+    ]
+
+
+def by_term(steps, term):
+    return next(step for step in steps if step.term == term)
+
+
+@pytest.mark.parametrize(
+    ("term", "definition", "subject"),
+    [
+        ("FP16", "FP16 ist 16-Bit-Gleitkomma.", "FP16"),
+        ("CUDA Toolkit", "Das CUDA Toolkit liefert Compiler.", "Das CUDA Toolkit"),
+        ("CUDA", "CUDA ist eine Plattform.", "CUDA"),
+        ("CUDA out of memory", "CUDA Out of Memory bedeutet, dass …", "CUDA Out of Memory"),
+        ("GPU passthrough", "GPU-Passthrough übergibt ein Gerät.", "GPU-Passthrough"),
+        ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES filtert IDs.", "NVIDIA_VISIBLE_DEVICES"),
+        # Translated subjects: cut before the first lower-case word (the verb).
+        ("CUDA driver", "Der CUDA-fähige NVIDIA-Treiber lädt.", "Der CUDA-fähige NVIDIA-Treiber"),
+        ("VRAM fragmentation", "VRAM-Fragmentierung verteilt Speicher.", "VRAM-Fragmentierung"),
+        ("Memory-efficient attention", "Sparsame Attention spart X.", "Sparsame Attention"),
+        ("xFormers", "xFormers ist eine Bibliothek.", "xFormers"),
+    ],
+)
+def test_definition_split_finds_the_subject(term, definition, subject):
+    found, rest = definition_split(term, definition)
+    assert found == subject
+    assert rest and definition.endswith(rest)
+
+
+def test_definition_without_a_verb_is_not_split():
+    # Neither the term nor a lower-case verb within reach: better no items than a wrong cut.
+    assert definition_split("TC", "Tensor Core Einheit Matrix GPU Tensor") == (
+        "",
+        "Tensor Core Einheit Matrix GPU Tensor",
+    )
+
+
+def test_description_hides_the_term():
+    steps = make_steps()
+    for step in steps:
+        assert normalized(step.term) not in normalized(description(step)), step.term
+
+
+@pytest.mark.parametrize(
+    ("term", "closest"),
+    [
+        ("FP16", {"FP32", "BF16"}),
+        ("FP32", {"FP16", "BF16"}),
+        ("INT8", {"INT4"}),
+        ("Attention slicing", {"Memory-efficient attention", "FlashAttention"}),
+        ("Model offloading", {"CPU offloading", "VAE offloading"}),
+        ("CUDA", {"CUDA Toolkit", "CUDA driver", "CUDA out of memory"}),
+    ],
+)
+def test_distractors_are_close_relatives(term, closest):
+    steps = make_steps()
+    found = {step.term for step in relatives(by_term(steps, term), steps)[: len(closest)]}
+    assert found == closest
+
+
+def test_every_choice_item_has_four_distinct_options_and_one_correct_answer():
+    steps = make_steps()
+    items = items_generate(steps)
+    choice = [item for item in items if item.kind == SINGLE_CHOICE]
+    assert len(choice) == 2 * len(steps)
+    for item in choice:
+        texts = [normalized(option.text) for option in item.options]
+        assert len(item.options) == 4
+        assert len(set(texts)) == 4, item.generator_key
+        assert [o.key for o in item.options] == ["a", "b", "c", "d"]
+        assert len(item.correct_keys) == 1
+        step = next(s for s in steps if s.id == item.step_id)
+        correct = next(o.text for o in item.options if o.key == item.correct_keys[0])
+        if item.generator_key.endswith("term-for-description"):
+            assert correct == step.term
+            # The prompt must not name the answer.
+            assert normalized(step.term) not in normalized(item.prompt)
+        else:
+            assert correct == description(step)
+
+
+def test_no_distractor_is_the_right_answer_in_disguise():
+    # A second step with the same term spelled differently, and one with the same definition.
+    definitions = [
+        *DEFINITIONS,
+        ("fp-16", "FP16 ist 16-Bit-Gleitkomma mit kleinerem Zahlenbereich als FP32."),
+        (
+            "Halbe Genauigkeit",
+            "Halbe Genauigkeit ist 16-Bit-Gleitkomma mit kleinerem Zahlenbereich als FP32.",
+        ),
+    ]
+    steps = make_steps(definitions)
+    fp16 = by_term(steps, "FP16")
+    for item in items_generate(steps):
+        if item.step_id != fp16.id or item.kind != SINGLE_CHOICE:
+            continue
+        wrong = [normalized(o.text) for o in item.options if o.key not in item.correct_keys]
+        assert "fp 16" not in wrong
+        assert normalized(description(fp16)) not in wrong
+
+
+def test_true_false_statements_pair_own_and_other_definition():
+    steps = make_steps()
+    items = {item.generator_key: item for item in items_generate(steps)}
+    own = items["fp16:statement-own"]
+    other = items["fp16:statement-other"]
+    assert own.kind == other.kind == TRUE_FALSE
+    assert own.correct_keys == ("true",) and other.correct_keys == ("false",)
+    assert "16-Bit-Gleitkomma" in own.prompt
+    assert "16-Bit-Gleitkomma" not in other.prompt and other.prompt.count("FP16") == 1
+    # A relative sharing a word of the term (CPU offloading for Model offloading) could make
+    # the false statement arguable; the generator avoids it.
+    model = items["model-offloading:statement-other"]
+    assert "Hauptspeicher" not in model.prompt and "Encoder" not in model.prompt
+
+
+def test_generation_is_deterministic_whatever_the_input_order():
+    steps = make_steps()
+    shuffled = steps[:]
+    random.Random(7).shuffle(shuffled)
+    assert items_generate(steps) == items_generate(shuffled)
+
+
+def test_correct_option_letter_is_spread():
+    items = [i for i in items_generate(make_steps()) if i.kind == SINGLE_CHOICE]
+    letters = Counter(item.correct_keys[0] for item in items)
+    assert len(letters) == 4 and max(letters.values()) < len(items) / 2
+
+
+def test_few_steps_give_true_false_items_only():
+    steps = make_steps(DEFINITIONS[:3])
+    kinds = Counter(item.kind for item in items_generate(steps))
+    assert kinds == {TRUE_FALSE: 6}
+
+
+def test_draw_is_reproducible_covers_distinct_steps_and_shuffles_options():
+    candidates = [
+        DrawCandidate(
+            item_id=i,
+            step_id=i // 4,
+            kind=TRUE_FALSE if i % 4 > 1 else "single_choice",
+            option_count=2 if i % 4 > 1 else 4,
+        )
+        for i in range(40)
+    ]
+    first = attempt_draw(candidates=candidates, count=10, seed=42)
+    assert first == attempt_draw(candidates=list(reversed(candidates)), count=10, seed=42)
+    assert first != attempt_draw(candidates=candidates, count=10, seed=43)
+    steps = [next(c.step_id for c in candidates if c.item_id == d.item_id) for d in first]
+    assert len(set(steps)) == 10
+    for drawn in first:
+        assert sorted(drawn.option_order) == list(range(len(drawn.option_order)))
+        if len(drawn.option_order) == 2:
+            assert drawn.option_order == (0, 1)  # Richtig/Falsch keep their order
+    orders = {
+        d.option_order
+        for s in range(20)
+        for d in attempt_draw(candidates=candidates, count=10, seed=s)
+    }
+    assert len(orders) > 5  # fmt: skip
+
+
+def test_draw_fills_up_when_there_are_fewer_steps_than_items():
+    candidates = [
+        DrawCandidate(item_id=i, step_id=i % 3, kind=TRUE_FALSE, option_count=2) for i in range(12)
+    ]
+    drawn = attempt_draw(candidates=candidates, count=8, seed=1)
+    assert len(drawn) == 8 and len({d.item_id for d in drawn}) == 8
+    assert len(attempt_draw(candidates=candidates[:5], count=8, seed=1)) == 5

@@ -1,0 +1,177 @@
+"""Grading arithmetic, final grade, review visibility, item statistics, eligibility: no database."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import pytest
+
+from quizzes.eligibility import AttemptState, exam_eligibility
+from quizzes.grading import (
+    ItemResponse,
+    answer_is_correct,
+    attempt_score,
+    final_grade,
+    item_statistics,
+    passes,
+    review_level,
+)
+
+NOW = datetime.datetime(2026, 3, 1, 12, 0, tzinfo=datetime.UTC)
+
+
+@pytest.mark.parametrize(
+    ("correct", "selected", "expected"),
+    [
+        (["a"], ["a"], True),
+        (["a"], ["b"], False),
+        (["a"], None, False),
+        (["a"], [], False),
+        (["a", "c"], ["c", "a"], True),
+        (["a", "c"], ["a"], False),  # multiple choice is all or nothing
+        (["a", "c"], ["a", "b", "c"], False),
+    ],
+)
+def test_answer_is_correct(correct, selected, expected):
+    assert answer_is_correct(correct_keys=correct, selected_keys=selected) is expected
+
+
+def test_attempt_score_rounds_half_up_to_cents():
+    assert attempt_score([True, True, False]).score_percent == Decimal("66.67")
+    assert attempt_score([True, False, False]).score_percent == Decimal("33.33")
+    score = attempt_score([True] * 7 + [False])
+    assert (score.correct_count, score.item_count, score.score_percent) == (7, 8, Decimal("87.50"))
+    assert attempt_score([]).score_percent == Decimal("0.00")
+
+
+def test_pass_mark_is_inclusive():
+    assert passes(score_percent=Decimal("80.00"), pass_mark_percent=Decimal("80"))
+    assert not passes(score_percent=Decimal("79.99"), pass_mark_percent=Decimal("80"))
+
+
+@pytest.mark.parametrize(
+    ("method", "expected"),
+    [("highest", "90"), ("last", "60"), ("first", "50"), ("average", "66.67")],
+)
+def test_final_grade_methods(method, expected):
+    scores = [Decimal(50), Decimal(90), Decimal(60)]
+    assert final_grade(method=method, scores=scores) == Decimal(expected)
+    assert final_grade(method=method, scores=[]) is None
+
+
+def test_unknown_grading_method_raises():
+    with pytest.raises(ValueError):
+        final_grade(method="median", scores=[Decimal(1)])
+
+
+@pytest.mark.parametrize(
+    ("timing", "final_passed", "attempts_left", "shows"),
+    [
+        ("immediately", False, 2, "correct_answers"),
+        ("after_passing", False, 0, "score_only"),
+        ("after_passing", True, 2, "correct_answers"),
+        ("after_last_attempt", False, 1, "score_only"),
+        ("after_last_attempt", False, 0, "correct_answers"),
+        ("after_last_attempt", True, 2, "correct_answers"),
+    ],
+)
+def test_review_level(timing, final_passed, attempts_left, shows):
+    assert (
+        review_level(
+            content="correct_answers",
+            timing=timing,
+            final_passed=final_passed,
+            attempts_left=attempts_left,
+        )
+        == shows
+    )
+    # "score only" never shows more, whenever.
+    assert (
+        review_level(content="score_only", timing=timing, final_passed=True, attempts_left=0)
+        == "score_only"
+    )
+
+
+def response(item, learner, score, correct, number=1):
+    return ItemResponse(
+        item_id=item,
+        learner_id=learner,
+        attempt_number=number,
+        attempt_score=Decimal(score),
+        is_correct=correct,
+    )
+
+
+def test_item_statistics_share_and_discrimination():
+    # Ten learners ranked by score 100, 90, …, 10: the upper and lower groups hold 3 each.
+    responses = []
+    for learner in range(10):
+        score = 100 - 10 * learner
+        # Item 1 separates: the strong get it right, the weak wrong.
+        responses.append(response(1, learner, score, correct=learner < 5))
+        # Item 2 everyone gets right: no discrimination.
+        responses.append(response(2, learner, score, correct=True))
+        # Item 3 is the wrong way round (a miskeyed item): negative discrimination.
+        responses.append(response(3, learner, score, correct=learner >= 7))
+    stats = item_statistics(responses)
+    assert stats[1].answered == 10 and stats[1].correct_share == 0.5
+    assert stats[1].discrimination == 1.0
+    assert stats[2].correct_share == 1.0 and stats[2].discrimination == 0.0
+    assert stats[3].discrimination == -1.0
+
+
+def test_item_statistics_use_each_learners_first_attempt_only():
+    responses = [
+        response(1, 1, 20, correct=False, number=1),
+        response(1, 1, 100, correct=True, number=2),  # a retake after seeing the item
+        response(1, 2, 90, correct=True, number=1),
+    ]
+    stats = item_statistics(responses)
+    assert stats[1].answered == 2 and stats[1].correct_share == 0.5
+    assert stats[1].discrimination == 1.0
+
+
+def test_item_statistics_without_both_groups_have_no_discrimination():
+    stats = item_statistics([response(1, 1, 50, True)])
+    assert stats[1].correct_share == 1.0 and stats[1].discrimination is None
+
+
+def eligibility(**overrides):
+    arguments = {
+        "now": NOW,
+        "enrolled": True,
+        "steps_required": False,
+        "steps_completed": False,
+        "attempts": [],
+        "max_attempts": 3,
+        "wait": datetime.timedelta(0),
+        "final_passed": False,
+    }
+    arguments.update(overrides)
+    return exam_eligibility(**arguments)
+
+
+def codes(result):
+    return [reason.code for reason in result.reasons]
+
+
+def test_eligibility_reasons():
+    assert eligibility().can_start
+    assert codes(eligibility(enrolled=False)) == ["not_enrolled"]
+    assert codes(eligibility(steps_required=True)) == ["steps_incomplete"]
+    assert eligibility(steps_required=True, steps_completed=True).can_start
+    assert codes(eligibility(final_passed=True)) == ["already_passed"]
+    running = [AttemptState(number=1, finalized_at=None)]
+    assert codes(eligibility(attempts=running)) == ["attempt_in_progress"]
+    done = [AttemptState(number=n, finalized_at=NOW) for n in (1, 2, 3)]
+    result = eligibility(attempts=done)
+    assert codes(result) == ["no_attempts_left"] and result.attempts_left == 0
+
+
+def test_eligibility_waiting_time():
+    finished = [AttemptState(number=1, finalized_at=NOW - datetime.timedelta(minutes=30))]
+    waiting = eligibility(attempts=finished, wait=datetime.timedelta(hours=1))
+    assert codes(waiting) == ["waiting"]
+    assert waiting.available_at == NOW + datetime.timedelta(minutes=30)
+    assert eligibility(attempts=finished, wait=datetime.timedelta(minutes=30)).can_start
