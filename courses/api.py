@@ -101,3 +101,31 @@ def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
     return (
         active > 0 and len(completed_step_ids(learner_id=learner_id, module_id=module_id)) == active
     )
+
+
+def module_slugs() -> list[str]:
+    """Every module's slug, in catalogue order."""
+    return list(Module.objects.order_by("series", "number").values_list("slug", flat=True))
+
+
+def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
+    """Lock the learner's enrollment row (``SELECT … FOR UPDATE``) and return its module.
+
+    Call it inside ``transaction.atomic``: it serialises a learner's writes per module (e.g. two
+    exam starts at once). None when the learner is not enrolled or the module does not exist.
+    One query.
+    """
+    row = (
+        Enrollment.objects.select_for_update(of=("self",))
+        .filter(learner_id=learner_id, module__slug=module_slug)
+        .values("module_id", "module__slug", "module__title", "module__header")
+        .first()
+    )
+    if row is None:
+        return None
+    return ModuleData(
+        id=row["module_id"],
+        slug=row["module__slug"],
+        title=row["module__title"],
+        header=row["module__header"],
+    )

@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from quizzes.views import certificate_verify
+
 api_v1 = [
     path("", include("courses.rest.urls")),
     path("", include("accounts.rest.urls")),
@@ -16,6 +18,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("certificates/<str:code>/", certificate_verify, name="certificate-verify"),
     path("", include("reviews.urls")),
     path("", include("web.urls")),
 ]

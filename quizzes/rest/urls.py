@@ -1,3 +1,40 @@
-"""REST routes of the quizzes app."""
+"""REST routes of the quizzes app: quick-check ratings, the exam, certificates."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from quizzes.rest import views
+
+urlpatterns = [
+    path(
+        "modules/<slug:module>/steps/<int:number>/quick-checks/",
+        views.StepQuickCheckListView.as_view(),
+        name="step-quick-check-list",
+    ),
+    path(
+        "modules/<slug:module>/steps/<int:number>/quick-checks/<int:quick_check>/answers/",
+        views.QuickCheckAnswerView.as_view(),
+        name="quick-check-answer",
+    ),
+    path("modules/<slug:module>/exam/", views.ExamOverviewView.as_view(), name="exam-overview"),
+    path(
+        "modules/<slug:module>/exam/attempts/",
+        views.ExamAttemptStartView.as_view(),
+        name="exam-attempt-start",
+    ),
+    path(
+        "exam-attempts/<int:attempt>/",
+        views.ExamAttemptDetailView.as_view(),
+        name="exam-attempt-detail",
+    ),
+    path(
+        "exam-attempts/<int:attempt>/answers/",
+        views.ExamAttemptAnswersView.as_view(),
+        name="exam-attempt-answers",
+    ),
+    path(
+        "exam-attempts/<int:attempt>/submit/",
+        views.ExamAttemptSubmitView.as_view(),
+        name="exam-attempt-submit",
+    ),
+    path("certificates/", views.CertificateListView.as_view(), name="certificate-list"),
+]

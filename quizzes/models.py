@@ -1,0 +1,365 @@
+"""Quick-check self-ratings, the exam item bank, exam policy, attempts, results and certificates.
+
+An attempt copies every item it shows (prompt, options in the order shown, correct keys,
+explanation) into its own rows, so editing or regenerating the bank never changes a past attempt.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+
+
+class QuickCheckRating(models.Model):
+    """A learner's latest self-rating of one quick check (one row per learner and quick check)."""
+
+    class Rating(models.TextChoices):
+        KNEW = "knew", "knew it"
+        PARTLY = "partly", "partly"
+        NOT_YET = "not_yet", "not yet"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quick_check_ratings"
+    )
+    quick_check = models.ForeignKey(
+        "courses.QuickCheck", on_delete=models.CASCADE, related_name="ratings"
+    )
+    # The step where the learner last rated it (a generic quick check is shown by many steps).
+    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="+")
+    rating = models.CharField(max_length=10, choices=Rating.choices)
+    times_rated = models.PositiveIntegerField(default=1)
+    first_rated_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "quick_check"], name="quickcheckrating_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(rating__in=["knew", "partly", "not_yet"]),
+                name="quickcheckrating_rating_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}/{self.quick_check_id}: {self.rating}"
+
+
+class QuickCheckRatingEvent(models.Model):
+    """Every self-rating as it happened (the history behind ``QuickCheckRating``)."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    quick_check = models.ForeignKey(
+        "courses.QuickCheck", on_delete=models.CASCADE, related_name="+"
+    )
+    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="+")
+    rating = models.CharField(max_length=10, choices=QuickCheckRating.Rating.choices)
+    rated_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["learner", "quick_check", "rated_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}/{self.quick_check_id}: {self.rating} at {self.rated_at}"
+
+
+class ExamItem(models.Model):
+    """One question of a module's exam bank: generated from the content or hand-written."""
+
+    class Kind(models.TextChoices):
+        SINGLE_CHOICE = "single_choice", "single choice"
+        MULTIPLE_CHOICE = "multiple_choice", "multiple choice"
+        TRUE_FALSE = "true_false", "true/false"
+
+    class Origin(models.TextChoices):
+        GENERATED = "generated", "generated from the content"
+        HAND_WRITTEN = "hand_written", "hand-written"
+
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    prompt = models.TextField()
+    options = models.JSONField(help_text='[{"key": "a", "text": "..."}, ...]')
+    correct_keys = models.JSONField(help_text='The keys of the correct options, e.g. ["b"].')
+    explanation = models.TextField(blank=True)
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN)
+    # Stable identity of a generated item ("<step slug>:<template>"): regeneration updates the
+    # row with the same key in place. Empty for hand-written items.
+    generator_key = models.CharField(max_length=200, null=True, blank=True, editable=False)
+    # Admin switch: an inactive item is never drawn. Regeneration never changes it.
+    is_active = models.BooleanField(default=True)
+    # Set by regeneration when the generator no longer produces the item (its step was retired).
+    is_retired = models.BooleanField(default=False, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["module", "step", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["module", "generator_key"],
+                condition=Q(generator_key__isnull=False),
+                name="examitem_generator_key_unique",
+            ),
+            models.CheckConstraint(
+                condition=(Q(origin="generated") & Q(generator_key__isnull=False))
+                | (Q(origin="hand_written") & Q(generator_key__isnull=True)),
+                name="examitem_generated_has_key",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["single_choice", "multiple_choice", "true_false"]),
+                name="examitem_kind_known",
+            ),
+        ]
+        indexes = [models.Index(fields=["module", "is_active", "is_retired"])]
+
+    def clean(self) -> None:
+        """The options and correct keys must fit the kind (admin forms call this)."""
+        errors = exam_item_shape_errors(
+            kind=self.kind, options=self.options, correct_keys=self.correct_keys
+        )
+        if errors:
+            raise ValidationError({"options": errors})
+
+    def __str__(self) -> str:
+        return self.prompt[:80]
+
+
+def exam_item_shape_errors(*, kind: str, options, correct_keys) -> list[str]:
+    """What is wrong with an item's options/correct keys for its kind (empty list: fine)."""
+    errors: list[str] = []
+    if not isinstance(options, list) or not all(
+        isinstance(o, dict)
+        and isinstance(o.get("key"), str)
+        and o["key"]
+        and isinstance(o.get("text"), str)
+        and o["text"].strip()
+        for o in options
+    ):
+        return ['Options must be a list of {"key": "...", "text": "..."} with non-empty values.']
+    keys = [o["key"] for o in options]
+    if len(set(keys)) != len(keys):
+        errors.append("Option keys must be distinct.")
+    texts = [" ".join(o["text"].casefold().split()) for o in options]
+    if len(set(texts)) != len(texts):
+        errors.append("Option texts must be distinct.")
+    if not isinstance(correct_keys, list) or not all(isinstance(k, str) for k in correct_keys):
+        return [*errors, "Correct keys must be a list of option keys."]
+    if not set(correct_keys) <= set(keys) or len(set(correct_keys)) != len(correct_keys):
+        errors.append("Every correct key must be one of the option keys, once.")
+    if kind == ExamItem.Kind.TRUE_FALSE and sorted(keys) != ["false", "true"]:
+        errors.append('A true/false item has exactly the options "true" and "false".')
+    if kind in (ExamItem.Kind.SINGLE_CHOICE, ExamItem.Kind.TRUE_FALSE) and len(correct_keys) != 1:
+        errors.append("This kind has exactly one correct key.")
+    if kind == ExamItem.Kind.MULTIPLE_CHOICE and not correct_keys:
+        errors.append("A multiple-choice item needs at least one correct key.")
+    if kind != ExamItem.Kind.TRUE_FALSE and len(keys) < 2:
+        errors.append("A choice item needs at least two options.")
+    return errors
+
+
+class ExamPolicy(models.Model):
+    """How a module's exam runs; created with the defaults on first use, edited in the admin."""
+
+    class GradingMethod(models.TextChoices):
+        HIGHEST = "highest", "highest attempt"
+        LAST = "last", "last attempt"
+        FIRST = "first", "first attempt"
+        AVERAGE = "average", "average of all attempts"
+
+    class ReviewContent(models.TextChoices):
+        SCORE_ONLY = "score_only", "score only"
+        CORRECTNESS = "correctness", "correctness per item"
+        CORRECT_ANSWERS = "correct_answers", "correctness and the correct answers"
+
+    class ReviewTiming(models.TextChoices):
+        IMMEDIATELY = "immediately", "immediately after the attempt"
+        AFTER_PASSING = "after_passing", "once the learner has passed"
+        AFTER_LAST_ATTEMPT = "after_last_attempt", "once no attempt is left (or passed)"
+
+    module = models.OneToOneField("courses.Module", on_delete=models.CASCADE, related_name="+")
+    items_per_attempt = models.PositiveSmallIntegerField(
+        default=10, validators=[MinValueValidator(1), MaxValueValidator(200)]
+    )
+    time_limit_minutes = models.PositiveSmallIntegerField(
+        default=20, validators=[MinValueValidator(1), MaxValueValidator(600)]
+    )
+    pass_mark_percent = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("80.00"),
+        validators=[MinValueValidator(Decimal(0)), MaxValueValidator(Decimal(100))],
+    )
+    max_attempts = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
+    wait_between_attempts_minutes = models.PositiveIntegerField(
+        default=0, help_text="Minutes between finishing an attempt and starting the next."
+    )
+    grading_method = models.CharField(
+        max_length=10, choices=GradingMethod.choices, default=GradingMethod.HIGHEST
+    )
+    review_content = models.CharField(
+        max_length=20, choices=ReviewContent.choices, default=ReviewContent.CORRECTNESS
+    )
+    review_timing = models.CharField(
+        max_length=20, choices=ReviewTiming.choices, default=ReviewTiming.AFTER_LAST_ATTEMPT
+    )
+    requires_all_steps_completed = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "exam policies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(items_per_attempt__gte=1), name="exampolicy_items_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(time_limit_minutes__gte=1), name="exampolicy_time_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(max_attempts__gte=1), name="exampolicy_attempts_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(pass_mark_percent__gte=0) & Q(pass_mark_percent__lte=100),
+                name="exampolicy_pass_mark_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"exam policy of module {self.module_id}"
+
+
+class ExamAttempt(models.Model):
+    """One try at a module's exam. It is finalized once it has its ``ExamResult``."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exam_attempts"
+    )
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    policy = models.ForeignKey(ExamPolicy, on_delete=models.PROTECT, related_name="attempts")
+    number = models.PositiveSmallIntegerField(help_text="1 for the learner's first attempt.")
+    # Seed of the draw and of the option order: the attempt can be reproduced from it.
+    seed = models.BigIntegerField()
+    item_count = models.PositiveSmallIntegerField()
+    # Graded with the pass mark in force when the attempt started.
+    pass_mark_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    started_at = models.DateTimeField()
+    deadline_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["learner", "module", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "module", "number"], name="examattempt_number_unique"
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="examattempt_number_positive"),
+            models.CheckConstraint(
+                condition=Q(deadline_at__gt=models.F("started_at")),
+                name="examattempt_deadline_after_start",
+            ),
+        ]
+        indexes = [models.Index(fields=["deadline_at"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of learner {self.learner_id} in module {self.module_id}"
+
+
+class ExamAttemptItem(models.Model):
+    """An item as one attempt showed it (a snapshot), with the learner's saved answer."""
+
+    attempt = models.ForeignKey(ExamAttempt, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    item = models.ForeignKey(
+        ExamItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempt_items"
+    )
+    kind = models.CharField(max_length=20, choices=ExamItem.Kind.choices)
+    prompt = models.TextField()
+    options = models.JSONField(help_text="The options in the order this attempt showed them.")
+    correct_keys = models.JSONField()
+    explanation = models.TextField(blank=True)
+    selected_keys = models.JSONField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    # Set when the attempt is finalized.
+    is_correct = models.BooleanField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["attempt", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "position"], name="examattemptitem_position_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}#{self.position}"
+
+
+class ExamResult(models.Model):
+    """The one graded result of an attempt: the OneToOne key makes a second grading impossible."""
+
+    class Reason(models.TextChoices):
+        SUBMITTED = "submitted", "submitted by the learner"
+        EXPIRED = "expired", "finalized after the deadline"
+
+    attempt = models.OneToOneField(ExamAttempt, on_delete=models.CASCADE, related_name="result")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    score_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    correct_count = models.PositiveSmallIntegerField()
+    item_count = models.PositiveSmallIntegerField()
+    passed = models.BooleanField()
+    reason = models.CharField(max_length=10, choices=Reason.choices)
+    finalized_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(score_percent__gte=0) & Q(score_percent__lte=100),
+                name="examresult_score_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(correct_count__lte=models.F("item_count")),
+                name="examresult_correct_le_items",
+            ),
+        ]
+        indexes = [models.Index(fields=["module", "learner"])]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}: {self.score_percent}%"
+
+
+class Certificate(models.Model):
+    """Proof that a learner passed a module's exam; anyone with the code can verify it."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="certificates"
+    )
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    attempt = models.OneToOneField(ExamAttempt, on_delete=models.PROTECT, related_name="+")
+    # secrets.token_urlsafe: unguessable, so the public page cannot be enumerated.
+    code = models.CharField(max_length=64, unique=True)
+    # Snapshots at issue: the certificate states what was true when it was issued.
+    learner_name = models.CharField(max_length=200)
+    score_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    issued_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "module"], name="certificate_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"certificate {self.code[:6]}… for learner {self.learner_id}"

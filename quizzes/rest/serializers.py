@@ -1,0 +1,191 @@
+"""Input and output shapes of the quizzes API. Every serializer lists its fields.
+
+The learner-facing item serializer has no field for correct keys, correctness or explanations;
+those exist only on ``ReviewItemSerializer``, which is filled once the review policy allows.
+"""
+
+from rest_framework import serializers
+
+from quizzes.models import ExamPolicy, QuickCheckRating
+
+MAX_ANSWERS_PER_REQUEST = 500
+MAX_KEYS_PER_ANSWER = 26
+
+
+class RatingInputSerializer(serializers.Serializer):
+    rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices)
+
+
+class QuickCheckRatingSerializer(serializers.Serializer):
+    quick_check = serializers.IntegerField(source="quick_check_id")
+    step = serializers.IntegerField(source="step_id")
+    rating = serializers.CharField()
+    times_rated = serializers.IntegerField()
+    first_rated_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class StepQuickCheckSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices, allow_null=True)
+    rated_at = serializers.DateTimeField(allow_null=True)
+    times_rated = serializers.IntegerField()
+
+
+class PolicySerializer(serializers.Serializer):
+    items_per_attempt = serializers.IntegerField()
+    time_limit_minutes = serializers.IntegerField()
+    pass_mark_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    max_attempts = serializers.IntegerField()
+    wait_between_attempts_minutes = serializers.IntegerField()
+    grading_method = serializers.ChoiceField(choices=ExamPolicy.GradingMethod.choices)
+    review_content = serializers.ChoiceField(choices=ExamPolicy.ReviewContent.choices)
+    review_timing = serializers.ChoiceField(choices=ExamPolicy.ReviewTiming.choices)
+    requires_all_steps_completed = serializers.BooleanField()
+    answer_grace_seconds = serializers.IntegerField()
+
+
+class ReasonSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class EligibilitySerializer(serializers.Serializer):
+    can_start = serializers.BooleanField()
+    reasons = ReasonSerializer(many=True)
+    available_at = serializers.DateTimeField(allow_null=True)
+    attempts_used = serializers.IntegerField()
+    attempts_left = serializers.IntegerField()
+
+
+class AttemptSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    deadline_at = serializers.DateTimeField()
+    finalized = serializers.BooleanField()
+    finalized_at = serializers.DateTimeField(allow_null=True)
+    score_percent = serializers.DecimalField(max_digits=5, decimal_places=2, allow_null=True)
+    passed = serializers.BooleanField(allow_null=True)
+
+
+class FinalGradeSerializer(serializers.Serializer):
+    grading_method = serializers.ChoiceField(choices=ExamPolicy.GradingMethod.choices)
+    score_percent = serializers.DecimalField(max_digits=5, decimal_places=2, allow_null=True)
+    passed = serializers.BooleanField()
+
+
+class CertificateLinkSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    url = serializers.URLField()
+
+
+class ExamOverviewSerializer(serializers.Serializer):
+    module = serializers.CharField()
+    title = serializers.CharField()
+    policy = PolicySerializer()
+    eligibility = EligibilitySerializer()
+    attempt_in_progress = serializers.IntegerField(allow_null=True)
+    attempts = AttemptSummarySerializer(many=True)
+    final_grade = FinalGradeSerializer()
+    certificate = CertificateLinkSerializer(allow_null=True)
+
+
+class OptionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    text = serializers.CharField()
+
+
+class AttemptItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    kind = serializers.CharField()
+    prompt = serializers.CharField()
+    options = OptionSerializer(many=True)
+    selected_keys = serializers.ListField(child=serializers.CharField())
+
+
+class ReviewItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    selected_keys = serializers.ListField(child=serializers.CharField())
+    is_correct = serializers.BooleanField()
+    score = serializers.IntegerField(help_text="1 for a correct item, 0 otherwise.")
+    # Only with review content "correct_answers"; absent otherwise.
+    correct_keys = serializers.ListField(child=serializers.CharField(), required=False)
+    explanation = serializers.CharField(required=False)
+
+
+class ReviewInfoSerializer(serializers.Serializer):
+    # A plain string (one of the review_content values): a second enum of the same choices
+    # under another name would split the schema's enum.
+    shows = serializers.CharField(
+        help_text=(
+            "What this response shows now: score_only, correctness or correct_answers; "
+            "score_only until the policy's moment comes."
+        )
+    )
+    review_content = serializers.ChoiceField(choices=ExamPolicy.ReviewContent.choices)
+    review_timing = serializers.ChoiceField(choices=ExamPolicy.ReviewTiming.choices)
+
+
+class ResultSerializer(serializers.Serializer):
+    attempt = serializers.IntegerField()
+    score_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    passed = serializers.BooleanField()
+    correct_count = serializers.IntegerField()
+    item_count = serializers.IntegerField()
+    reason = serializers.CharField()
+    finalized_at = serializers.DateTimeField()
+    review = ReviewInfoSerializer()
+    items = ReviewItemSerializer(many=True, allow_null=True)
+    final_grade = FinalGradeSerializer()
+    certificate = CertificateLinkSerializer(allow_null=True)
+
+
+class AttemptSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    module = serializers.CharField()
+    number = serializers.IntegerField()
+    started_at = serializers.DateTimeField()
+    deadline_at = serializers.DateTimeField()
+    seconds_left = serializers.IntegerField()
+    finalized = serializers.BooleanField()
+    item_count = serializers.IntegerField()
+    answered_count = serializers.IntegerField()
+    items = AttemptItemSerializer(many=True)
+    result = ResultSerializer(allow_null=True)
+
+
+class AnswerInputSerializer(serializers.Serializer):
+    item = serializers.IntegerField(help_text="The attempt item's id.")
+    selected = serializers.ListField(
+        child=serializers.CharField(max_length=32),
+        max_length=MAX_KEYS_PER_ANSWER,
+        help_text="Option keys; [] clears the answer.",
+    )
+
+
+class AnswersInputSerializer(serializers.Serializer):
+    answers = AnswerInputSerializer(many=True, max_length=MAX_ANSWERS_PER_REQUEST)
+
+
+class SavedAnswersSerializer(serializers.Serializer):
+    attempt = serializers.IntegerField()
+    saved_count = serializers.IntegerField()
+    answered_count = serializers.IntegerField()
+    saved_at = serializers.DateTimeField()
+    seconds_left = serializers.IntegerField()
+
+
+class CertificateSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    url = serializers.URLField()
+    module = serializers.CharField()
+    module_title = serializers.CharField()
+    learner_name = serializers.CharField()
+    score_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    issued_at = serializers.DateTimeField()

@@ -1,0 +1,182 @@
+"""Quick checks, exam and certificates over REST: thin views, one service or selector each.
+
+Everything here needs a logged-in learner (the default permission); another learner's attempt
+is a 404, never a 403, so attempt ids reveal nothing.
+"""
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from quizzes import selectors
+from quizzes.rest.serializers import (
+    AnswersInputSerializer,
+    AttemptSerializer,
+    CertificateSerializer,
+    ExamOverviewSerializer,
+    QuickCheckRatingSerializer,
+    RatingInputSerializer,
+    ResultSerializer,
+    SavedAnswersSerializer,
+    StepQuickCheckSerializer,
+)
+from quizzes.services.attempts import (
+    exam_attempt_answers_save,
+    exam_attempt_finalize,
+    exam_attempt_start,
+)
+from quizzes.services.quick_checks import quick_check_rate
+
+_ERRORS = {
+    400: OpenApiResponse(description="Invalid input (the one error shape)"),
+    404: OpenApiResponse(description="Not found (also: another learner's attempt)"),
+    409: OpenApiResponse(description="Not possible now; error.code and detail say why"),
+}
+
+
+class StepQuickCheckListView(APIView):
+    """The step's quick checks with my latest self-rating of each."""
+
+    @extend_schema(responses={200: StepQuickCheckSerializer(many=True), 404: _ERRORS[404]})
+    def get(self, request, module: str, number: int):
+        rows = selectors.quick_check_ratings_for_step(
+            learner_id=request.user.pk, module_slug=module, step_number=number
+        )
+        return Response(StepQuickCheckSerializer(rows, many=True).data)
+
+
+class QuickCheckAnswerView(APIView):
+    """Rate myself on a quick check after revealing its answer (knew / partly / not_yet)."""
+
+    @extend_schema(
+        request=RatingInputSerializer,
+        responses={
+            200: QuickCheckRatingSerializer,
+            201: QuickCheckRatingSerializer,
+            400: _ERRORS[400],
+            404: _ERRORS[404],
+        },
+    )
+    def post(self, request, module: str, number: int, quick_check: int):
+        data = RatingInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        outcome = quick_check_rate(
+            learner_id=request.user.pk,
+            module_slug=module,
+            step_number=number,
+            quick_check_id=quick_check,
+            rating=data.validated_data["rating"],
+        )
+        return Response(
+            QuickCheckRatingSerializer(outcome.rating).data,
+            status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK,
+        )
+
+
+class ExamOverviewView(APIView):
+    """The module's exam: policy, whether I may start and why not, my attempts and grade."""
+
+    @extend_schema(responses={200: ExamOverviewSerializer, 404: _ERRORS[404]})
+    def get(self, request, module: str):
+        overview = selectors.exam_overview(learner_id=request.user.pk, module_slug=module)
+        return Response(ExamOverviewSerializer(overview).data)
+
+
+class _ExamWriteView(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "exam"
+
+
+class ExamAttemptStartView(_ExamWriteView):
+    """Start an attempt: the server draws the items and sets the deadline from its clock."""
+
+    @extend_schema(
+        request=None,
+        responses={201: AttemptSerializer, 404: _ERRORS[404], 409: _ERRORS[409]},
+    )
+    def post(self, request, module: str):
+        started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
+        body = selectors.attempt_view(
+            attempt=started.attempt,
+            module_slug=started.module_slug,
+            items=started.items,
+            result=None,
+            now=timezone.now(),
+        )
+        return Response(AttemptSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class ExamAttemptDetailView(APIView):
+    """My attempt: items and options, saved answers, time left; the result once finalized."""
+
+    @extend_schema(responses={200: AttemptSerializer, 404: _ERRORS[404]})
+    def get(self, request, attempt: int):
+        body = selectors.exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+        return Response(AttemptSerializer(body).data)
+
+
+class ExamAttemptAnswersView(_ExamWriteView):
+    """Save some or all answers (autosave). All or nothing per request."""
+
+    @extend_schema(
+        request=AnswersInputSerializer,
+        responses={
+            200: SavedAnswersSerializer,
+            400: _ERRORS[400],
+            404: _ERRORS[404],
+            409: _ERRORS[409],
+        },
+    )
+    def put(self, request, attempt: int):
+        data = AnswersInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        now = timezone.now()
+        saved = exam_attempt_answers_save(
+            learner_id=request.user.pk,
+            attempt_id=attempt,
+            answers=data.validated_data["answers"],
+            now=now,
+        )
+        body = {
+            "attempt": saved.attempt.pk,
+            "saved_count": saved.saved_count,
+            "answered_count": saved.answered_count,
+            "saved_at": saved.saved_at,
+            "seconds_left": max(0, int((saved.attempt.deadline_at - now).total_seconds())),
+        }
+        return Response(SavedAnswersSerializer(body).data)
+
+
+class ExamAttemptSubmitView(_ExamWriteView):
+    """Submit: graded on the server from the saved answers; again: the same result."""
+
+    @extend_schema(request=None, responses={200: ResultSerializer, 404: _ERRORS[404]})
+    def post(self, request, attempt: int):
+        # Whatever the body holds (scores, correctness) is deliberately never read.
+        done = exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        result = selectors.attempt_result_view(
+            attempt=next(a for a in done.attempts if a.pk == done.attempt.pk),
+            policy=done.attempt.policy,
+            items=done.items,
+            attempts=done.attempts,
+            certificate_code=done.certificate_code,
+        )
+        return Response(ResultSerializer(result).data)
+
+
+class CertificateListView(generics.ListAPIView):
+    """My certificates, newest first."""
+
+    serializer_class = CertificateSerializer
+
+    def get_queryset(self):
+        return selectors.certificate_list(learner_id=self.request.user.pk)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(
+            CertificateSerializer(selectors.certificates_view(page), many=True).data
+        )

@@ -1,0 +1,393 @@
+"""Reads of the quizzes app, shaped for the API, the certificate page and the admin.
+
+What a learner sees of an attempt is decided here, in one place (``attempt_result_view``): the
+correct keys, per-item correctness and explanations leave the server only once the attempt is
+finalized and the review policy allows it.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from courses import api as courses_api
+from lms.errors import NotFound
+from quizzes.eligibility import exam_eligibility
+from quizzes.grading import (
+    CORRECT_ANSWERS,
+    CORRECTNESS,
+    ItemResponse,
+    item_statistics,
+    review_level,
+)
+from quizzes.models import (
+    Certificate,
+    ExamAttempt,
+    ExamAttemptItem,
+    ExamItem,
+    ExamPolicy,
+    QuickCheckRating,
+)
+from quizzes.services.attempts import (
+    ANSWER_GRACE,
+    attempt_is_finalized,
+    attempt_states,
+    final_score,
+    learner_attempts,
+)
+from quizzes.services.items import exam_policy_get
+
+
+def certificate_url(code: str) -> str:
+    return settings.SITE_URL + reverse("certificate-verify", args=[code])
+
+
+def _seconds_left(attempt: ExamAttempt, now: datetime.datetime) -> int:
+    return max(0, int((attempt.deadline_at - now).total_seconds()))
+
+
+def policy_view(policy: ExamPolicy) -> dict:
+    return {
+        "items_per_attempt": policy.items_per_attempt,
+        "time_limit_minutes": policy.time_limit_minutes,
+        "pass_mark_percent": policy.pass_mark_percent,
+        "max_attempts": policy.max_attempts,
+        "wait_between_attempts_minutes": policy.wait_between_attempts_minutes,
+        "grading_method": policy.grading_method,
+        "review_content": policy.review_content,
+        "review_timing": policy.review_timing,
+        "requires_all_steps_completed": policy.requires_all_steps_completed,
+        "answer_grace_seconds": int(ANSWER_GRACE.total_seconds()),
+    }
+
+
+def attempt_summary(attempt: ExamAttempt) -> dict:
+    result = attempt.result if attempt_is_finalized(attempt) else None
+    return {
+        "id": attempt.pk,
+        "number": attempt.number,
+        "started_at": attempt.started_at,
+        "deadline_at": attempt.deadline_at,
+        "finalized": result is not None,
+        "finalized_at": result.finalized_at if result else None,
+        "score_percent": result.score_percent if result else None,
+        "passed": result.passed if result else None,
+    }
+
+
+def _certificate_view(code: str | None) -> dict | None:
+    return {"code": code, "url": certificate_url(code)} if code else None
+
+
+def attempt_result_view(
+    *,
+    attempt: ExamAttempt,
+    policy: ExamPolicy,
+    items: Sequence[ExamAttemptItem],
+    attempts: Sequence[ExamAttempt],
+    certificate_code: str | None,
+) -> dict:
+    """The result of a finalized attempt as the review policy lets the learner see it now."""
+    result = attempt.result
+    grade, final_passed = final_score(policy=policy, attempts=attempts)
+    level = review_level(
+        content=policy.review_content,
+        timing=policy.review_timing,
+        final_passed=final_passed,
+        attempts_left=policy.max_attempts - len(attempts),
+    )
+    review_items = None
+    if level in (CORRECTNESS, CORRECT_ANSWERS):
+        review_items = []
+        for item in items:
+            entry = {
+                "id": item.pk,
+                "position": item.position,
+                "selected_keys": item.selected_keys or [],
+                "is_correct": bool(item.is_correct),
+                "score": 1 if item.is_correct else 0,
+            }
+            if level == CORRECT_ANSWERS:
+                entry["correct_keys"] = list(item.correct_keys)
+                entry["explanation"] = item.explanation
+            review_items.append(entry)
+    return {
+        "attempt": attempt.pk,
+        "score_percent": result.score_percent,
+        "passed": result.passed,
+        "correct_count": result.correct_count,
+        "item_count": result.item_count,
+        "reason": result.reason,
+        "finalized_at": result.finalized_at,
+        "review": {
+            "shows": level,
+            "review_content": policy.review_content,
+            "review_timing": policy.review_timing,
+        },
+        "items": review_items,
+        "final_grade": {
+            "grading_method": policy.grading_method,
+            "score_percent": grade,
+            "passed": final_passed,
+        },
+        "certificate": _certificate_view(certificate_code),
+    }
+
+
+def attempt_items_view(items: Iterable[ExamAttemptItem]) -> list[dict]:
+    """Items as the learner answers them: never the correct keys, correctness or explanation."""
+    return [
+        {
+            "id": item.pk,
+            "position": item.position,
+            "kind": item.kind,
+            "prompt": item.prompt,
+            "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
+            "selected_keys": item.selected_keys or [],
+        }
+        for item in items
+    ]
+
+
+def attempt_view(
+    *,
+    attempt: ExamAttempt,
+    module_slug: str,
+    items: Sequence[ExamAttemptItem],
+    result: dict | None,
+    now: datetime.datetime,
+) -> dict:
+    finalized = result is not None
+    return {
+        "id": attempt.pk,
+        "module": module_slug,
+        "number": attempt.number,
+        "started_at": attempt.started_at,
+        "deadline_at": attempt.deadline_at,
+        "seconds_left": 0 if finalized else _seconds_left(attempt, now),
+        "finalized": finalized,
+        "item_count": len(items),
+        "answered_count": sum(1 for item in items if item.selected_keys),
+        "items": attempt_items_view(items),
+        "result": result,
+    }
+
+
+def exam_attempt_get(
+    *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
+) -> dict:
+    """One of the learner's attempts with its items and saved answers (another's: 404)."""
+    now = now or timezone.now()
+    attempt = (
+        ExamAttempt.objects.select_related("policy", "result")
+        .filter(pk=attempt_id, learner_id=learner_id)
+        .first()
+    )
+    if attempt is None:
+        raise NotFound("There is no such exam attempt.", code="attempt_not_found")
+    items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
+    module = courses_api.modules_by_ids([attempt.module_id])[attempt.module_id]
+    result = None
+    if attempt_is_finalized(attempt):
+        attempts = list(learner_attempts(learner_id=learner_id, module_id=attempt.module_id))
+        result = attempt_result_view(
+            attempt=attempt,
+            policy=attempt.policy,
+            items=items,
+            attempts=attempts,
+            certificate_code=attempts[0].certificate_code,
+        )
+    return attempt_view(
+        attempt=attempt, module_slug=module.slug, items=items, result=result, now=now
+    )
+
+
+def exam_overview(
+    *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
+) -> dict:
+    """The module's exam for the learner: policy, eligibility, attempts, final grade."""
+    now = now or timezone.now()
+    module = courses_api.module_by_slug(module_slug)
+    policy = exam_policy_get(module_id=module.id)
+    enrolled = courses_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
+    attempts = list(learner_attempts(learner_id=learner_id, module_id=module.id))
+    grade, passed = final_score(policy=policy, attempts=attempts)
+    eligibility = exam_eligibility(
+        now=now,
+        enrolled=enrolled,
+        steps_required=policy.requires_all_steps_completed,
+        steps_completed=(
+            courses_api.all_steps_completed(learner_id=learner_id, module_id=module.id)
+            if policy.requires_all_steps_completed
+            else True
+        ),
+        attempts=attempt_states(attempts),
+        max_attempts=policy.max_attempts,
+        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
+        final_passed=passed,
+    )
+    in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
+    return {
+        "module": module.slug,
+        "title": module.title,
+        "policy": policy_view(policy),
+        "eligibility": {
+            "can_start": eligibility.can_start,
+            "reasons": [{"code": r.code, "message": r.message} for r in eligibility.reasons],
+            "available_at": eligibility.available_at,
+            "attempts_used": eligibility.attempts_used,
+            "attempts_left": eligibility.attempts_left,
+        },
+        "attempt_in_progress": in_progress.pk if in_progress else None,
+        "attempts": [attempt_summary(a) for a in attempts],
+        "final_grade": {
+            "grading_method": policy.grading_method,
+            "score_percent": grade,
+            "passed": passed,
+        },
+        "certificate": _certificate_view(attempts[0].certificate_code if attempts else None),
+    }
+
+
+def quick_check_ratings_for_step(
+    *, learner_id: int, module_slug: str, step_number: int
+) -> list[dict]:
+    """The step's quick checks in order, each with the learner's latest rating (or none)."""
+    step = courses_api.step_by_number(module_slug, step_number)
+    quick_checks = courses_api.step_quick_checks(step.id)
+    ratings = {
+        row.quick_check_id: row
+        for row in QuickCheckRating.objects.filter(
+            learner_id=learner_id, quick_check_id__in=[qc.id for qc in quick_checks]
+        )
+    }
+    return [
+        {
+            "id": qc.id,
+            "position": position,
+            "question": qc.question,
+            "answer": qc.answer,
+            "rating": ratings[qc.id].rating if qc.id in ratings else None,
+            "rated_at": ratings[qc.id].updated_at if qc.id in ratings else None,
+            "times_rated": ratings[qc.id].times_rated if qc.id in ratings else 0,
+        }
+        for position, qc in enumerate(quick_checks, start=1)
+    ]
+
+
+def certificate_list(*, learner_id: int) -> QuerySet[Certificate]:
+    return Certificate.objects.filter(learner_id=learner_id).order_by("-issued_at", "-id")
+
+
+def certificates_view(certificates: Sequence[Certificate]) -> list[dict]:
+    """Certificates with their module: one query for all the modules."""
+    modules = courses_api.modules_by_ids({c.module_id for c in certificates})
+    return [
+        {
+            "code": c.code,
+            "url": certificate_url(c.code),
+            "module": modules[c.module_id].slug,
+            "module_title": modules[c.module_id].title,
+            "learner_name": c.learner_name,
+            "score_percent": c.score_percent,
+            "issued_at": c.issued_at,
+        }
+        for c in certificates
+    ]
+
+
+def certificate_by_code(*, code: str) -> dict | None:
+    """The public facts of a certificate (None for an unknown code)."""
+    certificate = Certificate.objects.filter(code=code).first()
+    if certificate is None:
+        return None
+    return certificates_view([certificate])[0]
+
+
+def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[dict]:
+    """One row per learner and module with finalized attempts: the grades CSV export."""
+    attempts = ExamAttempt.objects.filter(result__isnull=False).select_related(
+        "result", "learner", "policy"
+    )
+    if module_ids is not None:
+        attempts = attempts.filter(module_id__in=list(module_ids))
+    by_learner: dict[tuple[int, int], list[ExamAttempt]] = {}
+    for attempt in attempts.order_by("module_id", "learner_id", "number"):
+        by_learner.setdefault((attempt.module_id, attempt.learner_id), []).append(attempt)
+    certificates = {
+        (c.module_id, c.learner_id): c.code
+        for c in Certificate.objects.filter(module_id__in={key[0] for key in by_learner}).only(
+            "module_id", "learner_id", "code"
+        )
+    }
+    modules = courses_api.modules_by_ids({key[0] for key in by_learner})
+    rows = []
+    for (module_id, learner_id), learner_attempt_list in by_learner.items():
+        last = learner_attempt_list[-1]
+        grade, passed = final_score(policy=last.policy, attempts=learner_attempt_list)
+        rows.append(
+            {
+                "module": modules[module_id].slug,
+                "username": last.learner.username,
+                "name": last.learner.public_name,
+                "email": last.learner.email,
+                "attempts": len(learner_attempt_list),
+                "scores": " ".join(str(a.result.score_percent) for a in learner_attempt_list),
+                "grading_method": last.policy.grading_method,
+                "final_grade": grade,
+                "passed": passed,
+                "last_finalized_at": last.result.finalized_at.isoformat(),
+                "certificate_issued": (module_id, learner_id) in certificates,
+            }
+        )
+    return rows
+
+
+def item_statistics_rows(*, module_id: int) -> list[dict]:
+    """Per bank item: how often shown, share correct, discrimination index (finalized only)."""
+    responses = [
+        ItemResponse(
+            item_id=row["item_id"],
+            learner_id=row["attempt__learner_id"],
+            attempt_number=row["attempt__number"],
+            attempt_score=row["attempt__result__score_percent"] or Decimal(0),
+            is_correct=bool(row["is_correct"]),
+        )
+        for row in ExamAttemptItem.objects.filter(
+            attempt__module_id=module_id,
+            attempt__result__isnull=False,
+            item__isnull=False,
+        ).values(
+            "item_id",
+            "is_correct",
+            "attempt__learner_id",
+            "attempt__number",
+            "attempt__result__score_percent",
+        )
+    ]
+    statistics = item_statistics(responses)
+    items = ExamItem.objects.filter(module_id=module_id).order_by("step_id", "id")
+    steps = courses_api.steps_by_ids({item.step_id for item in items if item.step_id})
+    rows = []
+    for item in items:
+        stat = statistics.get(item.pk)
+        rows.append(
+            {
+                "id": item.pk,
+                "step": steps[item.step_id].number if item.step_id in steps else None,
+                "kind": item.kind,
+                "origin": item.origin,
+                "is_active": item.is_active and not item.is_retired,
+                "prompt": item.prompt,
+                "answered": stat.answered if stat else 0,
+                "correct_share": stat.correct_share if stat else None,
+                "discrimination": stat.discrimination if stat else None,
+            }
+        )
+    return rows

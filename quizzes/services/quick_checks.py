@@ -1,0 +1,102 @@
+"""Quick-check self-assessment: a learner reveals the answer and rates themselves."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from courses import api as courses_api
+from lms.errors import NotFound
+from quizzes.models import QuickCheckRating, QuickCheckRatingEvent
+from reviews import api as reviews_api
+
+
+@dataclass(frozen=True)
+class RatingOutcome:
+    rating: QuickCheckRating
+    created: bool
+
+
+def quick_check_rate(
+    *,
+    learner_id: int,
+    module_slug: str,
+    step_number: int,
+    quick_check_id: int,
+    rating: str,
+    at: datetime.datetime | None = None,
+) -> RatingOutcome:
+    """Store the learner's rating of a quick check shown by the step and tell the reviews app.
+
+    The latest rating per learner and quick check is kept in one row, every rating in the history.
+    A quick check the step does not show is a 404.
+    """
+    at = at or timezone.now()
+    step = courses_api.step_by_number(module_slug, step_number)
+    if quick_check_id not in {qc.id for qc in courses_api.step_quick_checks(step.id)}:
+        raise NotFound(
+            f"Step {step_number} has no quick check {quick_check_id}.", code="quick_check_not_found"
+        )
+    try:
+        return _rating_store(
+            learner_id=learner_id,
+            step_id=step.id,
+            quick_check_id=quick_check_id,
+            rating=rating,
+            at=at,
+        )
+    except IntegrityError:
+        # Two first ratings raced and the other inserted the row: now there is one to update.
+        return _rating_store(
+            learner_id=learner_id,
+            step_id=step.id,
+            quick_check_id=quick_check_id,
+            rating=rating,
+            at=at,
+        )
+
+
+def _rating_store(
+    *, learner_id: int, step_id: int, quick_check_id: int, rating: str, at: datetime.datetime
+) -> RatingOutcome:
+    with transaction.atomic():
+        row = (
+            QuickCheckRating.objects.select_for_update()
+            .filter(learner_id=learner_id, quick_check_id=quick_check_id)
+            .first()
+        )
+        created = row is None
+        if created:
+            row = QuickCheckRating.objects.create(
+                learner_id=learner_id,
+                quick_check_id=quick_check_id,
+                step_id=step_id,
+                rating=rating,
+                first_rated_at=at,
+                updated_at=at,
+            )
+        else:
+            row.rating = rating
+            row.step_id = step_id
+            row.times_rated += 1
+            row.updated_at = at
+            row.save(update_fields=["rating", "step", "times_rated", "updated_at"])
+        QuickCheckRatingEvent.objects.create(
+            learner_id=learner_id,
+            quick_check_id=quick_check_id,
+            step_id=step_id,
+            rating=rating,
+            rated_at=at,
+        )
+        # In the same transaction: the review card and the rating it starts from stay together.
+        reviews_api.quick_check_rated(
+            learner_id=learner_id,
+            step_id=step_id,
+            quick_check_id=quick_check_id,
+            rating=rating,
+            at=at,
+        )
+    return RatingOutcome(rating=row, created=created)

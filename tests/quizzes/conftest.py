@@ -1,0 +1,156 @@
+"""Fixtures of the quizzes tests: learners, enrollment, the seed item bank and an exam driver."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+FORBIDDEN_BEFORE_REVIEW = {"correct_keys", "is_correct", "score", "explanation", "correct"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttle_cache():
+    # The exam throttle counts requests per user id in the cache; ids repeat across tests.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def make_learner(db):
+    from django.contrib.auth import get_user_model
+
+    def make(username: str = "lena", display_name: str = "Lena Lernende"):
+        return get_user_model().objects.create_user(
+            username=username,
+            email=f"{username}@example.org",
+            password="a-long-test-password-1",
+            display_name=display_name,
+        )
+
+    return make
+
+
+@pytest.fixture
+def enroll(course):
+    from courses.models import Enrollment
+
+    def enroll(user, module=None):
+        return Enrollment.objects.create(
+            learner=user, module=module or course, enrolled_at=timezone.now()
+        )
+
+    return enroll
+
+
+@pytest.fixture
+def client_for():
+    def make(user) -> APIClient:
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def learner(make_learner):
+    return make_learner()
+
+
+@pytest.fixture
+def learner_api(learner, enroll, client_for):
+    """An enrolled learner's API client."""
+    enroll(learner)
+    return client_for(learner)
+
+
+@pytest.fixture
+def policy(course):
+    from quizzes.services.items import exam_policy_get
+
+    return exam_policy_get(module_id=course.id)
+
+
+@pytest.fixture
+def bank(course):
+    from quizzes.services.items import exam_items_generate
+
+    return exam_items_generate(module_id=course.id)
+
+
+class ExamDriver:
+    """Drives the exam over HTTP the way a client would; reads correct keys from the DB only
+    to produce right or wrong answers on purpose."""
+
+    def __init__(self, module_slug: str):
+        self.module = module_slug
+
+    def start(self, client, expect=201):
+        response = client.post(f"/api/v1/modules/{self.module}/exam/attempts/")
+        assert response.status_code == expect, response.json()
+        return response.json()
+
+    def answers(self, attempt: dict, *, correct: int) -> list[dict]:
+        """Answers for every item of the attempt: the first ``correct`` right, the rest wrong."""
+        from quizzes.models import ExamAttemptItem
+
+        keys = dict(
+            ExamAttemptItem.objects.filter(attempt_id=attempt["id"]).values_list(
+                "id", "correct_keys"
+            )
+        )
+        answers = []
+        for index, item in enumerate(attempt["items"]):
+            right = keys[item["id"]]
+            if index < correct:
+                selected = right
+            else:
+                selected = [next(o["key"] for o in item["options"] if o["key"] not in right)]
+            answers.append({"item": item["id"], "selected": selected})
+        return answers
+
+    def save(self, client, attempt_id: int, answers: list[dict], expect=200):
+        response = client.put(
+            f"/api/v1/exam-attempts/{attempt_id}/answers/", {"answers": answers}, format="json"
+        )
+        assert response.status_code == expect, response.json()
+        return response.json()
+
+    def submit(self, client, attempt_id: int, expect=200, body=None):
+        response = client.post(
+            f"/api/v1/exam-attempts/{attempt_id}/submit/", body or {}, format="json"
+        )
+        assert response.status_code == expect, response.json()
+        return response.json()
+
+    def take(self, client, *, correct: int) -> dict:
+        """Start, answer (``correct`` right), submit; returns the submit result."""
+        attempt = self.start(client)
+        self.save(client, attempt["id"], self.answers(attempt, correct=correct))
+        return self.submit(client, attempt["id"])
+
+
+@pytest.fixture
+def exam(course) -> ExamDriver:
+    return ExamDriver(course.slug)
+
+
+def keys_in(value, found=None) -> set[str]:
+    """Every dict key anywhere in a JSON value."""
+    found = set() if found is None else found
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found.add(key)
+            keys_in(inner, found)
+    elif isinstance(value, list):
+        for inner in value:
+            keys_in(inner, found)
+    return found
+
+
+@pytest.fixture
+def json_keys():
+    return keys_in
