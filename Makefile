@@ -26,6 +26,14 @@ test: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run --settings=lms.settings.test
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+## Benchmarks (bench/README.md): own PostgreSQL database (BENCH_DATABASE_URL), needs wrk.
+bench: $(STAMP)
+	$(PY) -m bench.run $(BENCH_ARGS)
+
+## The same harness with tiny data and one short round (CI runs it through tests/bench/).
+bench-smoke: $(STAMP)
+	$(PY) -m bench.run --smoke --drop $(BENCH_ARGS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

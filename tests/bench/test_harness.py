@@ -1,0 +1,88 @@
+"""The benchmark harness runs (CI runs it in --smoke mode: it checks that it runs, not figures)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+REQUIRE_SERVICES = os.environ.get("LERNPFAD_REQUIRE_SERVICES") == "1"
+
+
+@override_settings(ROOT_URLCONF="bench.urls")
+def test_floor_answers_fixed_json_and_the_authenticated_floor_denies_by_default(api_client):
+    from bench.urls import FLOOR_BODY
+
+    response = api_client.get("/bench/floor/")
+    assert response.status_code == 200
+    assert response.json() == FLOOR_BODY
+    assert api_client.get("/bench/floor/django/").json() == FLOOR_BODY
+    denied = api_client.get("/bench/floor/auth/")
+    assert denied.status_code == 401
+    assert denied.json()["error"]["code"]
+
+
+def test_lua_script_escapes_headers_and_bodies():
+    from bench.run import Request, lua_script
+
+    script = lua_script(
+        [Request("POST", "/x/", {"Authorization": 'Token a"b'}, '{"k": "v\\n"}')], expected=201
+    )
+    assert r'["Authorization"] = "Token a\"b"' in script
+    assert r'"{\"k\": \"v\\n\"}"' in script
+    assert "local expected = 201" in script
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
+    if shutil.which("wrk") is None:
+        if REQUIRE_SERVICES:
+            pytest.fail("wrk is missing (apt-get install wrk)", pytrace=False)
+        pytest.skip("wrk is not installed")
+    # A database of its own per test database name, so parallel test runs do not collide.
+    database = settings.DATABASES["default"]
+    url = urlparse(os.environ["DATABASE_URL"])._replace(path=f"/{database['NAME']}_bench_smoke")
+    env = {
+        **os.environ,
+        "BENCH_DATABASE_URL": url.geturl(),
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
+    }
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--smoke", "--drop", "--out", str(tmp_path)],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
+
+    results = json.loads((tmp_path / "latest.json").read_text())
+    rows = {row["key"]: row for row in results["http"]}
+    assert {"floor", "floor_auth", "step", "step_304"} <= rows.keys()
+    for row in rows.values():
+        assert row["clean"], row
+        assert row["rps"] > 0
+        assert row["p99_ms"] >= row["p50_ms"] > 0
+    for row in rows.values():
+        if row["floor"]:
+            assert row["floor"] in rows
+            assert row["ratio"] == pytest.approx(row["rps"] / rows[row["floor"]]["rps"], abs=0.01)
+    assert rows["floor"]["queries"] == 0
+    assert rows["step_304"]["probe_status"] == 304
+    assert results["machine"]["cores"] >= 1
+    assert results["machine"]["postgresql"]
+    assert [r["target"] for r in results["import"]["rows"]] == ["< 1 s", "0 rows", "0 rows"]
+    markdown = (tmp_path / "latest.md").read_text()
+    assert (
+        "| what | req/s | p50 ms | p99 ms | floor | ratio | target | queries | result |" in markdown
+    )
