@@ -129,3 +129,22 @@ def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
         title=row["module__title"],
         header=row["module__header"],
     )
+
+
+def modules_all() -> list[ModuleData]:
+    """Every module, in catalogue order (for choices in other apps' forms)."""
+    rows = Module.objects.order_by("series", "number").values("id", "slug", "title", "header")
+    return [ModuleData(**row) for row in rows]
+
+
+def enrolled_module_ids(*, learner_id: int) -> set[int]:
+    """The ids of the modules the learner is enrolled in: one query."""
+    return set(Enrollment.objects.filter(learner_id=learner_id).values_list("module_id", flat=True))
+
+
+def enrollments_bulk_create(*, learner_ids: Iterable[int], module_id: int) -> int:
+    """Enroll learners in a module as an admin; existing enrollments stay. Returns the new count."""
+    # Imported here: the services import reviews.api, which may import this module.
+    from courses.services.progress import enrollments_bulk_create as create
+
+    return create(learner_ids=learner_ids, module_id=module_id)

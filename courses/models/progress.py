@@ -30,17 +30,14 @@ class Enrollment(models.Model):
     module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="enrollments")
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.SELF)
     enrolled_at = models.DateTimeField()
-    last_activity_at = models.DateTimeField(null=True, blank=True)
-    # The step the learner last opened or worked on: where "resume" starts looking.
-    last_step = models.ForeignKey(
-        Step, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
+    # Last activity and the resume point are read from the progress rows
+    # (StepProgress.last_event_at), so recording an event never has to write this row too.
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="enrollment_unique")
         ]
-        indexes = [models.Index(fields=["module", "last_activity_at"])]
+        indexes = [models.Index(fields=["module", "enrolled_at"])]
 
     def __str__(self) -> str:
         return f"{self.learner_id} in {self.module_id}"
@@ -67,6 +64,9 @@ class StepProgress(models.Model):
     # When (event time) the status last changed: an offline "completed"/"reopened" older than
     # this is stale and must not undo a newer change.
     status_changed_at = models.DateTimeField(null=True, blank=True)
+    # Event time of the newest event on this step: the module's last activity is the newest of
+    # these, and the step with the newest one is where "resume" starts looking.
+    last_event_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField()
 
     class Meta:

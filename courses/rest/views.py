@@ -7,8 +7,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from courses.rest.progress_serializers import ModuleDetailWithProgressSerializer
 from courses.rest.serializers import (
-    ModuleDetailSerializer,
     ModuleListSerializer,
     StepDetailSerializer,
     TermCardSerializer,
@@ -21,6 +21,8 @@ from courses.selectors.content import (
     step_get,
     term_card_list,
 )
+from courses.selectors.progress import outline_status_get
+from courses.services.progress import step_open_record
 from lms.errors import NotFound
 
 
@@ -35,9 +37,20 @@ class ModuleListView(generics.ListAPIView):
 class ModuleDetailView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=ModuleDetailSerializer)
+    @extend_schema(responses=ModuleDetailWithProgressSerializer)
     def get(self, request, module: str):
-        return Response(ModuleDetailSerializer(module_get(slug=module)).data)
+        content = module_get(slug=module)
+        # An enrolled learner also sees the status of each step (two more queries).
+        outline_status = None
+        if request.user.is_authenticated:
+            outline_status = outline_status_get(
+                learner_id=request.user.pk, module_id=content.pk, steps=content.active_steps
+            )
+        return Response(
+            ModuleDetailWithProgressSerializer(
+                content, context={"outline_status": outline_status}
+            ).data
+        )
 
 
 class StepDetailView(APIView):
@@ -55,10 +68,15 @@ class StepDetailView(APIView):
             if etag is None:
                 raise NotFound(f"Module '{module}' has no step {number}.", code="step_not_found")
             if etag in {tag.strip() for tag in if_none_match.split(",")} or if_none_match == "*":
+                # Opening a cached step is still opening it; anonymous 304s stay one query.
+                if request.user.is_authenticated:
+                    step_open_record(learner_id=request.user.pk, module_slug=module, number=number)
                 response = Response(status=status.HTTP_304_NOT_MODIFIED)
                 response["ETag"] = etag
                 return response
         content = step_get(module_slug=module, number=number)
+        if request.user.is_authenticated:
+            step_open_record(learner_id=request.user.pk, module_slug=module, number=number)
         response = Response(StepDetailSerializer(content).data)
         response["ETag"] = content.etag
         patch_cache_control(response, no_cache=True)
