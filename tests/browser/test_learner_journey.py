@@ -1,0 +1,322 @@
+"""A new learner goes through the course in a real browser, in German and in English on a phone.
+
+Sign up, enroll, read step 1 (copy the command), rate a quick check, mark the step complete,
+review a due card with the keyboard (Space, 3, u), take and pass the exam (answers autosaved
+through the REST API), open the certificate and its public verification page. Every page is
+saved as a screenshot under test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import PASSWORD
+
+pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    locale: str
+    signup: str
+    username: str
+    email: str
+    password: str
+    password_again: str
+    submit_signup: str
+    welcome: str
+    enroll: str
+    start_step_1: str
+    show_answer: str
+    knew_it: str
+    rating_saved: str
+    mark_complete: str
+    completed: str
+    review: str
+    rated_good: str
+    undone: str
+    start_exam: str
+    all_saved: str
+    review_and_submit: str
+    submit_now: str
+    passed: str
+    open_certificate: str
+    certificate: str
+
+
+GERMAN = Language(
+    code="de",
+    locale="de-DE",
+    signup="Registrieren",
+    username="Benutzername",
+    email="E-Mail-Adresse",
+    password="Passwort",
+    password_again="Passwort wiederholen",
+    submit_signup="Registrieren",
+    welcome="Willkommen bei Lernpfad!",
+    enroll="In dieses Modul einschreiben",
+    start_step_1="Mit Schritt 1 beginnen",
+    show_answer="Antwort zeigen",
+    knew_it="Gewusst",
+    rating_saved="Deine Einschätzung ist gespeichert.",
+    mark_complete="Schritt abschließen",
+    completed="Schritt abgeschlossen.",
+    review="Wiederholen",
+    rated_good="Bewertet mit „Gut“.",
+    undone="Die letzte Bewertung ist rückgängig gemacht.",
+    start_exam="Prüfung starten",
+    all_saved="Alle Antworten gespeichert.",
+    review_and_submit="Prüfen und abgeben",
+    submit_now="Ja, jetzt abgeben",
+    passed="Bestanden",
+    open_certificate="Dein Zertifikat öffnen",
+    certificate="Zertifikat",
+)
+
+ENGLISH = Language(
+    code="en",
+    locale="en-GB",
+    signup="Sign up",
+    username="User name",
+    email="E-mail address",
+    password="Password",
+    password_again="Password again",
+    submit_signup="Sign up",
+    welcome="Welcome to Lernpfad!",
+    enroll="Enroll in this module",
+    start_step_1="Start with step 1",
+    show_answer="Show the answer",
+    knew_it="I knew it",
+    rating_saved="Your rating is saved.",
+    mark_complete="Mark step complete",
+    completed="Step completed.",
+    review="Review",
+    rated_good="Rated “Good”.",
+    undone="The last review is undone.",
+    start_exam="Start the exam",
+    all_saved="All answers saved.",
+    review_and_submit="Review and submit",
+    submit_now="Yes, submit now",
+    passed="Passed",
+    open_certificate="Open your certificate",
+    certificate="Certificate",
+)
+
+
+class Shots:
+    """Numbered full-page screenshots of one scenario."""
+
+    def __init__(self, page: Page, directory, prefix: str):
+        self.page, self.directory, self.prefix, self.count = page, directory, prefix, 0
+
+    def __call__(self, name: str) -> None:
+        self.count += 1
+        path = self.directory / f"{self.prefix}-{self.count:02d}-{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+
+
+def correct_keys_of(attempt_id: int) -> dict[int, list[str]]:
+    """The answer key, read from the database: the page itself never carries it."""
+    from quizzes.models import ExamAttemptItem
+
+    return {
+        item_id: keys
+        for item_id, keys in ExamAttemptItem.objects.filter(attempt_id=attempt_id).values_list(
+            "id", "correct_keys"
+        )
+    }
+
+
+def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: str) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # Browsers ask every site for /favicon.ico; the certificate verification page (quizzes app)
+    # names no icon, so that one 404 is expected.
+    page.on(
+        "response",
+        lambda response: (
+            errors.append(f"{response.status} {response.url}")
+            if response.status >= 400 and not response.url.endswith("/favicon.ico")
+            else None
+        ),
+    )
+
+    # Start page; keyboard users get the skip link first.
+    page.goto(base + "/")
+    expect(page.locator("html")).to_have_attribute("lang", lang.code)
+    shots("home")
+    page.keyboard.press("Tab")
+    expect(page.locator(".skip-link")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+
+    # Sign up.
+    page.get_by_role("navigation").get_by_role("link", name=lang.signup).click()
+    page.get_by_label(lang.username, exact=True).fill(username)
+    page.get_by_label(lang.email).fill(f"{username}@example.org")
+    page.get_by_label(lang.password, exact=True).fill(PASSWORD)
+    page.get_by_label(lang.password_again).fill(PASSWORD)
+    shots("signup")
+    page.locator("main").get_by_role("button", name=lang.submit_signup).click()
+    expect(page.locator(".messages")).to_contain_text(lang.welcome)
+    shots("dashboard-new")
+
+    # Enroll from the module page.
+    page.get_by_role("link", name=re.compile("Self-Hosting 27")).click()
+    shots("module")
+    page.get_by_role("button", name=lang.enroll).click()
+    expect(page.locator("#module-progress")).to_be_visible()
+    shots("module-enrolled")
+
+    # Read step 1; copy its command.
+    page.get_by_role("link", name=re.compile(re.escape(lang.start_step_1))).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("GPU compute")
+    expect(page.get_by_role("heading", name="1. Verstehen")).to_be_visible()
+    copy = page.locator(".copy-button").first
+    expect(copy).to_be_visible()
+    copy.click()
+    assert page.evaluate("navigator.clipboard.readText()") == "nvidia-smi"
+    shots("step-1")
+
+    # A quick check: reveal with the keyboard, then rate.
+    first_check = page.locator(".quick-check").first
+    summary = first_check.get_by_text(lang.show_answer)
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(first_check.locator(".quick-check__answer")).to_be_visible()
+    first_check.get_by_role("button", name=lang.knew_it).click()
+    expect(page.locator(".messages")).to_contain_text(lang.rating_saved)
+    expect(
+        page.locator(".quick-check").first.get_by_role("button", name=lang.knew_it)
+    ).to_have_attribute("aria-pressed", "true")
+    shots("quick-check-rated")
+
+    # Mark the step complete (keyboard: focus the button, Enter).
+    page.get_by_role("button", name=lang.mark_complete).focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".messages")).to_contain_text(lang.completed)
+    shots("step-1-completed")
+
+    # Review a due card with the keyboard only: Space reveals, 3 rates Good, u undoes.
+    page.get_by_role("navigation").get_by_role("link", name=lang.review, exact=True).click()
+    expect(page.locator("#review-front")).to_be_visible()
+    expect(page.locator("#review-back")).to_be_hidden()
+    # Every rating button names its next interval.
+    shots("review-front")
+    page.keyboard.press(" ")
+    expect(page.locator("#review-back")).to_be_visible()
+    for rating in "1234":
+        expect(page.locator(f"[data-rating='{rating}'] .interval")).not_to_be_empty()
+    shots("review-back")
+    front = page.locator("#review-front").inner_text()
+    page.keyboard.press("3")
+    expect(page.locator(".messages")).to_contain_text(lang.rated_good)
+    page.keyboard.press("u")
+    expect(page.locator(".messages")).to_contain_text(lang.undone)
+    expect(page.locator("#review-front")).to_have_text(front)
+    page.keyboard.press(" ")
+    page.keyboard.press("3")
+    expect(page.locator(".messages")).to_contain_text(lang.rated_good)
+    shots("review-after")
+
+    # The exam: start, answer (autosaved through the API), confirm, pass.
+    page.goto(base + "/modules/self-hosting-27/exam/")
+    shots("exam-policy")
+    page.get_by_role("button", name=lang.start_exam).click()
+    expect(page.locator("#exam-time-left")).to_have_text(re.compile(r"^(19|20):\d\d$"))
+    html = page.content()
+    assert "correct_keys" not in html and "is_correct" not in html
+    attempt_id = int(re.search(r"/exam/attempts/(\d+)/", page.url).group(1))
+    keys = correct_keys_of(attempt_id)
+    for item_id, correct in keys.items():
+        for key in correct:
+            page.locator(f"#item-{item_id}-{key}").check()
+    expect(page.locator("#exam-save-status")).to_have_text(lang.all_saved)
+    shots("exam-attempt")
+    page.get_by_role("button", name=lang.review_and_submit).click()
+    shots("exam-confirm")
+    page.get_by_role("button", name=lang.submit_now).click()
+    expect(page.locator("#exam-result")).to_contain_text(lang.passed)
+    expect(page.locator("#exam-result")).to_contain_text("100")
+    shots("exam-result")
+
+    # The certificate, and its public verification page.
+    page.get_by_role("link", name=lang.open_certificate).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(lang.certificate)
+    expect(page.locator(".certificate")).to_contain_text("GPU, CUDA und Inferenzoptimierung")
+    shots("certificate")
+    page.locator(".certificate a").click()
+    expect(page.get_by_text("GPU, CUDA und Inferenzoptimierung")).to_be_visible()
+    shots("certificate-public")
+
+    # The remaining pages render for this learner.
+    for path, name in (("/", "dashboard"), ("/stats/", "stats"), ("/settings/", "settings")):
+        page.goto(base + path)
+        shots(name)
+    assert not errors, errors
+
+
+def test_new_learner_goes_through_the_course_in_german(
+    chromium, live_server, course, screenshot_dir, settings
+):
+    settings.SITE_URL = live_server.url  # certificate links are absolute
+    context = chromium.new_context(
+        locale=GERMAN.locale,
+        viewport={"width": 1280, "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+    )
+    page = context.new_page()
+    try:
+        journey(page, live_server.url, GERMAN, Shots(page, screenshot_dir, "de"), username="jana")
+    finally:
+        context.close()
+
+
+def test_same_journey_in_english_on_a_phone(
+    chromium, live_server, course, screenshot_dir, settings
+):
+    settings.SITE_URL = live_server.url
+    context = chromium.new_context(
+        locale=ENGLISH.locale,
+        viewport={"width": 375, "height": 812},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+        permissions=["clipboard-read", "clipboard-write"],
+    )
+    page = context.new_page()
+    try:
+        # The browser asks for English and gets it; the switch in the header works both ways.
+        page.goto(live_server.url + "/")
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        page.get_by_label("Language").select_option("de")
+        page.get_by_role("button", name="Switch").click()
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        page.get_by_label("Sprache").select_option("en")
+        page.get_by_role("button", name="Wechseln").click()
+        expect(page.locator("html")).to_have_attribute("lang", "en")
+        journey(
+            page, live_server.url, ENGLISH, Shots(page, screenshot_dir, "en-phone"), username="sam"
+        )
+        # Nothing is wider than the phone's screen.
+        for path in (
+            "/",
+            "/modules/self-hosting-27/",
+            "/modules/self-hosting-27/steps/1/",
+            "/review/",
+            "/stats/",
+            "/settings/",
+        ):
+            page.goto(live_server.url + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 375, (path, width)
+        from accounts.models import User
+
+        assert User.objects.get(username="sam").language == "en"
+    finally:
+        context.close()

@@ -1,0 +1,100 @@
+"""The exam pages: the attempt page never carries the answers; submit, result, certificate."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+MODULE = "/modules/self-hosting-27/"
+
+
+def start(client) -> tuple[int, str]:
+    response = client.post(MODULE + "exam/start/")
+    assert response.status_code == 302
+    url = response["Location"]
+    return int(re.search(r"(\d+)", url).group(1)), url
+
+
+def test_exam_page_html_never_contains_the_answers(learner_client, enrolled, course):
+    from quizzes.models import ExamAttemptItem
+
+    attempt_id, url = start(learner_client)
+    html = learner_client.get(url).content.decode()
+    items = list(ExamAttemptItem.objects.filter(attempt_id=attempt_id))
+    assert items
+    for word in ("correct_keys", "is_correct", "correct", "explanation"):
+        assert word not in html.lower(), word
+    for item in items:
+        shown = item.prompt + " ".join(option["text"] for option in item.options)
+        if item.explanation and item.explanation not in shown:
+            assert item.explanation not in html
+        # A correct option's input looks exactly like a wrong one's, apart from its key.
+        inputs = re.findall(rf'<input[^>]*name="item-{item.pk}"[^>]*>', html)
+        assert len(inputs) == len(item.options)
+        shapes = {re.sub(r'(value|id)="[^"]*"', "", tag).replace(" checked", "") for tag in inputs}
+        assert len(shapes) == 1, shapes
+
+
+def test_exam_flow_without_javascript(learner_client, enrolled, course):
+    """Answer in the form, confirm, get the result and the certificate page."""
+    from quizzes.models import ExamAttemptItem
+
+    attempt_id, url = start(learner_client)
+    answers = {
+        f"item-{item_id}": keys
+        for item_id, keys in ExamAttemptItem.objects.filter(attempt_id=attempt_id).values_list(
+            "id", "correct_keys"
+        )
+    }
+    response = learner_client.post(url, answers)
+    assert response["Location"] == f"/exam/attempts/{attempt_id}/submit/"
+    confirm = learner_client.get(response["Location"]).content.decode()
+    assert "Prüfung abgeben?" in confirm and "Noch nicht beantwortet" not in confirm
+    response = learner_client.post(f"/exam/attempts/{attempt_id}/submit/")
+    assert response["Location"] == f"/exam/attempts/{attempt_id}/result/"
+    result = learner_client.get(response["Location"]).content.decode()
+    assert "Bestanden" in result and "100 %" in result
+    code = re.search(r'href="/my/certificates/([^/]+)/"', result).group(1)
+    certificate = learner_client.get(f"/my/certificates/{code}/").content.decode()
+    assert (
+        "GPU, CUDA und Inferenzoptimierung" in certificate
+        and f"/certificates/{code}/" in certificate
+    )
+    # Submitting again changes nothing; the attempt page now shows the result.
+    assert learner_client.post(f"/exam/attempts/{attempt_id}/submit/")["Location"].endswith(
+        "/result/"
+    )
+    assert learner_client.get(url)["Location"].endswith("/result/")
+
+
+def test_unanswered_items_are_listed_before_submitting(learner_client, enrolled, course):
+    attempt_id, _url = start(learner_client)
+    confirm = learner_client.get(f"/exam/attempts/{attempt_id}/submit/").content.decode()
+    assert "Noch nicht beantwortet" in confirm and confirm.count('href="/exam/attempts/') >= 10
+
+
+def test_another_learners_attempt_and_certificate_are_404(client, learner_client, enrolled, course):
+    from accounts.services import user_register
+    from courses.services.progress import enrollment_create
+
+    attempt_id, url = start(learner_client)
+    other = user_register(
+        username="otto", email="otto@example.org", password="yet-another-passphrase-99"
+    )
+    enrollment_create(learner_id=other.pk, module_slug=course.slug)
+    client.force_login(other)
+    assert client.get(url).status_code == 404
+    assert client.get(f"/exam/attempts/{attempt_id}/submit/").status_code == 404
+    assert client.post(f"/exam/attempts/{attempt_id}/submit/").status_code == 404
+    assert client.get(f"/exam/attempts/{attempt_id}/result/").status_code == 404
+    assert client.get("/my/certificates/not-mine/").status_code == 404
+
+
+def test_starting_without_enrollment_explains_why(learner_client, course):
+    page = learner_client.get(MODULE + "exam/").content.decode()
+    assert "Schreib dich in das Modul ein" in page
+    response = learner_client.post(MODULE + "exam/start/", follow=True)
+    assert response.redirect_chain[-1][0] == MODULE + "exam/"

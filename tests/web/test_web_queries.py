@@ -1,0 +1,158 @@
+"""Pages load with a constant number of queries, whatever the amount of learner data.
+
+Each page is measured for a learner with (almost) nothing and again with many rows (all steps
+completed, hundreds of review cards and reviews, notes, ratings); the count must not change.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db
+
+MODULE = "/modules/self-hosting-27/"
+
+
+def count_queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as context:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return len(context.captured_queries)
+
+
+def fill_learner_data(learner, course) -> None:
+    """All 32 steps completed, their review cards created and reviewed, notes and ratings."""
+    from courses.models import StepProgress
+    from courses.services.progress import step_notes_put
+    from quizzes.selectors import quick_check_ratings_for_step
+    from quizzes.services.quick_checks import quick_check_rate
+    from reviews.api import cards_for_step_ensure
+    from reviews.models import ReviewCard
+    from reviews.services.reviewing import review_record
+
+    now = timezone.now()
+    steps = list(course.steps.filter(status="active").order_by("number"))
+    StepProgress.objects.bulk_create(
+        [
+            StepProgress(
+                learner=learner,
+                step=step,
+                status="completed",
+                first_opened_at=now - datetime.timedelta(days=40 - step.number),
+                completed_at=now - datetime.timedelta(days=40 - step.number),
+                status_changed_at=now,
+                sections_viewed=list(step.sections.values_list("kind", flat=True)),
+                updated_at=now,
+            )
+            for step in steps
+        ]
+    )
+    for step in steps:
+        cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=now)
+    step_notes_put(
+        learner_id=learner.pk,
+        module_slug=course.slug,
+        number=1,
+        notes={"praxisaufgabe": "Notiz A", "lernauftrag": "Notiz B"},
+    )
+    for row in quick_check_ratings_for_step(
+        learner_id=learner.pk, module_slug=course.slug, step_number=1
+    ):
+        quick_check_rate(
+            learner_id=learner.pk,
+            module_slug=course.slug,
+            step_number=1,
+            quick_check_id=row["id"],
+            rating="partly",
+        )
+    for index, card_id in enumerate(
+        ReviewCard.objects.filter(learner=learner).values_list("id", flat=True)[:60]
+    ):
+        review_record(
+            learner=learner,
+            card_id=card_id,
+            rating=1 + index % 4,
+            duration_ms=1000,
+            client_review_id=f"r{index}",
+            at=now - datetime.timedelta(days=index % 80),
+        )
+
+
+PAGES = [
+    "/",
+    MODULE,
+    MODULE + "steps/1/",
+    MODULE + "steps/12/",
+    "/review/",
+    "/stats/",
+    "/settings/",
+    MODULE + "exam/",
+]
+
+
+def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course):
+    client.force_login(enrolled)
+    # One completed step with its cards: the "one row" case.
+    from courses.services.progress import step_event_record
+    from reviews.api import cards_for_step_ensure
+
+    first = course.steps.get(number=1)
+    for kind in first.sections.values_list("kind", flat=True):
+        step_event_record(
+            learner_id=enrolled.pk,
+            module_slug=course.slug,
+            number=1,
+            kind="section_viewed",
+            section=kind,
+        )
+    step_event_record(learner_id=enrolled.pk, module_slug=course.slug, number=1, kind="completed")
+    cards_for_step_ensure(learner_id=enrolled.pk, step_id=first.pk, at=timezone.now())
+    for url in PAGES:
+        count_queries(client, url)  # warm-up: first visits record progress, create policies
+    few = {url: count_queries(client, url) for url in PAGES}
+
+    from courses.models import StepProgress
+
+    StepProgress.objects.filter(learner=enrolled).delete()
+    fill_learner_data(enrolled, course)
+    many = {url: count_queries(client, url) for url in PAGES}
+    assert many == few
+    # And the budgets stay small.
+    for url, count in few.items():
+        assert count <= 25, (url, count)
+
+
+def test_visitor_pages_use_a_constant_number_of_queries(client, course, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        client.get("/")
+    with django_assert_num_queries(3):
+        client.get(MODULE)
+    with django_assert_num_queries(3):
+        client.get(MODULE + "steps/1/")
+    with django_assert_num_queries(3):
+        client.get(MODULE + "steps/21/")
+
+
+def test_exam_attempt_page_queries_do_not_grow_with_the_items(client, enrolled, course):
+    from quizzes.models import ExamPolicy
+    from quizzes.services.items import exam_policy_get
+
+    client.force_login(enrolled)
+    policy = exam_policy_get(module_id=course.pk)
+    counts = []
+    for items in (1, 10):
+        ExamPolicy.objects.filter(pk=policy.pk).update(items_per_attempt=items, max_attempts=5)
+        response = client.post(MODULE + "exam/start/")
+        attempt_url = response["Location"]
+        assert re.match(r"^/exam/attempts/\d+/$", attempt_url)
+        counts.append(count_queries(client, attempt_url))
+        html = client.get(attempt_url).content.decode()
+        assert html.count('class="exam-item"') == items
+        client.post(attempt_url.replace("/attempts/", "/attempts/") + "submit/")
+    assert counts[0] == counts[1]
