@@ -1,0 +1,156 @@
+"""Quick-check self-assessment over the API: rate, re-rate, list my ratings for a step."""
+
+from __future__ import annotations
+
+import pytest
+
+from courses.models import QuickCheck, Step
+from quizzes.models import QuickCheckRating, QuickCheckRatingEvent
+
+pytestmark = pytest.mark.django_db
+
+
+def step_checks(number: int) -> list[QuickCheck]:
+    step = Step.objects.get(number=number, status="active")
+    return [link.quick_check for link in step.quick_check_links.order_by("position")]
+
+
+def rate(client, number, quick_check_id, rating, module="self-hosting-27"):
+    return client.post(
+        f"/api/v1/modules/{module}/steps/{number}/quick-checks/{quick_check_id}/answers/",
+        {"rating": rating},
+        format="json",
+    )
+
+
+def test_rate_then_rate_again_keeps_latest_and_history(learner_api, learner, course):
+    quick_check = step_checks(1)[0]
+    first = rate(learner_api, 1, quick_check.pk, "not_yet")
+    assert first.status_code == 201
+    assert first.json()["rating"] == "not_yet" and first.json()["times_rated"] == 1
+    second = rate(learner_api, 1, quick_check.pk, "knew")
+    assert second.status_code == 200
+    assert second.json()["rating"] == "knew" and second.json()["times_rated"] == 2
+    assert QuickCheckRating.objects.get(learner=learner).rating == "knew"
+    assert list(
+        QuickCheckRatingEvent.objects.filter(learner=learner)
+        .order_by("rated_at", "id")
+        .values_list("rating", flat=True)
+    ) == ["not_yet", "knew"]
+
+
+def test_generic_quick_check_is_one_rating_across_steps(learner_api, course):
+    # The same generic line is shown by every step; rating it at step 1 shows at step 2.
+    generic = next(qc for qc in step_checks(1) if qc.links.count() > 1)
+    assert rate(learner_api, 1, generic.pk, "partly").status_code == 201
+    listed = learner_api.get("/api/v1/modules/self-hosting-27/steps/2/quick-checks/").json()
+    by_id = {row["id"]: row for row in listed}
+    assert by_id[generic.pk]["rating"] == "partly"
+    assert rate(learner_api, 2, generic.pk, "knew").status_code == 200
+    assert QuickCheckRating.objects.count() == 1
+
+
+def test_list_for_step_shows_order_and_my_ratings_only(learner_api, make_learner, client_for):
+    checks = step_checks(3)
+    rate(learner_api, 3, checks[0].pk, "knew")
+    other = client_for(make_learner("otto"))
+    rate(other, 3, checks[1].pk, "not_yet")
+    rows = learner_api.get("/api/v1/modules/self-hosting-27/steps/3/quick-checks/").json()
+    assert [row["id"] for row in rows] == [qc.pk for qc in checks]
+    assert [row["position"] for row in rows] == list(range(1, len(checks) + 1))
+    assert rows[0]["rating"] == "knew" and rows[0]["rated_at"]
+    assert all(row["rating"] is None for row in rows[1:])
+
+
+def test_quick_check_of_another_step_is_404(learner_api, course):
+    own = step_checks(2)[0]  # step 2's definition line is shown by step 2 only
+    response = rate(learner_api, 1, own.pk, "knew")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "quick_check_not_found"
+    assert not QuickCheckRating.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("module", "number"),
+    [("self-hosting-27", 99), ("no-such-module", 1)],
+)
+def test_unknown_step_or_module_is_404(learner_api, course, module, number):
+    quick_check = step_checks(1)[0]
+    assert rate(learner_api, number, quick_check.pk, "knew", module=module).status_code == 404
+    url = f"/api/v1/modules/{module}/steps/{number}/quick-checks/"
+    assert learner_api.get(url).status_code == 404
+
+
+@pytest.mark.parametrize("body", [{}, {"rating": "perfect"}, {"rating": None}, {"rating": 3}])
+def test_bad_rating_is_400(learner_api, course, body):
+    quick_check = step_checks(1)[0]
+    response = learner_api.post(
+        f"/api/v1/modules/self-hosting-27/steps/1/quick-checks/{quick_check.pk}/answers/",
+        body,
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+    assert not QuickCheckRating.objects.exists()
+
+
+def test_anonymous_cannot_rate(api_client, course):
+    quick_check = step_checks(1)[0]
+    assert rate(api_client, 1, quick_check.pk, "knew").status_code in (401, 403)
+    url = "/api/v1/modules/self-hosting-27/steps/1/quick-checks/"
+    assert api_client.get(url).status_code in (401, 403)
+
+
+def test_rating_is_passed_to_the_reviews_app(learner_api, learner, course, monkeypatch):
+    calls = []
+    monkeypatch.setattr(
+        "reviews.api.quick_check_rated", lambda **kwargs: calls.append(kwargs), raising=True
+    )
+    quick_check = step_checks(4)[0]
+    rate(learner_api, 4, quick_check.pk, "partly")
+    step = Step.objects.get(number=4, status="active")
+    assert len(calls) == 1
+    call = calls[0]
+    assert (call["learner_id"], call["step_id"], call["quick_check_id"], call["rating"]) == (
+        learner.pk,
+        step.pk,
+        quick_check.pk,
+        "partly",
+    )
+    assert call["at"].tzinfo is not None
+
+
+def test_failing_reviews_call_leaves_no_rating(learner_api, course, monkeypatch):
+    def boom(**kwargs):
+        raise RuntimeError("reviews down")
+
+    monkeypatch.setattr("reviews.api.quick_check_rated", boom)
+    quick_check = step_checks(1)[0]
+    with pytest.raises(RuntimeError):
+        rate(learner_api, 1, quick_check.pk, "knew")
+    # One transaction: no rating without its review card.
+    assert not QuickCheckRating.objects.exists()
+    assert not QuickCheckRatingEvent.objects.exists()
+
+
+@pytest.mark.parametrize("rated", [1, 6])
+def test_list_query_count_is_constant(
+    learner_api, course, rated, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr("reviews.api.quick_check_rated", lambda **kwargs: None)
+    for quick_check in step_checks(5)[:rated]:
+        rate(learner_api, 5, quick_check.pk, "knew")
+    # step, its quick checks, my ratings
+    with django_assert_num_queries(3):
+        response = learner_api.get("/api/v1/modules/self-hosting-27/steps/5/quick-checks/")
+    assert sum(1 for row in response.json() if row["rating"]) == rated
+
+
+def test_rate_query_count(learner_api, course, django_assert_num_queries, monkeypatch):
+    monkeypatch.setattr("reviews.api.quick_check_rated", lambda **kwargs: None)
+    quick_check = step_checks(5)[0]
+    # step, its quick checks, savepoint, lock row, insert rating, insert history, release
+    with django_assert_num_queries(7):
+        assert rate(learner_api, 5, quick_check.pk, "knew").status_code == 201
+    with django_assert_num_queries(7):
+        assert rate(learner_api, 5, quick_check.pk, "partly").status_code == 200
