@@ -1,0 +1,138 @@
+"""Concurrency on real PostgreSQL: threads, each with its own connection, no mocks.
+
+Twenty simultaneous submits grade an attempt exactly once; simultaneous starts never exceed the
+maximum attempts; neither ever answers 500.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from quizzes.models import ExamAttempt, ExamResult
+
+THREADS = 20
+
+
+def run_concurrently(user, calls):
+    """Run each ``call(client)`` in its own thread, released together; returns the responses."""
+    barrier = threading.Barrier(len(calls))
+    responses: list = [None] * len(calls)
+    errors: list = []
+
+    def worker(index, call):
+        client = APIClient()
+        client.force_authenticate(user)
+        try:
+            barrier.wait(timeout=30)
+            responses[index] = call(client)
+        except Exception as exc:  # reported below: a thread's exception must fail the test
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors
+    return responses
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_twenty_concurrent_submits_grade_once(learner, enroll, client_for, exam, bank):
+    enroll(learner)
+    client = client_for(learner)
+    attempt = exam.start(client)
+    exam.save(client, attempt["id"], exam.answers(attempt, correct=8))
+
+    url = f"/api/v1/exam-attempts/{attempt['id']}/submit/"
+    responses = run_concurrently(learner, [lambda c: c.post(url)] * THREADS)
+
+    statuses = Counter(response.status_code for response in responses)
+    assert set(statuses) <= {200, 409}, statuses
+    assert statuses[200] >= 1
+    assert ExamResult.objects.filter(attempt_id=attempt["id"]).count() == 1
+    bodies = [response.json() for response in responses if response.status_code == 200]
+    assert all(body == bodies[0] for body in bodies)
+    assert bodies[0]["score_percent"] == "80.00" and bodies[0]["passed"] is True
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("finished_before", [0, 2])
+def test_concurrent_starts_never_exceed_max_attempts(
+    learner, enroll, client_for, exam, bank, finished_before
+):
+    enroll(learner)
+    client = client_for(learner)
+    for _ in range(finished_before):
+        exam.take(client, correct=0)
+
+    url = "/api/v1/modules/self-hosting-27/exam/attempts/"
+    responses = run_concurrently(learner, [lambda c: c.post(url)] * THREADS)
+
+    statuses = Counter(response.status_code for response in responses)
+    assert statuses == {201: 1, 409: THREADS - 1}, statuses
+    assert ExamAttempt.objects.filter(learner=learner).count() == finished_before + 1
+    assert ExamAttempt.objects.filter(learner=learner).count() <= 3
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_autosaves_racing_a_submit_never_fail(learner, enroll, client_for, exam, bank):
+    enroll(learner)
+    client = client_for(learner)
+    attempt = exam.start(client)
+    answers = exam.answers(attempt, correct=10)
+    save_url = f"/api/v1/exam-attempts/{attempt['id']}/answers/"
+    submit_url = f"/api/v1/exam-attempts/{attempt['id']}/submit/"
+
+    def save(c):
+        return c.put(save_url, {"answers": answers}, format="json")
+
+    def submit(c):
+        return c.post(submit_url)
+
+    responses = run_concurrently(learner, [save, submit] * (THREADS // 2))
+    statuses = Counter(response.status_code for response in responses)
+    assert set(statuses) <= {200, 409}, statuses
+    result = ExamResult.objects.get(attempt_id=attempt["id"])
+    # Saves that got in before the grading count, those after it were refused: the stored
+    # score is whatever the saved answers were at grading time, and the same for every submit.
+    submitted = {
+        r.json()["score_percent"]
+        for r in responses
+        if r.request["REQUEST_METHOD"] == "POST" and r.status_code == 200
+    }
+    assert submitted == {f"{result.score_percent:.2f}"}
+
+
+@pytest.mark.django_db
+def test_second_result_for_an_attempt_is_refused_by_the_database(
+    learner, enroll, client_for, exam, bank
+):
+    enroll(learner)
+    client = client_for(learner)
+    attempt = exam.start(client)
+    exam.submit(client, attempt["id"])
+    first = ExamResult.objects.get()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ExamResult.objects.create(
+            attempt_id=attempt["id"],
+            learner=learner,
+            module_id=first.module_id,
+            score_percent=100,
+            correct_count=10,
+            item_count=10,
+            passed=True,
+            reason="submitted",
+            finalized_at=timezone.now(),
+        )
