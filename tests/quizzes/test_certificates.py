@@ -1,0 +1,66 @@
+"""Certificates: issued on passing, unguessable code, public verification page, my list."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from quizzes.models import Certificate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_passing_issues_one_certificate_with_an_unguessable_code(learner_api, exam, bank):
+    result = exam.take(learner_api, correct=8)
+    certificate = Certificate.objects.get()
+    assert result["certificate"]["code"] == certificate.code
+    assert result["certificate"]["url"].endswith(f"/certificates/{certificate.code}/")
+    assert len(certificate.code) >= 32
+    assert certificate.learner_name == "Lena Lernende"
+    assert str(certificate.score_percent) == "80.00"
+
+
+def test_codes_differ_between_learners(make_learner, enroll, client_for, exam, bank):
+    codes = set()
+    for name in ("a1", "a2", "a3"):
+        user = make_learner(name)
+        enroll(user)
+        codes.add(exam.take(client_for(user), correct=10)["certificate"]["code"])
+    assert len(codes) == 3
+
+
+def test_failing_issues_no_certificate(learner_api, exam, bank):
+    result = exam.take(learner_api, correct=7)
+    assert result["certificate"] is None
+    assert not Certificate.objects.exists()
+    assert learner_api.get("/api/v1/certificates/").json()["count"] == 0
+
+
+def test_public_verification_page(learner_api, exam, bank, course):
+    code = exam.take(learner_api, correct=9)["certificate"]["code"]
+    page = Client().get(f"/certificates/{code}/")  # anonymous
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Lena Lernende" in html
+    assert course.title in html
+    assert re.search(r"<dd>90[,.]00 %</dd>", html)  # localized decimal
+    certificate = Certificate.objects.get()
+    assert certificate.issued_at.strftime("%Y") in html
+    assert 'name="robots" content="noindex"' in html
+
+
+@pytest.mark.parametrize("code", ["nope", "A" * 32])
+def test_unknown_code_is_404(course, code):
+    assert Client().get(f"/certificates/{code}/").status_code == 404
+
+
+def test_my_certificates(learner_api, exam, bank, course):
+    exam.take(learner_api, correct=10)
+    body = learner_api.get("/api/v1/certificates/").json()
+    assert body["count"] == 1
+    entry = body["results"][0]
+    assert entry["module"] == course.slug and entry["module_title"] == course.title
+    assert entry["score_percent"] == "100.00" and entry["learner_name"] == "Lena Lernende"
+    assert entry["code"] == Certificate.objects.get().code

@@ -1,0 +1,175 @@
+"""The exam admin: item bank with filters, hand-written items, attempts, grades CSV, statistics."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.test import Client
+
+from courses.models import Step
+from quizzes.models import ExamItem, ExamPolicy
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client_(db):
+    from django.contrib.auth import get_user_model
+
+    admin = get_user_model().objects.create_superuser(
+        username="root", email="root@example.org", password="a-long-admin-password-1"
+    )
+    client = Client()
+    client.force_login(admin)
+    return client
+
+
+@pytest.fixture
+def two_learners_took_the_exam(make_learner, enroll, client_for, exam, bank):
+    for name, correct in (("strong", 9), ("weak", 3)):
+        user = make_learner(name, display_name=name.title())
+        enroll(user)
+        exam.take(client_for(user), correct=correct)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "?kind__exact=true_false", "?origin__exact=generated", "?is_active__exact=1", "?q=FP16"],
+)
+def test_item_bank_list_and_filters(admin_client_, course, bank, query):
+    response = admin_client_.get(f"/admin/quizzes/examitem/{query}")
+    assert response.status_code == 200
+    assert b"Item statistics" in response.content
+
+
+def test_item_bank_filters_by_module_and_step(admin_client_, course, bank):
+    step = Step.objects.get(module=course, term="FP16")
+    response = admin_client_.get(
+        f"/admin/quizzes/examitem/?module__id__exact={course.pk}&step__id__exact={step.pk}"
+    )
+    assert response.status_code == 200
+    assert response.context["cl"].result_count == 4
+
+
+def test_admin_adds_a_hand_written_item_and_rejects_a_broken_one(admin_client_, course, bank):
+    form = {
+        "module": course.pk,
+        "step": "",
+        "kind": "multiple_choice",
+        "prompt": "Welche Formate sind 16 Bit breit?",
+        "options": json.dumps(
+            [
+                {"key": "a", "text": "FP16"},
+                {"key": "b", "text": "BF16"},
+                {"key": "c", "text": "FP32"},
+            ]
+        ),
+        "correct_keys": json.dumps(["a", "z"]),
+        "explanation": "",
+        "is_active": "on",
+    }
+    response = admin_client_.post("/admin/quizzes/examitem/add/", form)
+    assert response.status_code == 200  # form shown again with the error
+    assert b"one of the option keys" in response.content
+    assert not ExamItem.objects.filter(origin="hand_written").exists()
+
+    form["correct_keys"] = json.dumps(["a", "b"])
+    response = admin_client_.post("/admin/quizzes/examitem/add/", form)
+    assert response.status_code == 302
+    item = ExamItem.objects.get(origin="hand_written")
+    assert item.generator_key is None and item.correct_keys == ["a", "b"]
+
+
+def test_copy_as_hand_written_action(admin_client_, course, bank):
+    original = ExamItem.objects.get(generator_key="fp16:term-for-description")
+    response = admin_client_.post(
+        "/admin/quizzes/examitem/",
+        {"action": "copy_as_hand_written", "_selected_action": [original.pk]},
+    )
+    assert response.status_code == 302
+    original.refresh_from_db()
+    assert original.is_active is False
+    copy = ExamItem.objects.get(origin="hand_written")
+    assert (copy.prompt, copy.options, copy.correct_keys) == (
+        original.prompt,
+        original.options,
+        original.correct_keys,
+    )
+
+
+def test_attempts_list_shows_scores(admin_client_, two_learners_took_the_exam):
+    response = admin_client_.get("/admin/quizzes/examattempt/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Grades (CSV)" in html
+    assert "90.00" in html or "90,00" in html
+    detail = admin_client_.get(
+        f"/admin/quizzes/examattempt/{response.context['cl'].result_list[0].pk}/change/"
+    )
+    assert detail.status_code == 200
+
+
+def test_grades_csv(admin_client_, two_learners_took_the_exam):
+    response = admin_client_.get("/admin/quizzes/examattempt/grades.csv")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    by_user = {row["username"]: row for row in rows}
+    assert set(by_user) == {"strong", "weak"}
+    assert by_user["strong"]["final_grade"] == "90.00" and by_user["strong"]["passed"] == "True"
+    assert by_user["strong"]["certificate_issued"] == "True"
+    assert by_user["weak"]["final_grade"] == "30.00" and by_user["weak"]["passed"] == "False"
+    one = admin_client_.get("/admin/quizzes/examattempt/grades.csv?module=self-hosting-27")
+    assert one.content == response.content
+
+
+def test_grades_csv_needs_staff(client, two_learners_took_the_exam):
+    response = client.get("/admin/quizzes/examattempt/grades.csv")
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def test_item_statistics_page(admin_client_, two_learners_took_the_exam):
+    response = admin_client_.get("/admin/quizzes/examitem/statistics/?module=self-hosting-27")
+    assert response.status_code == 200
+    rows = [row for row in response.context["rows"] if row["answered"]]
+    assert sum(row["answered"] for row in rows) == 20  # two learners, ten items each
+    for row in rows:
+        assert row["correct_share"] in (0.0, 0.5, 1.0)
+        # One learner in each group: only items both saw can discriminate.
+        if row["answered"] == 2:
+            assert row["discrimination"] in (-1.0, 0.0, 1.0)
+        else:
+            assert row["discrimination"] is None
+    assert b"Exam item statistics" in response.content
+
+
+def test_policy_is_editable(admin_client_, course, policy):
+    response = admin_client_.get(f"/admin/quizzes/exampolicy/{policy.pk}/change/")
+    assert response.status_code == 200
+    form = {
+        "module": course.pk,
+        "items_per_attempt": 12,
+        "time_limit_minutes": 30,
+        "pass_mark_percent": "75.00",
+        "max_attempts": 2,
+        "wait_between_attempts_minutes": 60,
+        "grading_method": "last",
+        "review_content": "correct_answers",
+        "review_timing": "immediately",
+        "requires_all_steps_completed": "on",
+    }
+    response = admin_client_.post(f"/admin/quizzes/exampolicy/{policy.pk}/change/", form)
+    assert response.status_code == 302
+    policy = ExamPolicy.objects.get()
+    assert (
+        policy.items_per_attempt,
+        policy.grading_method,
+        policy.requires_all_steps_completed,
+    ) == (
+        12,
+        "last",
+        True,
+    )

@@ -1,0 +1,105 @@
+"""Query counts of the exam endpoints: fixed, whatever the number of items or attempts.
+
+Counts are with token-less forced authentication (no session queries) and include the
+SAVEPOINT/RELEASE pair the test transaction turns each ``atomic`` block into.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+START_QUERIES = 8  # savepoint, lock enrollment, policy, attempts, bank, attempt, items, release
+SAVE_QUERIES = 6  # savepoint, lock attempt, result?, items, bulk update, release
+SUBMIT_QUERIES = 7  # savepoint, lock attempt, attempts, items, result, bulk update, release
+SUBMIT_PASS_QUERIES = 8  # … plus the certificate
+SUBMIT_AGAIN_QUERIES = 5  # savepoint, lock attempt, attempts, items, release
+
+
+@pytest.fixture(params=[10, 30], ids=["10-items", "30-items"])
+def items_per_attempt(request, policy, bank):
+    policy.items_per_attempt = request.param
+    policy.save()
+    return request.param
+
+
+def test_start_save_submit_use_a_fixed_number_of_queries(
+    learner_api, exam, items_per_attempt, django_assert_num_queries
+):
+    with django_assert_num_queries(START_QUERIES):
+        attempt = exam.start(learner_api)
+    assert len(attempt["items"]) == items_per_attempt
+    answers = exam.answers(attempt, correct=0)
+    with django_assert_num_queries(SAVE_QUERIES):
+        exam.save(learner_api, attempt["id"], answers)
+    with django_assert_num_queries(SUBMIT_QUERIES):
+        result = exam.submit(learner_api, attempt["id"])
+    assert result["item_count"] == items_per_attempt
+    with django_assert_num_queries(SUBMIT_AGAIN_QUERIES):
+        exam.submit(learner_api, attempt["id"])
+
+
+def test_passing_submit_with_certificate(
+    learner_api, exam, items_per_attempt, django_assert_num_queries
+):
+    attempt = exam.start(learner_api)
+    exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=items_per_attempt))
+    with django_assert_num_queries(SUBMIT_PASS_QUERIES):
+        result = exam.submit(learner_api, attempt["id"])
+    assert result["certificate"] is not None
+
+
+@pytest.mark.parametrize("earlier_attempts", [0, 2])
+def test_reads_are_constant(
+    learner_api, exam, items_per_attempt, earlier_attempts, django_assert_num_queries
+):
+    for _ in range(earlier_attempts):
+        exam.take(learner_api, correct=0)
+    attempt = exam.start(learner_api)
+    # module, policy, enrollment, attempts (+results, certificate)
+    with django_assert_num_queries(4):
+        body = learner_api.get("/api/v1/modules/self-hosting-27/exam/").json()
+    assert len(body["attempts"]) == earlier_attempts + 1
+    # attempt (+policy, result), items, module
+    with django_assert_num_queries(3):
+        learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
+    exam.submit(learner_api, attempt["id"])
+    # … and the learner's attempts for the review policy once finalized
+    with django_assert_num_queries(4):
+        learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
+
+
+@pytest.mark.parametrize("passes", [1, 3])
+def test_certificate_list_is_constant(
+    make_learner, enroll, client_for, exam, bank, passes, django_assert_num_queries
+):
+    from courses.models import Module
+    from quizzes.models import Certificate, ExamAttempt
+
+    user = make_learner()
+    enroll(user)
+    client = client_for(user)
+    exam.take(client, correct=10)
+    # More certificates: copies for extra modules (a learner has one per module).
+    source = Certificate.objects.get()
+    for index in range(passes - 1):
+        module = Module.objects.create(
+            slug=f"extra-{index}", series="Extra", number=index + 1, title="Extra", header="x"
+        )
+        attempt = ExamAttempt.objects.get(pk=source.attempt_id)
+        attempt.pk, attempt.module = None, module
+        attempt.save()
+        Certificate.objects.create(
+            learner=user,
+            module=module,
+            attempt=attempt,
+            code=f"code-{index}",
+            learner_name="Lena",
+            score_percent=source.score_percent,
+            issued_at=source.issued_at,
+        )
+    # count, page, modules
+    with django_assert_num_queries(3):
+        body = client.get("/api/v1/certificates/").json()
+    assert body["count"] == passes
