@@ -70,17 +70,26 @@ def final_grade(*, method: str, scores: Sequence[Decimal]) -> Decimal | None:
     raise ValueError(f"unknown grading method {method!r}")
 
 
-def review_level(*, content: str, timing: str, final_passed: bool, attempts_left: int) -> str:
+def review_level(
+    *,
+    content: str,
+    timing: str,
+    final_passed: bool,
+    attempts_left: int,
+    attempt_in_progress: bool = False,
+) -> str:
     """What a learner may see of a finalized attempt beyond its score.
 
-    ``score_only`` until the policy's moment has come, then the policy's content.
+    ``score_only`` until the policy's moment has come, then the policy's content. "After the last
+    attempt" waits until that attempt is finalized: an attempt being answered must not see the
+    answers of the earlier ones (they share bank items).
     """
     if timing == IMMEDIATELY:
         due = True
     elif timing == AFTER_PASSING:
         due = final_passed
     elif timing == AFTER_LAST_ATTEMPT:
-        due = final_passed or attempts_left <= 0
+        due = final_passed or (attempts_left <= 0 and not attempt_in_progress)
     else:
         raise ValueError(f"unknown review timing {timing!r}")
     return content if due else SCORE_ONLY

@@ -101,6 +101,7 @@ def attempt_result_view(
         timing=policy.review_timing,
         final_passed=final_passed,
         attempts_left=policy.max_attempts - len(attempts),
+        attempt_in_progress=not all(attempt_is_finalized(a) for a in attempts),
     )
     review_items = None
     if level in (CORRECTNESS, CORRECT_ANSWERS):
