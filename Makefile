@@ -18,6 +18,7 @@ install: $(STAMP)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py import_course
+	$(PY) manage.py generate_exam_items
 	$(PY) manage.py demo_setup
 	$(PY) manage.py runstack
 
