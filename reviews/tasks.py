@@ -68,6 +68,8 @@ def reminder_digests_send(self, digest_ids: list[int], now: str | None = None) -
     try:
         for index, digest_id in enumerate(digest_ids):
             try:
+                # One SMTP session for the chunk (open() is a no-op once connected).
+                connection.open()
                 outcome = reminders.reminder_digest_send(
                     digest_id=digest_id, now=at, connection=connection
                 )

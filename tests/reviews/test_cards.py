@@ -37,9 +37,7 @@ def test_completing_a_step_creates_a_definition_card_and_one_per_quick_check(
     }
 
 
-def test_cards_for_step_ensure_is_idempotent_and_shares_quick_checks_between_steps(
-    learner, steps
-):
+def test_cards_for_step_ensure_is_idempotent_and_shares_quick_checks_between_steps(learner, steps):
     first, second = steps[0], steps[1]
     shared = set(first.quick_check_links.values_list("quick_check_id", flat=True)) & set(
         second.quick_check_links.values_list("quick_check_id", flat=True)
@@ -149,7 +147,9 @@ def test_reimport_keeps_cards_on_their_step_and_suspends_a_retired_steps_cards(
     card_ids = set(ReviewCard.objects.values_list("id", flat=True))
     removed_definition = ReviewCard.objects.get(step=removed, kind="definition")
     now = AT + datetime.timedelta(minutes=1)
-    assert removed_definition.id in {c.id for c in due_queue(learner=learner, at=now, limit=50).cards}
+    assert removed_definition.id in {
+        c.id for c in due_queue(learner=learner, at=now, limit=50).cards
+    }
 
     module_doc = next(p for p in seed_paths if p.name.startswith("003_"))
     edited = tmp_path / module_doc.name
@@ -178,7 +178,9 @@ def test_reimport_keeps_cards_on_their_step_and_suspends_a_retired_steps_cards(
 
     # Putting the step back revives the same step row and its cards.
     course_import(paths=seed_paths)
-    assert removed_definition.id in set(live_cards(learner_id=learner.pk).values_list("id", flat=True))
+    assert removed_definition.id in set(
+        live_cards(learner_id=learner.pk).values_list("id", flat=True)
+    )
 
 
 def test_an_admin_suspended_card_leaves_the_queue(learner, steps):
