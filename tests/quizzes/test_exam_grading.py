@@ -93,6 +93,19 @@ def test_review_level(timing, final_passed, attempts_left, shows):
     )
 
 
+def test_after_last_attempt_waits_for_the_running_attempt():
+    # Attempts used up but the last one still being answered: earlier reviews stay closed.
+    arguments = {
+        "content": "correct_answers",
+        "timing": "after_last_attempt",
+        "final_passed": False,
+    }
+    assert review_level(**arguments, attempts_left=0, attempt_in_progress=True) == "score_only"
+    assert review_level(**arguments, attempts_left=0, attempt_in_progress=False) == (
+        "correct_answers"
+    )
+
+
 def response(item, learner, score, correct, number=1):
     return ItemResponse(
         item_id=item,
