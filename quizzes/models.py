@@ -125,11 +125,16 @@ class ExamItem(models.Model):
 
     def clean(self) -> None:
         """The options and correct keys must fit the kind (admin forms call this)."""
-        errors = exam_item_shape_errors(
+        errors = {}
+        shape = exam_item_shape_errors(
             kind=self.kind, options=self.options, correct_keys=self.correct_keys
         )
+        if shape:
+            errors["options"] = shape
+        if self.step_id and self.module_id and self.step.module_id != self.module_id:
+            errors["step"] = ["The step must belong to the item's module."]
         if errors:
-            raise ValidationError({"options": errors})
+            raise ValidationError(errors)
 
     def __str__(self) -> str:
         return self.prompt[:80]

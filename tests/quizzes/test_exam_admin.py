@@ -173,3 +173,37 @@ def test_policy_is_editable(admin_client_, course, policy):
         "last",
         True,
     )
+
+
+def test_hand_written_item_with_a_step_of_another_module_is_refused(admin_client_, course):
+    from courses.models import Module
+
+    other = Module.objects.create(slug="other", series="Other", number=1, title="O", header="O")
+    foreign = Step.objects.create(
+        module=other,
+        slug="x",
+        number=1,
+        total=1,
+        term="X",
+        lead="X ist ein Begriff.",
+        definition="X ist ein Begriff.",
+        level="B1",
+        source_hash="0",
+        content_hash="0",
+    )
+    form = {
+        "module": course.pk,
+        "step": foreign.pk,
+        "kind": "true_false",
+        "prompt": "X ist ein Begriff.",
+        "options": json.dumps(
+            [{"key": "true", "text": "Richtig"}, {"key": "false", "text": "Falsch"}]
+        ),
+        "correct_keys": json.dumps(["true"]),
+        "explanation": "",
+        "is_active": "on",
+    }
+    response = admin_client_.post("/admin/quizzes/examitem/add/", form)
+    assert response.status_code == 200
+    assert b"The step must belong to the item" in response.content
+    assert not ExamItem.objects.exists()

@@ -103,3 +103,25 @@ def test_certificate_list_is_constant(
     with django_assert_num_queries(3):
         body = client.get("/api/v1/certificates/").json()
     assert body["count"] == passes
+
+
+def test_start_with_all_steps_required_costs_two_more_fixed_queries(
+    learner_api, learner, exam, items_per_attempt, policy, django_assert_num_queries
+):
+    from django.utils import timezone
+
+    from courses.models import Step, StepProgress
+
+    policy.requires_all_steps_completed = True
+    policy.save()
+    now = timezone.now()
+    StepProgress.objects.bulk_create(
+        StepProgress(
+            learner=learner, step=step, status="completed", completed_at=now, updated_at=now
+        )
+        for step in Step.objects.filter(status="active")
+    )
+    # courses.api.all_steps_completed: active step count, completed steps.
+    with django_assert_num_queries(START_QUERIES + 2):
+        attempt = exam.start(learner_api)
+    assert len(attempt["items"]) == items_per_attempt
