@@ -1,6 +1,8 @@
-"""Web routes of the reviews app (outside the API): the unsubscribe link of reminder e-mails."""
+"""Web routes of the reviews app (outside the API): the unsubscribe link of reminder e-mails,
+and /reviews/ — the review link in the e-mails — which forwards to the web review page."""
 
 from django.urls import path
+from django.views.generic import RedirectView
 
 from reviews import views
 
@@ -10,4 +12,6 @@ urlpatterns = [
         views.unsubscribe,
         name="reminder-unsubscribe",
     ),
+    # E-mails already sent keep this link, wherever the web app puts its review page.
+    path("reviews/", RedirectView.as_view(pattern_name="web:review"), name="reviews-page"),
 ]

@@ -369,3 +369,9 @@ def test_rfc8058_one_click_post_and_a_bad_token(studying):
     other.refresh_from_db()
     assert other.reminder_email is True
     assert client.put(f"/reminders/unsubscribe/{token}/").status_code == 405
+
+
+def test_the_review_link_of_the_email_leads_to_the_review_page(client):
+    response = client.get(urlparse(reminders.REVIEW_PAGE_PATH).path)
+    assert response.status_code == 302
+    assert response["Location"] == "/review/"

@@ -1,0 +1,127 @@
+"""FSRS conversion, interval previews, local days across DST, quiet hours: plain Python."""
+
+from __future__ import annotations
+
+import datetime
+
+import fsrs
+import pytest
+
+from reviews.scheduling import (
+    CardState,
+    card_review,
+    in_quiet_hours,
+    intervals_preview,
+    local_day,
+    local_day_of,
+    scheduler_for,
+)
+
+UTC = datetime.UTC
+AT = datetime.datetime(2030, 6, 12, 10, 0, tzinfo=UTC)
+
+
+def test_a_new_card_round_trips_through_fsrs():
+    state = CardState.new(at=AT)
+    assert (state.state, state.learning_step, state.stability, state.last_review) == (
+        1,
+        0,
+        None,
+        None,
+    )
+    assert state.is_new and CardState.from_fsrs(state.to_fsrs()) == state
+
+
+def test_a_review_moves_the_card_and_keeps_times_utc():
+    berlin = datetime.timezone(datetime.timedelta(hours=2))
+    after = card_review(
+        state=CardState.new(at=AT), rating=3, at=AT.astimezone(berlin), desired_retention=0.9
+    )
+    assert after.last_review == AT and after.last_review.tzinfo == UTC
+    assert after.due == AT + datetime.timedelta(minutes=10) and after.due.tzinfo == UTC
+    assert after.stability == pytest.approx(2.3065) and after.learning_step == 1
+
+
+def test_naive_times_are_refused():
+    with pytest.raises(ValueError, match="naive"):
+        CardState.new(at=datetime.datetime(2030, 1, 1))
+
+
+def _review_state(stability: float) -> CardState:
+    return CardState(
+        state=int(fsrs.State.Review),
+        learning_step=None,
+        stability=stability,
+        difficulty=5.0,
+        due=AT,
+        last_review=AT - datetime.timedelta(days=10),
+    )
+
+
+def test_previews_grow_from_again_to_easy_and_are_unfuzzed():
+    scheduler = scheduler_for(desired_retention=0.9, fuzzing=False)
+    first = intervals_preview(state=_review_state(10.0), at=AT, scheduler=scheduler)
+    second = intervals_preview(state=_review_state(10.0), at=AT, scheduler=scheduler)
+    assert first == second
+    assert [p.rating for p in first] == [1, 2, 3, 4]
+    assert [p.name for p in first] == ["again", "hard", "good", "easy"]
+    seconds = [p.seconds for p in first]
+    assert seconds == sorted(seconds) and seconds[0] == 600  # relearning step: 10 minutes
+    assert all(p.due == AT + datetime.timedelta(seconds=p.seconds) for p in first)
+
+
+def test_a_higher_desired_retention_gives_shorter_intervals():
+    state = _review_state(20.0)
+
+    def good(retention: float) -> int:
+        scheduler = scheduler_for(desired_retention=retention, fuzzing=False)
+        return intervals_preview(state=state, at=AT, scheduler=scheduler)[2].seconds
+
+    assert good(0.97) < good(0.9) < good(0.8)
+
+
+@pytest.mark.parametrize(
+    ("zone", "date", "hours"),
+    [
+        ("Europe/Berlin", datetime.date(2030, 3, 31), 23),
+        ("Europe/Berlin", datetime.date(2030, 10, 27), 25),
+        ("Europe/Berlin", datetime.date(2030, 6, 12), 24),
+        ("Asia/Tokyo", datetime.date(2030, 3, 31), 24),
+    ],
+)
+def test_local_days_have_their_real_length(zone, date, hours):
+    day = local_day_of(time_zone=zone, date=date)
+    assert day.end - day.start == datetime.timedelta(hours=hours)
+    assert day.start.tzinfo == UTC
+
+
+def test_local_day_of_an_instant():
+    late = datetime.datetime(2030, 6, 12, 22, 30, tzinfo=UTC)  # 00:30 on 13 June in Berlin
+    assert local_day(time_zone="Europe/Berlin", at=late).date == datetime.date(2030, 6, 13)
+    assert local_day(time_zone="UTC", at=late).date == datetime.date(2030, 6, 12)
+    assert local_day(time_zone="Asia/Tokyo", at=late).start == datetime.datetime(
+        2030, 6, 12, 15, 0, tzinfo=UTC
+    )
+    # An unknown zone name (a stale row) counts as UTC instead of failing.
+    assert local_day(time_zone="Mars/Olympus", at=late).date == datetime.date(2030, 6, 12)
+
+
+T = datetime.time
+
+
+@pytest.mark.parametrize(
+    ("at", "start", "end", "quiet"),
+    [
+        (T(18, 0), T(17, 0), T(19, 0), True),
+        (T(19, 0), T(17, 0), T(19, 0), False),
+        (T(17, 0), T(17, 0), T(19, 0), True),
+        (T(23, 0), T(22, 0), T(7, 0), True),
+        (T(6, 59), T(22, 0), T(7, 0), True),
+        (T(7, 0), T(22, 0), T(7, 0), False),
+        (T(12, 0), T(22, 0), T(7, 0), False),
+        (T(12, 0), None, T(7, 0), False),
+        (T(12, 0), T(7, 0), T(7, 0), False),
+    ],
+)
+def test_quiet_hours(at, start, end, quiet):
+    assert in_quiet_hours(at=at, start=start, end=end) is quiet
