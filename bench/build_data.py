@@ -85,8 +85,10 @@ class Scale:
     cards_per_other: int  # cards of the learners who are not enrolled in the seed module
     heavy_cards: int  # cards of the one heavy learner
     synthetic_modules: int
-    finished_attempts: int  # learners with one graded exam attempt
     token_learners: int  # learners the load generator signs in as (one token each)
+    # Learners with one graded exam attempt; at run time each gets a fresh attempt (answered,
+    # not submitted) for the exam-submit line. Those beyond ``enrolled`` are enrolled too.
+    exam_learners: int
 
 
 FULL = Scale(
@@ -96,18 +98,18 @@ FULL = Scale(
     cards_per_other=5,
     heavy_cards=10_000,
     synthetic_modules=50,
-    finished_attempts=10_000,
     token_learners=200,
+    exam_learners=16_000,
 )
 SMOKE = Scale(
-    learners=400,
+    learners=2_000,
     enrolled=100,
     cards_per_enrolled=100,
     cards_per_other=2,
     heavy_cards=300,
     synthetic_modules=2,
-    finished_attempts=50,
     token_learners=10,
+    exam_learners=1_500,
 )
 
 
@@ -213,28 +215,21 @@ def _default_for(model_field: models.Field):
     )
 
 
-def copy_rows(
-    model: type[models.Model],
-    columns: Sequence[str],
-    rows: Iterable[Sequence],
-    *,
-    optional: Sequence[str] = (),
-) -> int:
+def copy_rows(model: type[models.Model], columns: Sequence[str], rows: Iterable[Sequence]) -> int:
     """COPY rows (values for ``columns``, JSON as text) into the model's table; returns the count.
 
-    Every other column of the table gets its field's default (or NULL / empty text). Columns in
-    ``optional`` that the table does not have (yet) are left out with their values.
+    Every other column of the table gets its field's default (or NULL / empty text). A named
+    column the table does not have (a field another issue removed or has not migrated yet) is
+    left out with its values, and said so.
     """
     table = model._meta.db_table
     existing = _table_columns(table)
-    keep = [i for i, c in enumerate(columns) if c in existing or c not in optional]
+    fields_by_column = {f.column: f for f in model._meta.concrete_fields}
+    keep = [i for i, c in enumerate(columns) if c in existing]
     if len(keep) < len(columns):
+        print(f"    ({table} has no {[c for c in columns if c not in existing]}: left out)")
         columns = [columns[i] for i in keep]
         rows = ([row[i] for i in keep] for row in rows)
-    fields_by_column = {f.column: f for f in model._meta.concrete_fields}
-    missing = [c for c in columns if c not in existing]
-    if missing:
-        raise ValueError(f"{table} has no column(s) {missing}: migrate the benchmark database")
     extra_columns, extra_values = [], []
     for column in sorted(existing - set(columns)):
         model_field = fields_by_column.get(column)
@@ -275,6 +270,227 @@ def model_or_none(label: str) -> type[models.Model] | None:
     with connection.cursor() as cursor:
         tables = set(connection.introspection.table_names(cursor))
     return model if model._meta.db_table in tables else None
+
+
+# --- tokens and exam attempts (also used at run time) -----------------------------------------
+
+
+def tokens_copy(user_ids: Sequence[int], *, now: dt.datetime) -> dict[int, str]:
+    """One knox token per user, written with COPY as knox would store it; returns the tokens."""
+    from django.conf import settings as django_settings
+    from knox.crypto import hash_token
+    from knox.models import AuthToken
+    from knox.settings import CONSTANTS
+
+    expiry = now + django_settings.REST_KNOX["TOKEN_TTL"]
+    tokens = {user_id: os.urandom(32).hex() for user_id in user_ids}
+    digests = {user_id: hash_token(token) for user_id, token in tokens.items()}
+    copy_rows(
+        AuthToken,
+        ("digest", "token_key", "user_id", "created", "expiry"),
+        ((digests[u], tokens[u][: CONSTANTS.TOKEN_KEY_LENGTH], u, now, expiry) for u in user_ids),
+    )
+    device = model_or_none("accounts.Device")
+    if device is not None:
+        copy_rows(
+            device,
+            ("token_id", "user_id", "name", "created_at"),
+            ((digests[u], u, "bench", now) for u in user_ids),
+        )
+    return tokens
+
+
+def attempts_copy(
+    *,
+    module_id: int,
+    learner_ids: Sequence[int],
+    number: int,
+    started_at: dt.datetime,
+    correct_share: float,
+    finished: bool,
+) -> int:
+    """Exam attempts as exam_attempt_start draws them (same draw, same snapshots), every item
+    answered (``correct_share`` of them right); graded with a result row when ``finished``."""
+    from decimal import Decimal
+
+    from quizzes.drawing import DrawCandidate, attempt_draw
+    from quizzes.grading import attempt_score, passes
+    from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem, ExamPolicy, ExamResult
+
+    policy = ExamPolicy.objects.get(module_id=module_id)
+    bank = {
+        row["id"]: row
+        for row in ExamItem.objects.filter(module_id=module_id, is_active=True, is_retired=False)
+        .order_by("id")
+        .values("id", "step_id", "kind", "prompt", "options", "correct_keys", "explanation")
+    }
+    candidates = [
+        DrawCandidate(
+            item_id=row["id"],
+            step_id=row["step_id"],
+            kind=row["kind"],
+            option_count=len(row["options"]),
+        )
+        for row in bank.values()
+    ]
+    deadline = started_at + dt.timedelta(minutes=policy.time_limit_minutes)
+    answered_at = started_at + dt.timedelta(minutes=1)
+    draws = {
+        learner: attempt_draw(
+            candidates=candidates, count=policy.items_per_attempt, seed=learner * 100 + number
+        )
+        for learner in learner_ids
+    }
+    written = copy_rows(
+        ExamAttempt,
+        (
+            "learner_id",
+            "module_id",
+            "policy_id",
+            "number",
+            "seed",
+            "item_count",
+            "pass_mark_percent",
+            "started_at",
+            "deadline_at",
+            "answers_saved_at",
+        ),
+        (
+            (
+                learner,
+                module_id,
+                policy.id,
+                number,
+                learner * 100 + number,
+                len(draws[learner]),
+                policy.pass_mark_percent,
+                started_at,
+                deadline,
+                answered_at,
+            )
+            for learner in learner_ids
+        ),
+    )
+    attempt_ids = dict(
+        ExamAttempt.objects.filter(
+            module_id=module_id, number=number, learner_id__in=learner_ids
+        ).values_list("learner_id", "id")
+    )
+
+    outcomes: dict[int, list[bool]] = {}
+
+    def item_rows():
+        for learner in learner_ids:
+            drawn = draws[learner]
+            right = round(len(drawn) * correct_share)
+            outcomes[learner] = []
+            for position, choice in enumerate(drawn, start=1):
+                item = bank[choice.item_id]
+                options = [item["options"][i] for i in choice.option_order]
+                correct = position <= right
+                if correct:
+                    selected = list(item["correct_keys"])
+                else:
+                    selected = [o["key"] for o in options if o["key"] not in item["correct_keys"]][
+                        :1
+                    ]
+                outcomes[learner].append(correct)
+                yield (
+                    attempt_ids[learner],
+                    position,
+                    item["id"],
+                    item["kind"],
+                    item["prompt"],
+                    json.dumps(options),
+                    json.dumps(item["correct_keys"]),
+                    item["explanation"],
+                    json.dumps(selected),
+                    answered_at,
+                    correct if finished else None,
+                )
+
+    written += copy_rows(
+        ExamAttemptItem,
+        (
+            "attempt_id",
+            "position",
+            "item_id",
+            "kind",
+            "prompt",
+            "options",
+            "correct_keys",
+            "explanation",
+            "selected_keys",
+            "answered_at",
+            "is_correct",
+        ),
+        item_rows(),
+    )
+    if finished:
+
+        def result_rows():
+            for learner in learner_ids:
+                score = attempt_score(outcomes[learner])
+                yield (
+                    attempt_ids[learner],
+                    learner,
+                    module_id,
+                    score.score_percent,
+                    score.correct_count,
+                    score.item_count,
+                    passes(
+                        score_percent=score.score_percent,
+                        pass_mark_percent=Decimal(policy.pass_mark_percent),
+                    ),
+                    "submitted",
+                    deadline - dt.timedelta(minutes=5),
+                )
+
+        written += copy_rows(
+            ExamResult,
+            (
+                "attempt_id",
+                "learner_id",
+                "module_id",
+                "score_percent",
+                "correct_count",
+                "item_count",
+                "passed",
+                "reason",
+                "finalized_at",
+            ),
+            result_rows(),
+        )
+    return written
+
+
+def exam_pool_reset(manifest: Manifest, *, count: int) -> list[tuple[int, int, str]]:
+    """Fresh attempts (number 2, started two minutes ago, all answered, 80 % right) for ``count``
+    exam learners, replacing those of an earlier run; returns (learner, attempt id, token)."""
+    from courses.models import Module
+    from quizzes.models import Certificate, ExamAttempt
+
+    tokens = {int(k): v for k, v in manifest.extra["exam_tokens"].items()}
+    learners = sorted(tokens)[:count]
+    if len(learners) < count:
+        raise SystemExit(f"the data set has {len(tokens)} exam learners, the run needs {count}")
+    module_id = Module.objects.get(slug=manifest.module).id
+    Certificate.objects.filter(learner_id__in=learners, module_id=module_id).delete()
+    ExamAttempt.objects.filter(learner_id__in=learners, module_id=module_id, number__gte=2).delete()
+    attempts_copy(
+        module_id=module_id,
+        learner_ids=learners,
+        number=2,
+        started_at=timezone.now() - dt.timedelta(minutes=2),
+        correct_share=0.8,
+        finished=False,
+    )
+    ids = dict(
+        ExamAttempt.objects.filter(
+            module_id=module_id, number=2, learner_id__in=learners
+        ).values_list("learner_id", "id")
+    )
+    return [(learner, ids[learner], tokens[learner]) for learner in learners]
 
 
 # --- the parts ------------------------------------------------------------------------------
@@ -474,10 +690,14 @@ class Builder:
         sequences_reset(User)
         return written
 
+    def exam_ids(self) -> range:
+        return range(2, self.scale.exam_learners + 2)
+
     def enrollments(self) -> int:
+        """The heavy learner, the enrolled learners, and the exam learners beyond them."""
         from courses.models import Enrollment
 
-        learners = [self.heavy_id, *self.enrolled_ids()]
+        learners = sorted({self.heavy_id, *self.enrolled_ids(), *self.exam_ids()})
         return copy_rows(
             Enrollment,
             ("learner_id", "module_id", "source", "enrolled_at", "last_activity_at"),
@@ -507,9 +727,29 @@ class Builder:
                     opened = self.now - dt.timedelta(days=20 - index % 20, hours=learner % 24)
                     if index < completed:
                         done = opened + dt.timedelta(minutes=25)
-                        yield (learner, step_id, "completed", opened, done, sections, done, done)
+                        yield (
+                            learner,
+                            step_id,
+                            "completed",
+                            opened,
+                            done,
+                            sections,
+                            done,
+                            done,
+                            done,
+                        )
                     else:
-                        yield (learner, step_id, "in_progress", opened, None, "[]", None, opened)
+                        yield (
+                            learner,
+                            step_id,
+                            "in_progress",
+                            opened,
+                            None,
+                            "[]",
+                            None,
+                            opened,
+                            opened,
+                        )
 
         return copy_rows(
             StepProgress,
@@ -521,10 +761,10 @@ class Builder:
                 "completed_at",
                 "sections_viewed",
                 "status_changed_at",
+                "last_event_at",
                 "updated_at",
             ),
             rows(),
-            optional=("status_changed_at",),
         )
 
     def review_cards(self) -> int:
@@ -592,20 +832,29 @@ class Builder:
         )
 
     def tokens(self) -> int:
-        """A knox token for the heavy learner and for the learners the load rotates through."""
-        from knox.models import AuthToken
+        """knox tokens: the heavy learner, the rotating learners and the exam learners."""
+        rotating = list(self.enrolled_ids())[: self.scale.token_learners]
+        tokens = tokens_copy(sorted({self.heavy_id, *rotating, *self.exam_ids()}), now=self.now)
+        self.manifest.heavy_learner = [self.heavy_id, tokens[self.heavy_id]]
+        self.manifest.learner_tokens = [[i, tokens[i]] for i in rotating]
+        self.manifest.extra["exam_tokens"] = {str(i): tokens[i] for i in self.exam_ids()}
+        return len(tokens)
 
-        from accounts.models import User
+    def exams(self) -> int:
+        """The exam bank and policy of the seed module, and one failed attempt per exam learner."""
+        from quizzes.services.items import exam_items_generate, exam_policy_get
 
-        ids = [self.heavy_id, *list(self.enrolled_ids())[: self.scale.token_learners]]
-        users = User.objects.in_bulk(ids)
-        for user_id in ids:
-            _, token = AuthToken.objects.create(user=users[user_id])
-            if user_id == self.heavy_id:
-                self.manifest.heavy_learner = [user_id, token]
-            else:
-                self.manifest.learner_tokens.append([user_id, token])
-        return len(ids)
+        exam_items_generate(module_id=self.seed_module_id)
+        policy = exam_policy_get(module_id=self.seed_module_id)
+        self.manifest.extra["exam_policy_id"] = policy.id
+        return attempts_copy(
+            module_id=self.seed_module_id,
+            learner_ids=list(self.exam_ids()),
+            number=1,
+            started_at=self.now - dt.timedelta(days=10),
+            correct_share=0.5,
+            finished=True,
+        )
 
     def analyze(self) -> int:
         # Fresh COPYs leave the planner without statistics; production tables have them.
@@ -633,6 +882,7 @@ def build(*, scale: Scale, with_import_copy: bool = True) -> Manifest:
     builder.part("enrollments", builder.enrollments)
     builder.part("step progress", builder.progress)
     builder.part("review cards", builder.review_cards)
+    builder.part("exam attempts", builder.exams)
     builder.part("tokens", builder.tokens)
     builder.part("vacuum analyze", builder.analyze)
     builder.manifest.seconds["total"] = round(time.perf_counter() - started, 1)

@@ -12,15 +12,8 @@ import statistics
 import sys
 import time
 
-os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
-if os.environ.get("BENCH_PROBE_DATABASE_URL"):
-    os.environ["BENCH_DATABASE_URL"] = os.environ["BENCH_PROBE_DATABASE_URL"]
-
 import django
-
-django.setup()
-
-from django.db import connection, transaction  # noqa: E402
+from django.db import connection, transaction
 
 
 def rows_written_in_transaction() -> int:
@@ -92,14 +85,23 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--full", action="store_true")
     args = parser.parse_args()
+    os.environ["DJANGO_SETTINGS_MODULE"] = "bench.settings"
+    if os.environ.get("BENCH_PROBE_DATABASE_URL"):
+        os.environ["BENCH_DATABASE_URL"] = os.environ["BENCH_PROBE_DATABASE_URL"]
+    sink = None
+    if args.name == "planner":
+        from bench import planner_probe
+
+        # The SMTP sink's address goes into EMAIL_URL, which the settings read at start-up.
+        sink, handler = planner_probe.smtp_sink_start()
+    django.setup()
     if args.name == "import":
         result = import_probe()
     elif args.name == "reimport":
         result = reimport_full_probe()
     else:
-        from bench import planner_probe
-
-        result = planner_probe.run(smoke=args.smoke)
+        result = planner_probe.run(smoke=args.smoke, handler=handler)
+        sink.stop()
     sys.stdout.write("PROBE_RESULT " + json.dumps(result) + "\n")
 
 

@@ -28,10 +28,12 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import urlparse
+
+from bench.scenarios import LoadSettings, Request, Scenario, token_header
+from bench.scenarios import build as scenarios_for_endpoints
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -53,41 +55,9 @@ def bench_database_url(*, smoke: bool) -> str:
 # --- scenarios ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Request:
-    method: str
-    path: str
-    headers: dict[str, str] = field(default_factory=dict)
-    body: str | None = None
-
-
-@dataclass
-class Scenario:
-    """One line of the table: what wrk sends, what it must get back, and the target."""
-
-    key: str
-    label: str
-    expect: int
-    # The requests wrk cycles through in a round (round -1 is the warm-up); a scenario that
-    # consumes rows (a submitted attempt) gets fresh ones each round.
-    requests: Callable[[int], list[Request]]
-    # One more request like them, sent through the test client to count queries.
-    probe: Callable[[], Request]
-    floor: str | None = None  # key of the floor this is compared with
-    target_ratio: float | None = None
-    target_p99_ms: float | None = None
-    note: str = ""
-
-
-def token_header(token: str) -> dict[str, str]:
-    return {"Authorization": f"Token {token}"}
-
-
-def scenarios_build(manifest, *, smoke: bool) -> tuple[list[Scenario], list[str]]:
+def scenarios_build(manifest, *, load: LoadSettings) -> tuple[list[Scenario], list[str]]:
     """The floors and every endpoint that exists in this checkout; plus what is not there yet."""
     from django.urls import Resolver404, resolve
-
-    from bench import scenarios as endpoint_scenarios
 
     def routed(path: str) -> bool:
         try:
@@ -122,7 +92,7 @@ def scenarios_build(manifest, *, smoke: bool) -> tuple[list[Scenario], list[str]
             probe=lambda: Request("GET", "/bench/floor/django/"),
         ),
     ]
-    endpoints, missing = endpoint_scenarios.build(manifest, routed=routed, smoke=smoke)
+    endpoints, missing = scenarios_for_endpoints(manifest, routed=routed, load=load)
     return floors + endpoints, missing
 
 
@@ -281,15 +251,6 @@ def lua_script(requests: list[Request], *, expected: int) -> str:
             f"  {{{_lua_string(r.method)}, {_lua_string(r.path)}, {{{headers}}}, {body}}},"
         )
     return LUA_TEMPLATE % {"specs": "\n".join(specs), "expected": expected}
-
-
-@dataclass
-class LoadSettings:
-    rounds: int
-    seconds: float
-    connections: int
-    threads: int
-    warmup_seconds: float
 
 
 def wrk_run(
@@ -469,6 +430,8 @@ def results_assemble(
         if scenario.target_p99_ms is not None:
             checks.append(figures["p99_ms"] < scenario.target_p99_ms)
         clean = figures["errors"] == 0 and figures["unexpected_status"] == 0
+        if scenario.consumes and figures["pool_wraps"]:
+            clean = False
         rows.append(
             {
                 "key": scenario.key,
@@ -486,9 +449,9 @@ def results_assemble(
                 "target_p99_ms": scenario.target_p99_ms,
                 "errors": figures["errors"],
                 "unexpected_status": figures["unexpected_status"],
+                "pool_wraps": figures["pool_wraps"],
                 "clean": clean and status == scenario.expect,
                 "passed": (all(checks) and clean) if checks else None,
-                "note": scenario.note,
                 "runs": figures["runs"],
             }
         )
@@ -540,7 +503,7 @@ def markdown_render(results: dict) -> str:
         if not row["clean"]:
             result += (
                 f" (errors {row['errors']}, unexpected status {row['unexpected_status']}, "
-                f"probe status {row['probe_status']})"
+                f"pool wraps {row['pool_wraps']}, probe status {row['probe_status']})"
             )
         lines.append(
             f"| {row['label']} | {row['rps']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
@@ -616,7 +579,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         manifest = build_data.build(scale=build_data.SMOKE if args.smoke else build_data.FULL)
 
-    scenarios, missing = scenarios_build(manifest, smoke=args.smoke)
+    scenarios, missing = scenarios_build(manifest, load=load)
     if args.only:
         keep = set(args.only.split(","))
         scenarios = [s for s in scenarios if s.key in keep or s.key.startswith("floor")]

@@ -6,24 +6,75 @@ measured, so the harness runs at every stage of the project.
 
 from __future__ import annotations
 
+import itertools
+import json
+import time
 from collections.abc import Callable
-
-from django.test import Client
-
-from bench.run import Request, Scenario, token_header
+from dataclasses import dataclass, field
 
 
-def build(manifest, *, routed: Callable[[str], bool], smoke: bool):
+@dataclass
+class LoadSettings:
+    rounds: int
+    seconds: float
+    connections: int
+    threads: int
+    warmup_seconds: float
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: str | None = None
+
+
+@dataclass
+class Scenario:
+    """One line of the table: what wrk sends, what it must get back, and the target."""
+
+    key: str
+    label: str
+    expect: int
+    # The requests wrk cycles through in a round (round -1 is the warm-up); a scenario that
+    # consumes rows (a submitted attempt) gets fresh ones each round.
+    requests: Callable[[int], list[Request]]
+    # One more request like them, sent through the test client to count queries.
+    probe: Callable[[], Request]
+    floor: str | None = None  # key of the floor this is compared with
+    target_ratio: float | None = None
+    target_p99_ms: float | None = None
+    # Each request uses up a row (an attempt to submit, a client review id): running out and
+    # starting over would measure replays, so a wrap makes the line unusable.
+    consumes: bool = False
+
+
+def token_header(token: str) -> dict[str, str]:
+    return {"Authorization": f"Token {token}"}
+
+
+def _round_slices(load: LoadSettings) -> list[int]:
+    """The rounds that consume rows: the warm-up (-1) if there is one, then 0 .. rounds-1."""
+    return ([-1] if load.warmup_seconds else []) + list(range(load.rounds))
+
+
+def build(manifest, *, routed: Callable[[str], bool], load: LoadSettings):
     """(scenarios, names of the endpoints not routed yet)."""
     scenarios: list[Scenario] = []
     missing: list[str] = []
     module = manifest.module
     numbers = manifest.step_numbers
+    tokens = [token for _, token in manifest.learner_tokens]
+    _heavy_id, heavy_token = manifest.heavy_learner
 
+    # --- content -------------------------------------------------------------------------
     def step_path(number: int) -> str:
         return f"/api/v1/modules/{module}/steps/{number}/"
 
     if routed(step_path(numbers[0])):
+        from django.test import Client
+
         client = Client(HTTP_HOST="127.0.0.1")
         etags = {n: client.get(step_path(n)).headers["ETag"] for n in numbers}
         scenarios += [
@@ -52,7 +103,139 @@ def build(manifest, *, routed: Callable[[str], bool], smoke: bool):
         ]
     else:
         missing.append("step detail (GET /api/v1/modules/{m}/steps/{n}/)")
+
+    # --- progress ------------------------------------------------------------------------
+    progress_path = f"/api/v1/modules/{module}/progress/"
+    if routed(progress_path):
+        scenarios.append(
+            Scenario(
+                key="progress",
+                label=f"module progress of a learner ({len(tokens)} learners in turn)",
+                expect=200,
+                requests=lambda _round: [
+                    Request("GET", progress_path, token_header(t)) for t in tokens
+                ],
+                probe=lambda: Request("GET", progress_path, token_header(tokens[0])),
+                floor="floor_auth",
+                target_ratio=0.5,
+            )
+        )
+    else:
+        missing.append("module progress (GET /api/v1/modules/{m}/progress/)")
+
+    # --- reviews -------------------------------------------------------------------------
+    if routed("/api/v1/reviews/due/"):
+        scenarios.append(
+            Scenario(
+                key="due",
+                label="due queue of the learner with 10,000 cards",
+                expect=200,
+                requests=lambda _round: [
+                    Request("GET", "/api/v1/reviews/due/", token_header(heavy_token))
+                ],
+                probe=lambda: Request("GET", "/api/v1/reviews/due/", token_header(heavy_token)),
+                floor="floor_auth",
+                target_ratio=0.5,
+                target_p99_ms=30,
+            )
+        )
+    else:
+        missing.append("due queue (GET /api/v1/reviews/due/)")
+
+    if routed("/api/v1/reviews/"):
+        scenarios.append(_review_scenario(manifest))
+    else:
+        missing.append("submit a review (POST /api/v1/reviews/)")
+
+    # --- exam ----------------------------------------------------------------------------
+    if routed("/api/v1/exam-attempts/1/submit/") and manifest.extra.get("exam_tokens"):
+        scenarios.append(_exam_submit_scenario(manifest, load))
+    else:
+        missing.append("exam submit (POST /api/v1/exam-attempts/{id}/submit/)")
     return scenarios, missing
 
 
-__all__ = ["build", "token_header"]
+def _review_scenario(manifest) -> Scenario:
+    """Each request reviews another card of another learner, with a new client review id."""
+    from reviews.models import ReviewCard
+
+    learners = [(learner, token) for learner, token in manifest.learner_tokens]
+    cards_by_learner: dict[int, list[int]] = {learner: [] for learner, _ in learners}
+    for learner, card in (
+        ReviewCard.objects.filter(learner_id__in=list(cards_by_learner))
+        .order_by("learner_id", "id")
+        .values_list("learner_id", "id")
+    ):
+        cards_by_learner[learner].append(card)
+    # Learner-major interleaving: consecutive requests never lock the same learner's rows.
+    pairs = [
+        (token, card)
+        for column in itertools.zip_longest(
+            *[[(token, c) for c in cards_by_learner[learner]] for learner, token in learners]
+        )
+        for token, card in (p for p in column if p is not None)
+    ]
+    # Unique across runs on a reused database: a repeated id would be a replay, not a review.
+    run_tag = f"b{int(time.time())}"
+    probes = itertools.count()
+
+    def body(card: int, tag: str) -> str:
+        return json.dumps({"card": card, "rating": 3, "duration_ms": 4200, "client_review_id": tag})
+
+    def requests(round_index: int) -> list[Request]:
+        return [
+            Request(
+                "POST",
+                "/api/v1/reviews/",
+                token_header(token),
+                body(card, f"{run_tag}-{round_index + 1}-{i}"),
+            )
+            for i, (token, card) in enumerate(pairs)
+        ]
+
+    def probe() -> Request:
+        token, card = pairs[-1 - next(probes)]
+        return Request(
+            "POST", "/api/v1/reviews/", token_header(token), body(card, f"{run_tag}-p-{card}")
+        )
+
+    return Scenario(
+        key="review",
+        label=f"submit a review (rating Good; {len(pairs):,} cards of "
+        f"{len(learners)} learners in turn)",
+        expect=200,
+        requests=requests,
+        probe=probe,
+        floor="floor_auth",
+        target_ratio=0.4,
+        consumes=True,
+    )
+
+
+def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
+    """Each request submits another learner's fresh attempt (10 items, all answered)."""
+    from bench.build_data import exam_pool_reset
+
+    slices = _round_slices(load)
+    per_round = (len(manifest.extra["exam_tokens"]) - 2) // len(slices)
+    pool = exam_pool_reset(manifest, count=per_round * len(slices) + 2)
+    probes = iter(pool[-2:])
+
+    def submit(entry: tuple[int, int, str]) -> Request:
+        _learner, attempt, token = entry
+        return Request("POST", f"/api/v1/exam-attempts/{attempt}/submit/", token_header(token))
+
+    def requests(round_index: int) -> list[Request]:
+        start = slices.index(round_index) * per_round
+        return [submit(entry) for entry in pool[start : start + per_round]]
+
+    return Scenario(
+        key="exam_submit",
+        label=f"exam submit, fresh attempts ({per_round:,} per round, 10 answered items each)",
+        expect=200,
+        requests=requests,
+        probe=lambda: submit(next(probes)),
+        floor="floor_auth",
+        target_ratio=0.3,
+        consumes=True,
+    )

@@ -17,7 +17,10 @@ BENCH_DATABASE_URL = os.environ.get(
 os.environ["DATABASE_URL"] = BENCH_DATABASE_URL
 os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-key-" + "x" * 50)
 os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+# Its own Redis database number too: messages the planner probe enqueues must not reach a
+# worker of another checkout (they are counted and purged).
+BENCH_CELERY_BROKER_URL = os.environ.get("BENCH_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+os.environ["CELERY_BROKER_URL"] = BENCH_CELERY_BROKER_URL
 # wrk speaks plain HTTP to gunicorn; in production TLS ends at the proxy in front.
 os.environ["DJANGO_SECURE_SSL_REDIRECT"] = "False"
 # The throttles stay in the request path (their cache look-ups are part of the cost), but with

@@ -68,7 +68,18 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
 
     results = json.loads((tmp_path / "latest.json").read_text())
     rows = {row["key"]: row for row in results["http"]}
-    assert {"floor", "floor_auth", "step", "step_304"} <= rows.keys()
+    assert set(rows) == {
+        "floor",
+        "floor_auth",
+        "floor_django",
+        "step",
+        "step_304",
+        "progress",
+        "due",
+        "review",
+        "exam_submit",
+    }
+    assert results["not_measured_yet"] == []
     for row in rows.values():
         assert row["clean"], row
         assert row["rps"] > 0
@@ -82,6 +93,12 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
     assert results["machine"]["cores"] >= 1
     assert results["machine"]["postgresql"]
     assert [r["target"] for r in results["import"]["rows"]] == ["< 1 s", "0 rows", "0 rows"]
+    planner = results["planner"]
+    # Every learner has a card due and a reminder time: each is planned once in the day (a DST
+    # switch in one of the 24 zones can bring an hour's reminders up twice or not at all).
+    assert planner["claimed"] == planner["dispatched"]
+    assert abs(planner["claimed"] - planner["learners"]) <= planner["learners"] * 0.01
+    assert planner["sink_messages"] == planner["send_outcomes"].get("sent", 0) > 0
     markdown = (tmp_path / "latest.md").read_text()
     assert (
         "| what | req/s | p50 ms | p99 ms | floor | ratio | target | queries | result |" in markdown
