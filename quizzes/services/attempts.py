@@ -39,6 +39,7 @@ ANSWER_GRACE = datetime.timedelta(seconds=30)
 FINALIZE_BATCH_SIZE = 200
 # secrets.token_urlsafe(24): 32 characters, 192 bits; a certificate page cannot be guessed.
 CERTIFICATE_CODE_BYTES = 24
+_OPTION_LABELS = "abcdefghijklmnopqrstuvwxyz"
 
 
 @dataclass(frozen=True)
@@ -190,15 +191,11 @@ def exam_attempt_start(
             )
             items = ExamAttemptItem.objects.bulk_create(
                 [
-                    ExamAttemptItem(
+                    _attempt_item(
                         attempt=attempt,
                         position=position,
-                        item_id=choice.item_id,
-                        kind=bank[choice.item_id]["kind"],
-                        prompt=bank[choice.item_id]["prompt"],
-                        options=[bank[choice.item_id]["options"][i] for i in choice.option_order],
-                        correct_keys=bank[choice.item_id]["correct_keys"],
-                        explanation=bank[choice.item_id]["explanation"],
+                        row=bank[choice.item_id],
+                        option_order=choice.option_order,
                     )
                     for position, choice in enumerate(drawn, start=1)
                 ]
@@ -210,6 +207,35 @@ def exam_attempt_start(
             "Another attempt was started at the same time.", code="attempt_in_progress"
         ) from exc
     return StartedAttempt(attempt=attempt, items=items, module_slug=module.slug)
+
+
+def _attempt_item(
+    *, attempt: ExamAttempt, position: int, row: dict, option_order: Sequence[int]
+) -> ExamAttemptItem:
+    """The attempt's own copy of a bank item, options in the drawn order.
+
+    Choice options are relabelled a, b, c … in the order shown, so a key says nothing about the
+    answer (an author who always puts the right answer first gives nothing away).
+    """
+    options = [row["options"][index] for index in option_order]
+    correct = row["correct_keys"]
+    if row["kind"] != ExamItem.Kind.TRUE_FALSE:
+        new_keys = {
+            option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
+            for i, option in enumerate(options)
+        }
+        options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
+        correct = sorted(new_keys[key] for key in correct)
+    return ExamAttemptItem(
+        attempt=attempt,
+        position=position,
+        item_id=row["id"],
+        kind=row["kind"],
+        prompt=row["prompt"],
+        options=options,
+        correct_keys=correct,
+        explanation=row["explanation"],
+    )
 
 
 def _drawable_items(*, module_id: int) -> dict[int, dict]:

@@ -148,3 +148,39 @@ def test_another_learners_certificate_is_not_listed(
     exam.take(learner_api, correct=10)
     other = client_for(make_learner("otto"))
     assert other.get("/api/v1/certificates/").json()["count"] == 0
+
+
+def test_option_keys_say_nothing_about_the_answer(
+    course, bank, policy, make_learner, enroll, client_for, exam
+):
+    from quizzes.models import ExamItem
+
+    # An author who always puts the right answer first, under key "a".
+    ExamItem.objects.update(is_active=False)
+    ExamItem.objects.create(
+        module=course,
+        kind="single_choice",
+        prompt="Welches Format hat 32 Bit?",
+        options=[
+            {"key": "a", "text": "FP32"},
+            {"key": "b", "text": "FP16"},
+            {"key": "c", "text": "BF16"},
+            {"key": "d", "text": "INT8"},
+        ],
+        correct_keys=["a"],
+        origin="hand_written",
+    )
+    policy.items_per_attempt = 1
+    policy.save()
+    correct_keys = set()
+    for index in range(12):
+        user = make_learner(f"l{index}")
+        enroll(user)
+        attempt = exam.start(client_for(user))
+        item = attempt["items"][0]
+        assert [o["key"] for o in item["options"]] == ["a", "b", "c", "d"]
+        stored = ExamAttemptItem.objects.get(pk=item["id"])
+        right = stored.correct_keys[0]
+        assert next(o["text"] for o in item["options"] if o["key"] == right) == "FP32"
+        correct_keys.add(right)
+    assert len(correct_keys) > 1
