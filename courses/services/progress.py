@@ -572,10 +572,12 @@ def _sync_apply(
         )
         results[event.index] = SyncEventResult(event.client_event_id, result)
 
-    StepProgress.objects.bulk_create([rows[i] for i in dirty if rows[i].pk is None])
+    # Split before inserting: bulk_create gives the new rows their primary keys.
+    new_rows = [rows[i] for i in dirty if rows[i].pk is None]
+    changed_rows = [rows[i] for i in dirty if rows[i].pk is not None]
+    StepProgress.objects.bulk_create(new_rows)
     StepProgress.objects.bulk_update(
-        [rows[i] for i in dirty if rows[i].pk is not None],
-        [name for name in _PROGRESS_FIELDS if name != "id"],
+        changed_rows, [name for name in _PROGRESS_FIELDS if name != "id"]
     )
     ProgressEvent.objects.bulk_create(log)
     for step_id, at in completions:
