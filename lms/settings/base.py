@@ -151,6 +151,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Choice sets whose field name ("status") other components use too get a name of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "StepProgressStatusEnum": "courses.models.progress.StepProgress.Status",
+    },
     # Every operation also documents the one error shape for its 4xx statuses (lms/openapi.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
