@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.db.models import Count, Q
+
 from courses.data import ModuleData, QuickCheckData, StepData
 from courses.models import Enrollment, Module, QuickCheck, Step, StepProgress
 from lms.errors import NotFound
@@ -96,11 +98,18 @@ def completed_step_ids(*, learner_id: int, module_id: int) -> set[int]:
 
 
 def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
-    """True when the learner has completed every active step of the module."""
-    active = Step.objects.filter(module_id=module_id, status=Step.Status.ACTIVE).count()
-    return (
-        active > 0 and len(completed_step_ids(learner_id=learner_id, module_id=module_id)) == active
+    """True when the learner has completed every active step of the module (one query)."""
+    counts = Step.objects.filter(module_id=module_id, status=Step.Status.ACTIVE).aggregate(
+        active=Count("id"),
+        completed=Count(
+            "progress",
+            filter=Q(
+                progress__learner_id=learner_id,
+                progress__status=StepProgress.Status.COMPLETED,
+            ),
+        ),
     )
+    return counts["active"] > 0 and counts["completed"] == counts["active"]
 
 
 def module_slugs() -> list[str]:
