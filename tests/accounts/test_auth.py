@@ -295,3 +295,24 @@ def test_device_list_query_count_is_constant(api_client, make_user, django_asser
         login(api_client, device=f"tablet {index}")
     with django_assert_num_queries(1):
         assert len(client.get("/api/v1/auth/tokens/").json()) == 6
+
+
+def test_a_token_request_costs_one_query_to_authenticate(
+    api_client, make_user, django_assert_num_queries
+):
+    make_user("lena")
+    for device in ("phone", "tablet", "laptop"):
+        token = login(api_client, device=device)["token"]
+    client = token_client(token)
+    # The token row joined with its user; knox's own class also loaded all the user's tokens.
+    with django_assert_num_queries(1):
+        assert client.get("/api/v1/me/").status_code == 200
+
+
+def test_expired_tokens_of_other_devices_go_at_the_next_log_in(api_client, make_user):
+    make_user("lena")
+    old = login(api_client, device="old phone")["token"]
+    AuthToken.objects.update(expiry=timezone.now() - datetime.timedelta(days=1))
+    login(api_client, device="new phone")
+    assert list(Device.objects.values_list("name", flat=True)) == ["new phone"]
+    assert token_client(old).get("/api/v1/me/").status_code == 401
