@@ -15,9 +15,11 @@ from django.db.models import (
     Count,
     DateTimeField,
     Exists,
+    FilteredRelation,
     IntegerField,
     Max,
     OuterRef,
+    Q,
     QuerySet,
     Subquery,
     Value,
@@ -277,20 +279,26 @@ def outline_status_get(
 ) -> OutlineStatus | None:
     """Status of the given (active, ordered) steps for the learner; None when not enrolled.
 
-    One query when not enrolled, two when enrolled.
+    One query: the enrollment LEFT JOIN the learner's progress rows of the module's steps (one
+    row per step of the module, so the enrollment shows even without any progress).
     """
-    enrolled_at = (
+    joined = list(
         Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
-        .values_list("enrolled_at", flat=True)
-        .first()
+        .annotate(
+            mine=FilteredRelation(
+                "module__steps__progress",
+                condition=Q(module__steps__progress__learner_id=learner_id),
+            )
+        )
+        .values_list("enrolled_at", "mine__step_id", "mine__status", "mine__last_event_at")
     )
-    if enrolled_at is None:
+    if not joined:
         return None
+    enrolled_at = joined[0][0]
     rows = {
         step_id: (status, last_event_at)
-        for step_id, status, last_event_at in StepProgress.objects.filter(
-            learner_id=learner_id, step__module_id=module_id
-        ).values_list("step_id", "status", "last_event_at")
+        for _, step_id, status, last_event_at in joined
+        if step_id is not None
     }
     status_by_step = {step.pk: rows.get(step.pk, (_NOT_STARTED,))[0] for step in steps}
     resume_id = resume_step(

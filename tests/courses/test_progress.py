@@ -388,8 +388,8 @@ def test_module_detail_query_count_for_a_learner(sized, lena, progress, django_a
     slug, steps, client = sized
     if progress == "full":
         fill_progress(lena, slug)
-    # 3 content queries + enrollment + progress rows.
-    with django_assert_num_queries(5):
+    # 3 content queries + the enrollment joined with the progress rows.
+    with django_assert_num_queries(4):
         body = client.get(f"/api/v1/modules/{slug}/").json()
     assert len(body["outline"]) == steps
     expected = "completed" if progress == "full" else "not_started"
@@ -439,3 +439,18 @@ def test_an_event_locks_the_enrollment_in_a_real_transaction(module_document, ma
         "BEGIN",
         "COMMIT",
     ]
+
+
+def test_totals_with_a_real_token_stay_within_5_queries(sized, lena, django_assert_num_queries):
+    """Authentication included: the token lookup is one query (accounts.auth)."""
+    from knox.models import AuthToken
+
+    slug, _, _ = sized
+    fill_progress(lena, slug)
+    _, token = AuthToken.objects.create(user=lena)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    with django_assert_num_queries(4):  # token + 3
+        assert client.get(f"/api/v1/modules/{slug}/progress/").status_code == 200
+    with django_assert_num_queries(5):  # token + 3 content + outline status
+        assert client.get(f"/api/v1/modules/{slug}/").json()["progress"]["percent_complete"] == 100
