@@ -453,7 +453,8 @@ def progress_sync(
 
     Replays (a client event id seen before, in this batch or earlier) are ignored; the other
     events apply in client-time order; a bad event is rejected with its reason and the rest
-    still apply. A fixed number of queries whatever the batch size.
+    still apply. At most 8 statements whatever the batch size, plus what
+    reviews.api.cards_for_step_ensure needs per step the batch completes.
     """
     if len(events) > SYNC_MAX_EVENTS:
         raise InvalidInput(
@@ -489,7 +490,7 @@ def _sync_apply(
     results: list[SyncEventResult | None],
     now: datetime.datetime,
 ) -> None:
-    """Apply parsed events inside one transaction; 6 queries plus one per completed step."""
+    """Apply parsed events inside one transaction (see progress_sync for the cost)."""
     slugs = {event.module for event in events}
     modules = dict(Module.objects.filter(slug__in=slugs).values_list("slug", "id"))
     # Lock in id order, so two syncs of the same learner never wait on each other in a cycle.
