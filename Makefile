@@ -35,6 +35,14 @@ bench: $(STAMP)
 bench-smoke: $(STAMP)
 	$(PY) -m bench.run --smoke --drop $(BENCH_ARGS)
 
+## A longer fuzz than CI's: schemathesis over every API operation and the document mutations,
+## FUZZ_EXAMPLES cases each, random seeds. Needs PostgreSQL (DATABASE_URL=postgres://...).
+FUZZ_EXAMPLES ?= 500
+fuzz: $(STAMP)
+	LERNPFAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) LERNPFAD_FUZZ_SEED=random LERNPFAD_REQUIRE_SERVICES=1 \
+	$(PY) -m pytest tests/reliability/test_schema_fuzz.py \
+	tests/reliability/test_document_import_fuzz.py $(PYTEST_ARGS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

@@ -41,6 +41,9 @@ _DESCRIPTIONS = {
     "415": "Unsupported media type.",
     "429": "Too many requests; detail.retry_after_seconds says when to retry.",
 }
+# A wall-clock time of day (DRF's TimeField, "18:00:00"): JSON Schema's "time" format is RFC 3339
+# full-time, which requires a UTC offset, so the schema would call every such value invalid.
+LOCAL_TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?$"
 _UNSAFE = {"post", "put", "patch", "delete"}
 _METHODS = {"get", "head", "options", *_UNSAFE}
 
@@ -54,8 +57,25 @@ def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
     return statuses
 
 
+def _local_times_describe(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "string" and node.get("format") == "time":
+            del node["format"]
+            node["pattern"] = LOCAL_TIME_PATTERN
+            node.setdefault("description", "Local time of day, HH:MM[:SS].")
+        for value in node.values():
+            _local_times_describe(value)
+    elif isinstance(node, list):
+        for value in node:
+            _local_times_describe(value)
+
+
 def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: add the error responses to every operation."""
+    """drf-spectacular postprocessing hook: add the error responses to every operation.
+
+    It also describes times of day by a pattern instead of the "time" format (see above).
+    """
+    _local_times_describe(result)
     result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
     reference = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
     for path_item in result.get("paths", {}).values():
