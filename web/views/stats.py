@@ -16,6 +16,8 @@ GAP = 3
 TOP = 18
 LEFT = 28
 
+# The progress chart shows at least this many days, so a first day's progress is not a wall.
+MIN_CHART_DAYS = 30
 # Progress chart geometry.
 CHART_WIDTH = 560
 CHART_HEIGHT = 200
@@ -77,7 +79,7 @@ def progress_chart(completed_at: list[datetime.datetime], total: int, *, today: 
     dates = sorted(moment.date() for moment in completed_at)
     if not dates or total <= 0:
         return None
-    start = min(dates[0], today)
+    start = min(dates[0], today - datetime.timedelta(days=MIN_CHART_DAYS - 1))
     span = max(1, (today - start).days)
     inner_w = CHART_WIDTH - PAD_LEFT - PAD_RIGHT
     inner_h = CHART_HEIGHT - PAD_TOP - PAD_BOTTOM
