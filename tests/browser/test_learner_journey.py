@@ -320,3 +320,35 @@ def test_same_journey_in_english_on_a_phone(
         assert User.objects.get(username="sam").language == "en"
     finally:
         context.close()
+
+
+def test_pages_work_without_javascript(chromium, live_server, course, screenshot_dir):
+    """Progressive enhancement: with JavaScript off, reading, completing and reviewing work."""
+    from accounts.services import user_register
+    from courses.services.progress import enrollment_create
+
+    learner = user_register(username="nojs", email="nojs@example.org", password=PASSWORD)
+    enrollment_create(learner_id=learner.pk, module_slug=course.slug)
+    context = chromium.new_context(java_script_enabled=False, locale="de-DE")
+    page = context.new_page()
+    shots = Shots(page, screenshot_dir, "nojs")
+    try:
+        page.goto(live_server.url + "/login/")
+        page.get_by_label("Benutzername").fill("nojs")
+        page.get_by_label("Passwort").fill(PASSWORD)
+        page.locator("main").get_by_role("button", name="Anmelden").click()
+        page.goto(live_server.url + "/modules/self-hosting-27/steps/1/")
+        expect(page.locator(".copy-button").first).to_be_hidden()
+        page.locator(".quick-check summary").first.click()
+        expect(page.locator(".quick-check__answer").first).to_be_visible()
+        page.get_by_role("button", name="Schritt abschließen").click()
+        expect(page.locator(".messages")).to_contain_text("Schritt abgeschlossen.")
+        page.goto(live_server.url + "/review/")
+        # Without the script the answer shows at once and the reveal button stays hidden.
+        expect(page.locator("#review-back")).to_be_visible()
+        expect(page.locator("#review-reveal")).to_be_hidden()
+        shots("review")
+        page.locator("[data-rating='3']").click()
+        expect(page.locator(".messages")).to_contain_text("Bewertet mit „Gut“.")
+    finally:
+        context.close()
