@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 from reliability_world import (
+    CANARY,
     PASSWORD,
     SECOND_MODULE,
     AnswerScanner,
@@ -48,7 +49,7 @@ def world(course, second_module) -> World:
     # The second module's exam: few items, so 5 steps suffice.
     ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3)
 
-    a = actor_create("anna")
+    a = actor_create(CANARY)
     b = actor_create("ben")
     staff = actor_create("sam", staff=True)
     ids: dict[str, Any] = {}
@@ -83,20 +84,20 @@ def world(course, second_module) -> World:
     review = ok(
         a.client.post(
             "/api/v1/reviews/",
-            {"card": card.pk, "rating": 3, "client_review_id": "anna-review-1"},
+            {"card": card.pk, "rating": 3, "client_review_id": f"{CANARY}-review-1"},
         )
     ).json()
     notification = Notification.objects.create(
         learner=a.user,
         kind=Notification.Kind.REVIEW_DIGEST,
         title="3 Karten sind fällig",
-        body="Für Anna",
+        body=f"Für {CANARY}",
         created_at=timezone.now() - datetime.timedelta(hours=1),
     )
     second_device = ok(
         JsonClient().post(
             "/api/v1/auth/token/",
-            {"username": "anna", "password": PASSWORD, "device_name": "tablet"},
+            {"username": CANARY, "password": PASSWORD, "device_name": "tablet"},
         )
     ).json()
 
@@ -108,6 +109,7 @@ def world(course, second_module) -> World:
             "attempt_passed": passed["id"],
             "attempt_b": b_attempt["id"],
             "attempt_item": first_item["id"],
+            "attempt_item_key": first_item["options"][0]["key"],
             "card_id": card.pk,
             "review_id": review["review_id"],
             "notification_id": notification.pk,

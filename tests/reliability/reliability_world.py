@@ -14,6 +14,9 @@ from typing import Any
 from rest_framework.test import APIClient
 
 PASSWORD = "Lernpfad-reliability-42"
+# Learner A's username; every text A writes contains it, so a response that carries A's data to
+# someone else is recognisable (it appears in no course content).
+CANARY = "annaq7"
 
 
 class JsonClient(APIClient):
