@@ -1,9 +1,11 @@
 """Writes of learner data in the courses app: enrollment, progress events, offline sync, notes.
 
-Every write for one learner and module first locks that learner's enrollment row, so concurrent
-requests of the same learner (browser and phone at once) apply one after the other and never race
-on a progress row. Event times are UTC; an offline event carries its client time, an online event
-the server's.
+Enrolling creates a "not started" progress row for every step, so an event only ever updates a
+row: it locks that row (SELECT ... FOR UPDATE) in the same statement that reads it, and two
+requests of the same learner (browser and phone at once) apply one after the other. PostgreSQL
+re-reads a row it waited for, so the second one sees the first one's change. A step added to the
+module later gets its row on the first event. Event times are UTC; an offline event carries its
+client time, an online event the server's.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn
 
 from django.db import transaction
-from django.db.models import FilteredRelation, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -51,17 +53,37 @@ def _module_id(slug: str) -> int:
     return module_id
 
 
+def _rows_create(*, learner_ids: Iterable[int], module_id: int) -> None:
+    """A "not started" progress row per learner and active step (existing rows stay)."""
+    now = timezone.now()
+    step_ids = list(
+        Step.objects.filter(module_id=module_id, status=_ACTIVE).values_list("id", flat=True)
+    )
+    StepProgress.objects.bulk_create(
+        [
+            StepProgress(learner_id=learner_id, step_id=step_id, updated_at=now)
+            for learner_id in learner_ids
+            for step_id in step_ids
+        ],
+        ignore_conflicts=True,
+    )
+
+
+@transaction.atomic
 def enrollment_create(
     *, learner_id: int, module_slug: str, source: str = Enrollment.Source.SELF
 ) -> tuple[Enrollment, bool]:
     """Enroll the learner (idempotent); returns the enrollment and whether it is new."""
     module_id = _module_id(module_slug)
     # get_or_create retries the read after a concurrent insert hits the unique constraint.
-    return Enrollment.objects.select_related("module").get_or_create(
+    enrollment, created = Enrollment.objects.select_related("module").get_or_create(
         learner_id=learner_id,
         module_id=module_id,
         defaults={"source": source, "enrolled_at": timezone.now()},
     )
+    if created:
+        _rows_create(learner_ids=[learner_id], module_id=module_id)
+    return enrollment, created
 
 
 @transaction.atomic
@@ -85,16 +107,18 @@ def enrollments_bulk_create(
             "learner_id", flat=True
         )
     )
+    new = sorted(wanted - existing)
     now = timezone.now()
     # ignore_conflicts: a learner who enrolls himself meanwhile keeps his own enrollment.
     Enrollment.objects.bulk_create(
         [
             Enrollment(learner_id=learner_id, module_id=module_id, source=source, enrolled_at=now)
-            for learner_id in sorted(wanted - existing)
+            for learner_id in new
         ],
         ignore_conflicts=True,
     )
-    return len(wanted - existing)
+    _rows_create(learner_ids=new, module_id=module_id)
+    return len(new)
 
 
 # --- applying one event to a progress row (plain Python) -----------------------------------
@@ -203,54 +227,71 @@ _PROGRESS_FIELDS = (
 class _StepContext:
     step_id: int
     section_kinds: tuple[str, ...]
-    progress: StepProgress  # unsaved when the learner has no row for the step yet
+    progress: StepProgress
+
+
+def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[tuple]:
+    """The learner's progress row of the step, locked, with the step's section kinds.
+
+    One statement: progress JOIN step LEFT JOIN sections, only while the learner is enrolled;
+    one result row per section. FOR UPDATE OF the progress row only.
+    """
+    return list(
+        StepProgress.objects.select_for_update(of=("self",))
+        .filter(
+            Exists(
+                Enrollment.objects.filter(
+                    learner_id=learner_id, module_id=OuterRef("step__module_id")
+                )
+            ),
+            learner_id=learner_id,
+            step__module__slug=module_slug,
+            step__number=number,
+            step__status=_ACTIVE,
+        )
+        .order_by("step__sections__position")
+        .values_list(*_PROGRESS_FIELDS, "step_id", "step__sections__kind")
+    )
 
 
 def _step_context_lock(*, learner_id: int, module_slug: str, number: int) -> _StepContext | None:
-    """Lock the learner's enrollment; read the step's section kinds and progress row.
+    """Lock and read the learner's progress on a step; None when not enrolled or no such step.
 
-    One query (enrollment JOIN step LEFT JOIN sections LEFT JOIN the learner's progress row).
-    The lock serialises this learner's writes in the module. None when the learner is not
-    enrolled or there is no such active step.
+    One statement when the row exists (enrolling created it); a step added to the module after
+    the enrollment gets its row here (3 statements more, once).
     """
-    rows = list(
-        Enrollment.objects.select_for_update(of=("self",))
-        .annotate(
-            mine=FilteredRelation(
-                "module__steps__progress",
-                condition=Q(module__steps__progress__learner_id=learner_id),
-            )
-        )
-        .filter(
-            learner_id=learner_id,
-            module__slug=module_slug,
-            module__steps__number=number,
-            module__steps__status=_ACTIVE,
-        )
-        .order_by("module__steps__sections__position")
-        .values_list(
-            # An enrollment column must be selected, or FOR UPDATE OF has no table to name.
-            "id",
-            "module__steps__id",
-            "module__steps__sections__kind",
-            *(f"mine__{name}" for name in _PROGRESS_FIELDS),
-        )
-    )
+    rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
     if not rows:
-        return None
-    _, step_id, _, *progress_values = rows[0]
-    values = dict(zip(_PROGRESS_FIELDS, progress_values, strict=True))
-    if values["id"] is None:
-        progress = StepProgress(learner_id=learner_id, step_id=step_id)
-    else:
-        values.update(learner_id=learner_id, step_id=step_id)
-        names = [field.attname for field in StepProgress._meta.concrete_fields]
-        progress = StepProgress.from_db(
-            StepProgress.objects.db, names, [values[name] for name in names]
+        found = (
+            Step.objects.filter(module__slug=module_slug, number=number, status=_ACTIVE)
+            .annotate(
+                enrolled=Exists(
+                    Enrollment.objects.filter(
+                        learner_id=learner_id, module_id=OuterRef("module_id")
+                    )
+                )
+            )
+            .values_list("id", "enrolled")
+            .first()
         )
+        if found is None or not found[1]:
+            return None
+        # ON CONFLICT DO NOTHING: a concurrent first event may be creating the same row.
+        StepProgress.objects.bulk_create(
+            [StepProgress(learner_id=learner_id, step_id=found[0], updated_at=timezone.now())],
+            ignore_conflicts=True,
+        )
+        rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+    width = len(_PROGRESS_FIELDS)
+    values = dict(zip(_PROGRESS_FIELDS, rows[0][:width], strict=True))
+    values.update(learner_id=learner_id, step_id=rows[0][width])
+    names = [field.attname for field in StepProgress._meta.concrete_fields]
+    progress = StepProgress.from_db(
+        StepProgress.objects.db, names, [values[name] for name in names]
+    )
     return _StepContext(
-        step_id=step_id,
-        section_kinds=tuple(row[2] for row in rows if row[2] is not None),
+        step_id=progress.step_id,
+        section_kinds=tuple(row[width + 1] for row in rows if row[width + 1] is not None),
         progress=progress,
     )
 
@@ -272,10 +313,7 @@ def _step_context_lock_or_raise(*, learner_id: int, module_slug: str, number: in
 
 def _progress_write(progress: StepProgress, *, now: datetime.datetime) -> None:
     progress.updated_at = now
-    if progress.pk is None:
-        progress.save(force_insert=True)
-    else:
-        progress.save(update_fields=[name for name in _PROGRESS_FIELDS if name != "id"])
+    progress.save(update_fields=[name for name in _PROGRESS_FIELDS if name != "id"])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -324,7 +362,8 @@ def step_event_record(
 def step_open_record(*, learner_id: int, module_slug: str, number: int) -> None:
     """The learner opened a step through the content API: record it when enrolled, else no-op.
 
-    One query for a learner who is not enrolled, two for one who is.
+    Two statements: lock-and-read and the write for an enrolled learner, the lookup and the
+    enrollment check for one who is not.
     """
     now = timezone.now()
     with transaction.atomic():
@@ -453,8 +492,8 @@ def progress_sync(
 
     Replays (a client event id seen before, in this batch or earlier) are ignored; the other
     events apply in client-time order; a bad event is rejected with its reason and the rest
-    still apply. At most 8 statements whatever the batch size, plus what
-    reviews.api.cards_for_step_ensure needs per step the batch completes.
+    still apply. 7 statements whatever the batch size (2 more when a step has no row yet),
+    plus what reviews.api.cards_for_step_ensure needs per step the batch completes.
     """
     if len(events) > SYNC_MAX_EVENTS:
         raise InvalidInput(
@@ -481,6 +520,18 @@ def progress_sync(
         with transaction.atomic():
             _sync_apply(learner_id=learner_id, events=parsed, results=results, now=now)
     return [result for result in results if result is not None]
+
+
+def _rows_lock(*, learner_id: int, step_ids: Sequence[int]) -> dict[int, StepProgress]:
+    """The learner's progress rows of these steps, locked in id order (no deadlock cycles)."""
+    if not step_ids:
+        return {}
+    return {
+        row.step_id: row
+        for row in StepProgress.objects.select_for_update()
+        .filter(learner_id=learner_id, step_id__in=step_ids)
+        .order_by("id")
+    }
 
 
 def _sync_apply(
@@ -515,12 +566,23 @@ def _sync_apply(
             learner_id=learner_id, client_event_id__in=[e.client_event_id for e in events]
         ).values_list("client_event_id", flat=True)
     )
-    rows = {
-        row.step_id: row
-        for row in StepProgress.objects.filter(
-            learner_id=learner_id, step_id__in=[step_id for step_id, _ in steps.values()]
+    # The rows of the steps these events touch, locked like an online event locks its row.
+    touched = sorted(
+        {
+            steps[key][0]
+            for key in ((modules.get(e.module), e.number) for e in events)
+            if key in steps
+        }
+    )
+    rows = _rows_lock(learner_id=learner_id, step_ids=touched)
+    missing = [step_id for step_id in touched if step_id not in rows]
+    if missing:
+        # Steps added to a module after the enrollment have no row yet.
+        StepProgress.objects.bulk_create(
+            [StepProgress(learner_id=learner_id, step_id=i, updated_at=now) for i in missing],
+            ignore_conflicts=True,
         )
-    }
+        rows |= _rows_lock(learner_id=learner_id, step_ids=missing)
     dirty: set[int] = set()
     log: list[ProgressEvent] = []
     completions: list[tuple[int, datetime.datetime]] = []
@@ -541,7 +603,7 @@ def _sync_apply(
                     f"Module '{event.module}' has no step {event.number}.", code="step_not_found"
                 )
             step_id, section_kinds = step
-            progress = rows.get(step_id) or StepProgress(learner_id=learner_id, step_id=step_id)
+            progress = rows[step_id]
             result, changed = _event_apply(
                 progress,
                 kind=event.kind,
@@ -573,12 +635,8 @@ def _sync_apply(
         )
         results[event.index] = SyncEventResult(event.client_event_id, result)
 
-    # Split before inserting: bulk_create gives the new rows their primary keys.
-    new_rows = [rows[i] for i in dirty if rows[i].pk is None]
-    changed_rows = [rows[i] for i in dirty if rows[i].pk is not None]
-    StepProgress.objects.bulk_create(new_rows)
     StepProgress.objects.bulk_update(
-        changed_rows, [name for name in _PROGRESS_FIELDS if name != "id"]
+        [rows[i] for i in sorted(dirty)], [name for name in _PROGRESS_FIELDS if name != "id"]
     )
     ProgressEvent.objects.bulk_create(log)
     for step_id, at in completions:

@@ -157,3 +157,7 @@ def test_reimport_keeps_progress_and_notes_on_their_steps(course, make_user, see
     post(client, 10, "section_viewed", "einordnen")
     moved = StepProgress.objects.get(learner=learner, step__slug=slugs_before[11])
     assert moved.sections_viewed[-1] == "einordnen"
+    # The new step had no row for this enrollment; its first event creates it.
+    assert not StepProgress.objects.filter(learner=learner, step__slug=slugs_after[32]).exists()
+    assert post(client, 32, "section_viewed", "verstehen")["status"] == "in_progress"
+    assert client.get(MODULE + "progress/").json()["steps"][31]["status"] == "in_progress"
