@@ -101,6 +101,29 @@ class DueQueue:
     cards: list[DueCard]
 
 
+@dataclass(frozen=True)
+class _DueCounts:
+    budget: DailyBudget
+    total: int
+    review_count: int
+    new_count: int
+
+
+def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
+    """Today's budget and the due counts within it (two queries)."""
+    budget = daily_budget(learner=learner, at=at)
+    counts = (
+        live_cards(learner_id=learner.pk)
+        .filter(due__lte=at)
+        .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
+    )
+    review_count = min(counts["total"] - counts["new"], budget.reviews_left)
+    new_count = min(counts["new"], budget.new_left, budget.reviews_left - review_count)
+    return _DueCounts(
+        budget=budget, total=counts["total"], review_count=review_count, new_count=new_count
+    )
+
+
 def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
@@ -108,18 +131,14 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
     first (oldest due first), then new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_MAX))
-    budget = daily_budget(learner=learner, at=at)
-    due = live_cards(learner_id=learner.pk).filter(due__lte=at)
-    counts = due.aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
-    seen_due = counts["total"] - counts["new"]
-    review_count = min(seen_due, budget.reviews_left)
-    new_count = min(counts["new"], budget.new_left, budget.reviews_left - review_count)
-
-    take = min(limit, review_count + new_count)
+    counts = _due_counts(learner=learner, at=at)
+    take = min(limit, counts.review_count + counts.new_count)
     rows = []
     if take:
         rows = list(
-            due.annotate(
+            live_cards(learner_id=learner.pk)
+            .filter(due__lte=at)
+            .annotate(
                 is_new_card=Case(
                     When(last_review__isnull=True, then=Value(1)),
                     default=Value(0),
@@ -141,7 +160,7 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
             )[:take]
         )
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
-    new_allowed = new_count
+    new_allowed = counts.new_count
     scheduler = scheduler_for(desired_retention=learner.desired_retention, fuzzing=False)
     cards = []
     for row in rows:
@@ -162,25 +181,19 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
             )
         )
     return DueQueue(
-        due_count=review_count + new_count,
-        new_count=new_count,
-        review_count=review_count,
-        due_total=counts["total"],
-        budget=budget,
+        due_count=counts.review_count + counts.new_count,
+        new_count=counts.new_count,
+        review_count=counts.review_count,
+        due_total=counts.total,
+        budget=counts.budget,
         cards=cards,
     )
 
 
 def due_count(*, learner, at: datetime.datetime) -> int:
     """What a reminder announces: cards reviewable now within today's limits (two queries)."""
-    budget = daily_budget(learner=learner, at=at)
-    counts = (
-        live_cards(learner_id=learner.pk)
-        .filter(due__lte=at)
-        .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
-    )
-    review_count = min(counts["total"] - counts["new"], budget.reviews_left)
-    return review_count + min(counts["new"], budget.new_left, budget.reviews_left - review_count)
+    counts = _due_counts(learner=learner, at=at)
+    return counts.review_count + counts.new_count
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.db import connection, transaction
 from django.db.models import (
     Case,
+    CharField,
     DateField,
     DateTimeField,
     Exists,
@@ -238,6 +239,28 @@ class _LocalMidnight(Func):
     template = "(%(expressions)s)::timestamp"
 
 
+def _postgresql_zone() -> Case | Value | None:
+    """The learner's zone as PostgreSQL knows it; a name it does not know counts as UTC.
+
+    One unknown name would otherwise make AT TIME ZONE fail the whole query, and with it everyone's
+    reminders. (Python's zone database can be newer than the server's.) Two queries per run.
+    None when no learner wants reminders.
+    """
+    zones = list(_reminder_learners().order_by().values_list("time_zone", flat=True).distinct())
+    if not zones:
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name FROM pg_timezone_names WHERE name = ANY(%s)", [zones])
+        known = [row[0] for row in cursor.fetchall()]
+    if not known:
+        return Value("UTC", output_field=CharField())
+    return Case(
+        When(time_zone__in=known, then=F("time_zone")),
+        default=Value("UTC"),
+        output_field=CharField(),
+    )
+
+
 def _candidate_chunks_postgresql(
     *, now: datetime.datetime, window_start: datetime.datetime
 ) -> Iterator[list[tuple[int, datetime.date]]]:
@@ -246,7 +269,9 @@ def _candidate_chunks_postgresql(
     The reminder instant of a local date d is ``(d + reminder time) AT TIME ZONE zone``; the
     candidate local dates are those of the window's two ends (they differ around midnight).
     """
-    zone = F("time_zone")
+    zone = _postgresql_zone()
+    if zone is None:
+        return
     now_value = Value(now, output_field=DateTimeField())
     start_value = Value(window_start, output_field=DateTimeField())
     in_window_now = Q(remind_now__gt=window_start, remind_now__lte=now)
@@ -321,6 +346,7 @@ def _candidate_chunks_by_zone(
 
     Wall-clock comparison differs from instants only in the repeated hour of a DST fall-back
     night, where a reminder may come an hour later; it still comes once (the claim is unique).
+    A zone name this machine does not know counts as UTC, as on PostgreSQL.
     """
     zones = list(_reminder_learners().order_by().values_list("time_zone", flat=True).distinct())
     for zone_name in zones:

@@ -375,3 +375,15 @@ def test_the_review_link_of_the_email_leads_to_the_review_page(client):
     response = client.get(urlparse(reminders.REVIEW_PAGE_PATH).path)
     assert response.status_code == 302
     assert response["Location"] == "/review/"
+
+
+def test_a_time_zone_the_database_does_not_know_counts_as_utc_and_breaks_nobody(studying):
+    berlin = studying("berlin")
+    stale = studying("stale")
+    # The form validates zone names; a stale row (or a zone newer than the server's) must not
+    # fail the planner for everyone.
+    type(stale).objects.filter(pk=stale.pk).update(time_zone="Mars/Olympus")
+    plan(BERLIN_1805)
+    assert len(sent_to(berlin.email)) == 1 and sent_to(stale.email) == []
+    plan(datetime.datetime(2030, 6, 12, 18, 5, tzinfo=UTC))  # 18:05 UTC
+    assert len(sent_to(stale.email)) == 1
