@@ -353,7 +353,6 @@ def attempts_copy(
             "pass_mark_percent",
             "started_at",
             "deadline_at",
-            "answers_saved_at",
         ),
         (
             (
@@ -366,7 +365,6 @@ def attempts_copy(
                 policy.pass_mark_percent,
                 started_at,
                 deadline,
-                answered_at,
             )
             for learner in learner_ids
         ),
@@ -700,14 +698,13 @@ class Builder:
         learners = sorted({self.heavy_id, *self.enrolled_ids(), *self.exam_ids()})
         return copy_rows(
             Enrollment,
-            ("learner_id", "module_id", "source", "enrolled_at", "last_activity_at"),
+            ("learner_id", "module_id", "source", "enrolled_at"),
             (
                 (
                     learner,
                     self.seed_module_id,
                     "self",
                     self.now - dt.timedelta(days=30 + learner % 60),
-                    self.now - dt.timedelta(hours=learner % 240),
                 )
                 for learner in learners
             ),

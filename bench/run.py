@@ -55,7 +55,9 @@ def bench_database_url(*, smoke: bool) -> str:
 # --- scenarios ------------------------------------------------------------------------------
 
 
-def scenarios_build(manifest, *, load: LoadSettings) -> tuple[list[Scenario], list[str]]:
+def scenarios_build(
+    manifest, *, load: LoadSettings, only: set[str] | None = None
+) -> tuple[list[Scenario], list[str]]:
     """The floors and every endpoint that exists in this checkout; plus what is not there yet."""
     from django.urls import Resolver404, resolve
 
@@ -92,7 +94,7 @@ def scenarios_build(manifest, *, load: LoadSettings) -> tuple[list[Scenario], li
             probe=lambda: Request("GET", "/bench/floor/django/"),
         ),
     ]
-    endpoints, missing = scenarios_for_endpoints(manifest, routed=routed, load=load)
+    endpoints, missing = scenarios_for_endpoints(manifest, routed=routed, load=load, only=only)
     return floors + endpoints, missing
 
 
@@ -550,7 +552,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="rounds per scenario (full: 3, smoke: 1)")
     parser.add_argument("--seconds", type=float, help="seconds per run (full: 10, smoke: 2)")
     parser.add_argument("--connections", type=int, default=4, help="wrk connections")
-    parser.add_argument("--only", help="comma-separated scenario keys (floors are always run)")
+    parser.add_argument(
+        "--only",
+        help="comma-separated lines to run: step, step_304, progress, due, review, exam_submit, "
+        "import, planner (the floors always run)",
+    )
     parser.add_argument("--out", type=Path, help="results folder")
     parser.add_argument("--drop", action="store_true", help="drop the databases afterwards")
     args = parser.parse_args(argv)
@@ -579,10 +585,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         manifest = build_data.build(scale=build_data.SMOKE if args.smoke else build_data.FULL)
 
-    scenarios, missing = scenarios_build(manifest, load=load)
-    if args.only:
-        keep = set(args.only.split(","))
-        scenarios = [s for s in scenarios if s.key in keep or s.key.startswith("floor")]
+    only = set(args.only.split(",")) if args.only else None
+    scenarios, missing = scenarios_build(manifest, load=load, only=only)
 
     print("query counts (test client, same database):", flush=True)
     queries = {}
@@ -604,14 +608,17 @@ def main(argv: list[str] | None = None) -> int:
         http = http_measure(scenarios, env=env, load=load, work_dir=Path(tmp))
         shutil.copy(Path(tmp) / "gunicorn.log", out_dir / "gunicorn.log")
 
-    probes = {"import": import_measure(env)}
-    print(json.dumps(probes["import"]["rows"], indent=1, ensure_ascii=False), flush=True)
-    planner = probe_run("planner", env, "--smoke" if args.smoke else "--full")
-    if planner.get("rows"):
-        probes["planner"] = planner
-        print(json.dumps(planner["rows"], indent=1, ensure_ascii=False), flush=True)
-    else:
-        missing.append(planner.get("missing", "reminder planner"))
+    probes = {}
+    if only is None or "import" in only:
+        probes["import"] = import_measure(env)
+        print(json.dumps(probes["import"]["rows"], indent=1, ensure_ascii=False), flush=True)
+    if only is None or "planner" in only:
+        planner = probe_run("planner", env, "--smoke" if args.smoke else "--full")
+        if planner.get("rows"):
+            probes["planner"] = planner
+            print(json.dumps(planner["rows"], indent=1, ensure_ascii=False), flush=True)
+        else:
+            missing.append(planner.get("missing", "reminder planner"))
 
     results = results_assemble(
         scenarios=scenarios,

@@ -59,8 +59,14 @@ def _round_slices(load: LoadSettings) -> list[int]:
     return ([-1] if load.warmup_seconds else []) + list(range(load.rounds))
 
 
-def build(manifest, *, routed: Callable[[str], bool], load: LoadSettings):
-    """(scenarios, names of the endpoints not routed yet)."""
+def build(
+    manifest,
+    *,
+    routed: Callable[[str], bool],
+    load: LoadSettings,
+    only: set[str] | None = None,
+):
+    """(scenarios, names of the endpoints not routed yet); ``only`` limits the lines built."""
     scenarios: list[Scenario] = []
     missing: list[str] = []
     module = manifest.module
@@ -148,10 +154,13 @@ def build(manifest, *, routed: Callable[[str], bool], load: LoadSettings):
         missing.append("submit a review (POST /api/v1/reviews/)")
 
     # --- exam ----------------------------------------------------------------------------
-    if routed("/api/v1/exam-attempts/1/submit/") and manifest.extra.get("exam_tokens"):
-        scenarios.append(_exam_submit_scenario(manifest, load))
-    else:
+    if not routed("/api/v1/exam-attempts/1/submit/") or not manifest.extra.get("exam_tokens"):
         missing.append("exam submit (POST /api/v1/exam-attempts/{id}/submit/)")
+    elif only is None or "exam_submit" in only:
+        # Writing the fresh attempts takes a few seconds: only when the line runs.
+        scenarios.append(_exam_submit_scenario(manifest, load))
+    if only is not None:
+        scenarios = [s for s in scenarios if s.key in only]
     return scenarios, missing
 
 
