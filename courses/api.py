@@ -7,8 +7,17 @@ from collections.abc import Iterable
 from django.db.models import Count, Q
 
 from courses.data import ModuleData, QuickCheckData, StepData
-from courses.models import Enrollment, Module, QuickCheck, Step, StepProgress
+from courses.models import (
+    Enrollment,
+    Module,
+    ProgressEvent,
+    QuickCheck,
+    Step,
+    StepNote,
+    StepProgress,
+)
 from lms.errors import NotFound
+from lms.privacy import export_rows
 
 _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "level", "status")
 # The value of Step.status for a step still in its document; apps that join on their own foreign
@@ -157,3 +166,20 @@ def enrollments_bulk_create(*, learner_ids: Iterable[int], module_id: int) -> in
     from courses.services.progress import enrollments_bulk_create as create
 
     return create(learner_ids=learner_ids, module_id=module_id)
+
+
+def learner_export(learner_id: int) -> dict:
+    """Everything the courses app stores about the learner (data export): four queries."""
+    step = ("step__module__slug", "step__number", "step__term")
+    return {
+        "enrollments": export_rows(
+            Enrollment.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
+        "step_progress": export_rows(
+            StepProgress.objects.filter(learner_id=learner_id), context=step
+        ),
+        "progress_events": export_rows(
+            ProgressEvent.objects.filter(learner_id=learner_id), context=step
+        ),
+        "notes": export_rows(StepNote.objects.filter(learner_id=learner_id), context=step),
+    }

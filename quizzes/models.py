@@ -368,3 +368,32 @@ class Certificate(models.Model):
 
     def __str__(self) -> str:
         return f"certificate {self.code[:6]}… for learner {self.learner_id}"
+
+
+class ArchivedItemResponse(models.Model):
+    """An anonymous answer kept when a learner deletes the account, so item statistics stay right.
+
+    Item statistics count each learner once, with their first finalized attempt of the module;
+    only that attempt's answers are kept: the item, correct or not, the attempt's number and
+    score, and a random key that groups the answers of one former learner (no link to the
+    account, which is gone). ``quizzes.api.learner_erase`` writes these rows.
+    """
+
+    item = models.ForeignKey(ExamItem, on_delete=models.CASCADE, related_name="archived_responses")
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    respondent = models.UUIDField()
+    attempt_number = models.PositiveSmallIntegerField()
+    attempt_score = models.DecimalField(max_digits=5, decimal_places=2)
+    is_correct = models.BooleanField()
+
+    class Meta:
+        indexes = [models.Index(fields=["module", "respondent"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(attempt_score__gte=0) & Q(attempt_score__lte=100),
+                name="archiveditemresponse_score_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"archived answer to item {self.item_id}"

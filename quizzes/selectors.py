@@ -27,6 +27,7 @@ from quizzes.grading import (
     review_level,
 )
 from quizzes.models import (
+    ArchivedItemResponse,
     Certificate,
     ExamAttempt,
     ExamAttemptItem,
@@ -372,6 +373,21 @@ def item_statistics_rows(*, module_id: int) -> list[dict]:
             "attempt__result__score_percent",
         )
     ]
+    # Answers of learners who deleted their account, kept anonymously (quizzes.api.learner_erase):
+    # each former learner gets a negative key of their own, so they still count once.
+    respondents: dict = {}
+    for row in ArchivedItemResponse.objects.filter(module_id=module_id).values(
+        "item_id", "respondent", "attempt_number", "attempt_score", "is_correct"
+    ):
+        responses.append(
+            ItemResponse(
+                item_id=row["item_id"],
+                learner_id=respondents.setdefault(row["respondent"], -1 - len(respondents)),
+                attempt_number=row["attempt_number"],
+                attempt_score=row["attempt_score"],
+                is_correct=row["is_correct"],
+            )
+        )
     statistics = item_statistics(responses)
     items = ExamItem.objects.filter(module_id=module_id).order_by("step_id", "id")
     steps = courses_api.steps_by_ids({item.step_id for item in items if item.step_id})

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime
 
+from lms.privacy import export_rows
+from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
 
 
@@ -35,3 +37,16 @@ def quick_check_rated(
         rating=rating,
         at=at,
     )
+
+
+def learner_export(learner_id: int) -> dict:
+    """Everything the reviews app stores about the learner (data export): four queries."""
+    return {
+        "cards": export_rows(
+            ReviewCard.objects.filter(learner_id=learner_id),
+            context=("step__module__slug", "step__term"),
+        ),
+        "review_logs": export_rows(ReviewLog.objects.filter(learner_id=learner_id)),
+        "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
+        "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
+    }

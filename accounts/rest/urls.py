@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts.rest import views
+from accounts.rest import privacy_views, views
 
 urlpatterns = [
     path("auth/register/", views.RegisterView.as_view(), name="auth-register"),
@@ -16,4 +16,6 @@ urlpatterns = [
         name="auth-device-detail",
     ),
     path("me/", views.MeView.as_view(), name="me"),
+    # Privacy (accounts/rest/privacy_views.py); DELETE on me/ is mixed into MeView.
+    path("me/export/", privacy_views.DataExportView.as_view(), name="me-export"),
 ]

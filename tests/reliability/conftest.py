@@ -146,3 +146,18 @@ def answer_scanner(monkeypatch):
     assert not scanner.violations, "exam answers leaked:\n" + "\n".join(
         dict.fromkeys(scanner.violations)
     )
+
+
+def pytest_collection_modifyitems(items):
+    """Give each schemathesis operation test its own node id (``test_x[GET /api/v1/me/]``).
+
+    schemathesis 4 names the items per operation, but pytest 9 builds node ids from the original
+    name, so all operations would share one id (and -k, reports and reruns could not tell them
+    apart).
+    """
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        label = getattr(item, "operation_label", None)
+        if label and isinstance(getattr(item, "_id", None), NodeId) and item._id.params is None:
+            item._id = NodeId(path=item._id.path, names=item._id.names, params=label)

@@ -1,0 +1,152 @@
+"""What other apps may ask of the quizzes app: the learner's data export and account erasure."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.db import transaction
+
+from lms.privacy import export_rows
+from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS, review_level
+from quizzes.models import (
+    ArchivedItemResponse,
+    Certificate,
+    ExamAttempt,
+    ExamAttemptItem,
+    QuickCheckRating,
+    QuickCheckRatingEvent,
+)
+from quizzes.services.attempts import attempt_is_finalized, final_score
+
+
+def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
+    """Per attempt: what its review policy lets the learner see now (as the API shows it)."""
+    by_module: dict[int, list[ExamAttempt]] = {}
+    for attempt in attempts:
+        by_module.setdefault(attempt.module_id, []).append(attempt)
+    levels = {}
+    for module_attempts in by_module.values():
+        policy = module_attempts[-1].policy
+        _grade, final_passed = final_score(policy=policy, attempts=module_attempts)
+        in_progress = not all(attempt_is_finalized(a) for a in module_attempts)
+        level = review_level(
+            content=policy.review_content,
+            timing=policy.review_timing,
+            final_passed=final_passed,
+            attempts_left=policy.max_attempts - len(module_attempts),
+            attempt_in_progress=in_progress,
+        )
+        for attempt in module_attempts:
+            levels[attempt.pk] = level if attempt_is_finalized(attempt) else "nothing"
+    return levels
+
+
+def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
+    # The answer key, the explanation and the grading of each item are exam content the review
+    # policy may still withhold; the export never shows more than the attempt's review does.
+    row: dict[str, Any] = {
+        "id": item.pk,
+        "position": item.position,
+        "kind": item.kind,
+        "prompt": item.prompt,
+        "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
+        "selected_keys": item.selected_keys or [],
+        "answered_at": item.answered_at,
+    }
+    if level in (CORRECTNESS, CORRECT_ANSWERS):
+        row["is_correct"] = bool(item.is_correct)
+    if level == CORRECT_ANSWERS:
+        row["correct_keys"] = list(item.correct_keys)
+        row["explanation"] = item.explanation
+    return row
+
+
+def learner_export(learner_id: int) -> dict[str, Any]:
+    """Everything the quizzes app stores about the learner (data export): five queries."""
+    attempts = list(
+        ExamAttempt.objects.filter(learner_id=learner_id)
+        .select_related("policy", "result")
+        .order_by("module_id", "number")
+    )
+    levels = _review_levels(attempts)
+    items: dict[int, list[ExamAttemptItem]] = {}
+    for item in ExamAttemptItem.objects.filter(attempt__learner_id=learner_id).order_by(
+        "attempt_id", "position"
+    ):
+        items.setdefault(item.attempt_id, []).append(item)
+    exam_attempts = []
+    for attempt in attempts:
+        result = getattr(attempt, "result", None)
+        exam_attempts.append(
+            {
+                "id": attempt.pk,
+                "module_id": attempt.module_id,
+                "number": attempt.number,
+                "seed": attempt.seed,
+                "item_count": attempt.item_count,
+                "pass_mark_percent": attempt.pass_mark_percent,
+                "started_at": attempt.started_at,
+                "deadline_at": attempt.deadline_at,
+                "review_shows": levels[attempt.pk],
+                "result": None
+                if result is None
+                else {
+                    "score_percent": result.score_percent,
+                    "correct_count": result.correct_count,
+                    "item_count": result.item_count,
+                    "passed": result.passed,
+                    "reason": result.reason,
+                    "finalized_at": result.finalized_at,
+                },
+                "items": [_item_export(i, levels[attempt.pk]) for i in items.get(attempt.pk, [])],
+            }
+        )
+    return {
+        "quick_check_ratings": export_rows(
+            QuickCheckRating.objects.filter(learner_id=learner_id),
+            context=("quick_check__question",),
+        ),
+        "quick_check_rating_events": export_rows(
+            QuickCheckRatingEvent.objects.filter(learner_id=learner_id)
+        ),
+        "exam_attempts": exam_attempts,
+        "certificates": export_rows(
+            Certificate.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
+    }
+
+
+@transaction.atomic
+def learner_erase(learner_id: int) -> int:
+    """Before an account is deleted: keep its answers anonymously, revoke its certificates.
+
+    The item statistics count each learner's first finalized attempt per module; its answers
+    are copied to ``ArchivedItemResponse`` under a fresh random key per module (two modules'
+    answers cannot be linked either). Certificates are deleted: one that names nobody proves
+    nothing, and one that names the learner would keep their data. Returns the answers kept.
+    """
+    first_attempts: dict[int, ExamAttempt] = {}
+    for attempt in (
+        ExamAttempt.objects.filter(learner_id=learner_id, result__isnull=False)
+        .select_related("result")
+        .order_by("module_id", "number")
+    ):
+        first_attempts.setdefault(attempt.module_id, attempt)
+    respondents = {module_id: uuid.uuid4() for module_id in first_attempts}
+    by_id = {attempt.pk: attempt for attempt in first_attempts.values()}
+    archived = [
+        ArchivedItemResponse(
+            item_id=item.item_id,
+            module_id=by_id[item.attempt_id].module_id,
+            respondent=respondents[by_id[item.attempt_id].module_id],
+            attempt_number=by_id[item.attempt_id].number,
+            attempt_score=by_id[item.attempt_id].result.score_percent,
+            is_correct=bool(item.is_correct),
+        )
+        # Items deleted from the bank since (item NULL) are left out, as the statistics do.
+        for item in ExamAttemptItem.objects.filter(attempt_id__in=by_id, item__isnull=False)
+    ]
+    ArchivedItemResponse.objects.bulk_create(archived)
+    Certificate.objects.filter(learner_id=learner_id).delete()
+    return len(archived)

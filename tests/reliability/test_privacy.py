@@ -1,0 +1,222 @@
+"""Privacy: GET /api/v1/me/export/ holds everything stored about me; DELETE /api/v1/me/ erases it.
+
+The export is checked against the database itself: every model with a foreign key to the user
+must have a place in the export, with all its rows and all its columns (except named secrets),
+so a model or column added later fails here until the export includes it.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.apps import apps
+from django.conf import settings
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from reliability_world import CANARY, PASSWORD, actor_create, ok
+
+pytestmark = pytest.mark.django_db
+
+EXPORT_URL = "/api/v1/me/export/"
+
+# Where each model that belongs to a user appears in the export.
+SECTIONS = {
+    "accounts.User": lambda e: [e["account"]],
+    "accounts.Device": lambda e: e["devices"],
+    "knox.AuthToken": lambda e: e["tokens"],
+    "courses.Enrollment": lambda e: e["courses"]["enrollments"],
+    "courses.StepProgress": lambda e: e["courses"]["step_progress"],
+    "courses.ProgressEvent": lambda e: e["courses"]["progress_events"],
+    "courses.StepNote": lambda e: e["courses"]["notes"],
+    "quizzes.QuickCheckRating": lambda e: e["quizzes"]["quick_check_ratings"],
+    "quizzes.QuickCheckRatingEvent": lambda e: e["quizzes"]["quick_check_rating_events"],
+    "quizzes.ExamAttempt": lambda e: e["quizzes"]["exam_attempts"],
+    "quizzes.ExamResult": lambda e: [a["result"] for a in e["quizzes"]["exam_attempts"]],
+    "quizzes.Certificate": lambda e: e["quizzes"]["certificates"],
+    "reviews.ReviewCard": lambda e: e["reviews"]["cards"],
+    "reviews.ReviewLog": lambda e: e["reviews"]["review_logs"],
+    "reviews.ReminderDigest": lambda e: e["reviews"]["reminders"],
+    "reviews.Notification": lambda e: e["reviews"]["notifications"],
+}
+# Columns deliberately not exported, and why.
+NOT_EXPORTED = {
+    "accounts.User": {"password"},  # a hash of the secret, useless to the learner
+    "knox.AuthToken": {"digest", "token_key"},  # the token's hash and lookup prefix: secrets
+    "accounts.Device": {"token_id"},  # the token's hash (knox's primary key)
+    # The attempt's row is exported in the shape the learner knows from the API.
+    "quizzes.ExamAttempt": {"learner_id", "module_id", "policy_id"},
+    "quizzes.ExamResult": {"id", "attempt_id", "learner_id", "module_id"},
+}
+# Not learner data: the admin's audit trail of staff actions (deleted with the account).
+NOT_PERSONAL = {"admin.LogEntry"}
+
+
+def user_models():
+    user_model = apps.get_model(settings.AUTH_USER_MODEL)
+    yield user_model, "pk"
+    for model in apps.get_models():
+        for field in model._meta.get_fields():
+            if (
+                (field.many_to_one or field.one_to_one)
+                and field.related_model is user_model
+                and field.concrete
+            ):
+                yield model, field.name
+
+
+def test_export_holds_every_row_and_column_stored_about_me(world):
+    export = ok(world.a.client.get(EXPORT_URL)).json()
+    user_id = world.a.user.pk
+    for model, field in user_models():
+        label = model._meta.label
+        if label in NOT_PERSONAL:
+            continue
+        assert label in SECTIONS, f"{label} holds user data but has no place in the export"
+        rows = model.objects.filter(**{field: user_id})
+        exported = [row for row in SECTIONS[label](export) if row is not None]
+        assert len(exported) == rows.count(), label
+        columns = {f.attname for f in model._meta.concrete_fields} - NOT_EXPORTED.get(label, set())
+        for row in exported:
+            missing = columns - set(row)
+            assert not missing, f"{label} export lacks {sorted(missing)}"
+    # The world made sure there is something in every section that matters.
+    assert export["courses"]["notes"][0]["text"].startswith(f"Notiz von {CANARY}")
+    assert {a["result"] is None for a in export["quizzes"]["exam_attempts"]} == {True, False}
+    assert export["quizzes"]["certificates"][0]["code"] == world.ids["certificate_code"]
+    assert f"{CANARY}-review-1" in {r["client_review_id"] for r in export["reviews"]["review_logs"]}
+    assert len(export["tokens"]) == 2 and {d["name"] for d in export["devices"]} == {
+        "phone",
+        "tablet",
+    }
+
+
+def test_export_has_no_secrets(world):
+    from knox.models import AuthToken
+
+    response = ok(world.a.client.get(EXPORT_URL))
+    text = response.content.decode()
+    assert world.a.token not in text and world.ids["second_token"] not in text
+    for token in AuthToken.objects.filter(user=world.a.user):
+        assert token.digest not in text and f'"{token.token_key}"' not in text
+    assert world.a.user.password not in text
+    assert response["Content-Disposition"] == f'attachment; filename="lernpfad-{CANARY}.json"'
+    # The open attempt's answer key is exam content, not the learner's: never exported
+    # (the answer scanner checks every response of this test as well).
+    open_attempt = next(
+        a for a in response.json()["quizzes"]["exam_attempts"] if a["id"] == world.ids["attempt"]
+    )
+    assert open_attempt["review_shows"] == "nothing"
+    assert all(set(item) >= {"prompt", "selected_keys"} for item in open_attempt["items"])
+    assert not any("correct_keys" in item for item in open_attempt["items"])
+
+
+def test_export_is_only_mine(world):
+    text = ok(world.b.client.get(EXPORT_URL)).content.decode().lower()
+    assert CANARY not in text
+    assert Client().get(EXPORT_URL).status_code == 401
+
+
+def _queries(client) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        ok(client.get(EXPORT_URL))
+    return len(queries)
+
+
+def test_export_query_count_does_not_grow_with_the_data(world):
+    fresh = actor_create("nina")
+    few = _queries(fresh.client)
+    many = _queries(world.a.client)
+    assert few == many, (few, many)
+    assert many <= 22, many
+
+
+def _finish_second_module(actor, slug: str, correct: int) -> None:
+    from quizzes.models import ExamAttemptItem
+
+    ok(actor.client.post(f"/api/v1/modules/{slug}/enrollment/"))
+    attempt = ok(actor.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    answers = []
+    for position, item in enumerate(
+        ExamAttemptItem.objects.filter(attempt_id=attempt["id"]).order_by("position")
+    ):
+        keys = list(item.correct_keys)
+        if position >= correct:
+            keys = [o["key"] for o in item.options if o["key"] not in keys][:1]
+        answers.append({"item": item.pk, "selected": keys})
+    ok(actor.client.put(f"/api/v1/exam-attempts/{attempt['id']}/answers/", {"answers": answers}))
+    ok(actor.client.post(f"/api/v1/exam-attempts/{attempt['id']}/submit/"))
+
+
+def _my_rows(user_id: int) -> dict[str, int]:
+    return {
+        model._meta.label: model.objects.filter(**{field: user_id}).count()
+        for model, field in user_models()
+    }
+
+
+def test_delete_needs_the_password_and_changes_nothing_without_it(world):
+    before = _my_rows(world.a.user.pk)
+    refused = world.a.client.delete("/api/v1/me/", {"password": "not-my-password"})
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "password_incorrect"
+    assert world.a.client.delete("/api/v1/me/", {}).status_code == 400
+    assert world.a.client.delete("/api/v1/me/").status_code == 400
+    assert _my_rows(world.a.user.pk) == before
+
+
+def test_delete_erases_me_and_keeps_statistics_anonymously(world):
+    from courses.models import Module
+    from quizzes.models import ArchivedItemResponse, Certificate
+    from quizzes.selectors import item_statistics_rows
+
+    slug = world.second_module_slug
+    module_id = Module.objects.get(slug=slug).pk
+    # Two more learners finish the second module's exam with other scores than A's 100 %.
+    _finish_second_module(actor_create("lutz"), slug, correct=0)
+    _finish_second_module(actor_create("mara"), slug, correct=2)
+    statistics = item_statistics_rows(module_id=module_id)
+    assert any(row["discrimination"] is not None for row in statistics)
+    b_export = ok(world.b.client.get(EXPORT_URL)).json()
+    code = world.ids["certificate_code"]
+    assert Client().get(f"/certificates/{code}/").status_code == 200
+    user_id = world.a.user.pk
+
+    ok(world.a.client.delete("/api/v1/me/", {"password": PASSWORD}), 204)
+
+    assert not any(_my_rows(user_id).values()), _my_rows(user_id)
+    assert world.a.client.get("/api/v1/me/").status_code == 401
+    second = Client()
+    assert not second.login(username=CANARY, password=PASSWORD)
+    # Item statistics are the same as before, and the kept answers name nobody.
+    assert item_statistics_rows(module_id=module_id) == statistics
+    archived = ArchivedItemResponse.objects.filter(module_id=module_id)
+    assert archived.count() == 3
+    assert {f.name for f in ArchivedItemResponse._meta.fields} == {
+        "id",
+        "item",
+        "module",
+        "respondent",
+        "attempt_number",
+        "attempt_score",
+        "is_correct",
+    }
+    # The certificate is revoked: its public page no longer verifies it.
+    assert not Certificate.objects.filter(code=code).exists()
+    assert Client().get(f"/certificates/{code}/").status_code == 404
+    # Nobody else lost anything.
+    after = ok(world.b.client.get(EXPORT_URL)).json()
+    for key in ("courses", "quizzes", "reviews", "devices"):
+        assert json.dumps(after[key], sort_keys=True) == json.dumps(b_export[key], sort_keys=True)
+
+
+def test_delete_from_the_browser_ends_the_session(world):
+    browser = Client()
+    browser.force_login(world.a.user)
+    response = browser.delete(
+        "/api/v1/me/", json.dumps({"password": PASSWORD}), content_type="application/json"
+    )
+    assert response.status_code == 204
+    assert browser.get("/api/v1/me/").status_code in (401, 403)
+    assert "sessionid" not in browser.cookies or not browser.cookies["sessionid"].value
