@@ -57,3 +57,12 @@ def chromium(request):
 def screenshot_dir() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the browser tests last.
+
+    pytest-playwright's session-wide Playwright keeps an asyncio loop running in the test thread
+    from its first use to the end of the session; other tests then never see it.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
