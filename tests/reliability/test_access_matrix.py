@@ -82,7 +82,7 @@ BODIES: dict[str, Body] = {
                 "client_event_id": f"matrix-{who}",
                 "event": "opened",
                 "module": w.module_slug,
-                "number": 3,
+                "step": 3,
                 "occurred_at": _now(),
             }
         ]

@@ -123,6 +123,7 @@ def fuzz_world(world):
         {
             "module": world.module_slug,
             "number": 1,
+            "step": 1,
             "card": world.ids["card_id"],
             "quick_check": world.ids["quick_check"],
             "items": list(
