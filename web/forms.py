@@ -7,6 +7,8 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from lms.errors import DomainError
+
 
 class SignUpForm(forms.Form):
     """Input for ``accounts.services.user_register``; the service checks the password rules."""
@@ -42,15 +44,33 @@ class SignUpForm(forms.Form):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's log-in form with our labels (user name or e-mail is up to the auth backend)."""
+    """Django's log-in form; the user name or the e-mail address goes to the accounts service."""
 
     username = forms.CharField(
-        label=_("User name"),
+        label=_("User name or e-mail address"),
         max_length=254,
         widget=forms.TextInput(
             attrs={"autofocus": True, "autocomplete": "username", "autocapitalize": "none"}
         ),
     )
+
+    def clean(self):
+        from accounts.services import user_authenticate
+
+        login = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if login and password:
+            try:
+                self.user_cache = user_authenticate(username=login, password=password)
+            except DomainError:
+                if "@" not in login:
+                    raise self.get_invalid_login_error() from None
+                try:
+                    self.user_cache = user_authenticate(email=login, password=password)
+                except DomainError:
+                    raise self.get_invalid_login_error() from None
+            self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
 
 
 class LanguageForm(forms.Form):

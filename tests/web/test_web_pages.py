@@ -100,6 +100,14 @@ def test_login_and_logout(client, learner):
     assert client.get("/settings/")["Location"].startswith("/login/")
 
 
+def test_login_with_the_email_address_and_wrong_passwords(client, learner):
+    wrong = client.post("/login/", {"username": "lena@example.org", "password": "nope"})
+    assert wrong.status_code == 200 and "_auth_user_id" not in client.session
+    response = client.post("/login/", {"username": "LENA@example.org", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.session["_auth_user_id"] == str(learner.pk)
+
+
 def test_password_reset_by_email(client, learner):
     response = client.post("/password-reset/", {"email": "lena@example.org"})
     assert response.status_code == 302
