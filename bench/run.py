@@ -4,10 +4,10 @@
     python -m bench.run --smoke    # tiny data, 1 round of 2 s, writes var/bench/smoke/ (CI)
     python -m bench.run --reuse    # keep the database the last build left
 
-Each round loads every scenario in turn (floors first, then the endpoints), so a floor and the
-endpoints compared with it share the same minute of a shared machine. Figures are medians over
-the rounds; the ratio is the endpoint's median requests/s over its floor's. Query counts come
-from one request through Django's test client against the same database.
+In each round every endpoint is loaded right after its floor, so the two runs of a ratio are
+seconds apart on a shared machine. Figures are medians over the runs; a line's ratio is the
+median of its per-round ratios. Query counts come from one request through Django's test client
+against the same database.
 """
 
 from __future__ import annotations
@@ -379,29 +379,51 @@ def median(values: list[float]) -> float:
 def http_measure(
     scenarios: list[Scenario], *, env: dict[str, str], load: LoadSettings, work_dir: Path
 ) -> dict[str, dict]:
-    """All rounds of all scenarios against one gunicorn; per scenario the runs and medians."""
+    """All rounds against one gunicorn; per line its runs, medians and ratios to its floor.
+
+    In each round every endpoint runs right after a run of its own floor, so each ratio compares
+    two runs a few seconds apart (the machine is shared; its load drifts over minutes). A line's
+    ratio is the median of its per-round ratios.
+    """
+    by_key = {s.key: s for s in scenarios}
     runs: dict[str, list[dict]] = {s.key: [] for s in scenarios}
+    ratios: dict[str, list[float]] = {s.key: [] for s in scenarios if s.floor}
+    paired_floor: dict[str, list[float]] = {s.key: [] for s in scenarios if s.floor}
+
+    def measure(scenario: Scenario, round_index: int) -> dict:
+        result = wrk_run(base, scenario, round_index, load, load.seconds, work_dir)
+        runs[scenario.key].append(result)
+        print(
+            f"  round {round_index + 1}/{load.rounds} {scenario.key:<16} "
+            f"{result['rps']:8.0f} req/s  p50 {result['p50_us'] / 1000:6.1f} ms  "
+            f"p99 {result['p99_us'] / 1000:6.1f} ms  "
+            f"unexpected {result['unexpected_status']}",
+            flush=True,
+        )
+        return result
+
     with gunicorn_running(env=env, log_path=work_dir / "gunicorn.log") as base:
         if load.warmup_seconds:
             for scenario in scenarios:
                 wrk_run(base, scenario, -1, load, load.warmup_seconds, work_dir)
         for round_index in range(load.rounds):
             for scenario in scenarios:
-                result = wrk_run(base, scenario, round_index, load, load.seconds, work_dir)
-                runs[scenario.key].append(result)
-                print(
-                    f"  round {round_index + 1}/{load.rounds} {scenario.key:<16} "
-                    f"{result['rps']:8.0f} req/s  p50 {result['p50_us'] / 1000:6.1f} ms  "
-                    f"p99 {result['p99_us'] / 1000:6.1f} ms  "
-                    f"unexpected {result['unexpected_status']}",
-                    flush=True,
-                )
+                if scenario.floor:
+                    floor = measure(by_key[scenario.floor], round_index)
+                    result = measure(scenario, round_index)
+                    paired_floor[scenario.key].append(floor["rps"])
+                    if floor["rps"]:
+                        ratios[scenario.key].append(result["rps"] / floor["rps"])
+                elif not any(s.floor == scenario.key for s in scenarios):
+                    measure(scenario, round_index)  # a floor nobody uses: the reference line
     summary = {}
     for key, results in runs.items():
         summary[key] = {
-            "rps": round(median([r["rps"] for r in results]), 1),
+            "rps": round(median([r["rps"] for r in results]), 1) if results else 0.0,
             "p50_ms": round(median([r["p50_us"] for r in results]) / 1000, 2),
             "p99_ms": round(median([r["p99_us"] for r in results]) / 1000, 2),
+            "ratio": round(median(ratios[key]), 2) if ratios.get(key) else None,
+            "paired_floor_rps": [round(v, 1) for v in paired_floor.get(key, [])],
             "errors": sum(
                 r["connect_errors"] + r["read_errors"] + r["write_errors"] + r["timeouts"]
                 for r in results
@@ -424,7 +446,7 @@ def results_assemble(
     for scenario in scenarios:
         figures = http[scenario.key]
         floor = http.get(scenario.floor) if scenario.floor else None
-        ratio = round(figures["rps"] / floor["rps"], 2) if floor and floor["rps"] else None
+        ratio = figures["ratio"]
         status, query_count = queries[scenario.key]
         checks = []
         if scenario.target_ratio is not None:
@@ -446,6 +468,7 @@ def results_assemble(
                 "p50_ms": figures["p50_ms"],
                 "p99_ms": figures["p99_ms"],
                 "floor_rps": floor["rps"] if floor else None,
+                "paired_floor_rps": figures["paired_floor_rps"],
                 "ratio": ratio,
                 "target_ratio": scenario.target_ratio,
                 "target_p99_ms": scenario.target_p99_ms,
@@ -482,18 +505,21 @@ def markdown_render(results: dict) -> str:
         "",
         f"{results['mode']} run, {results['date']}. Machine: {m['cores']} cores ({m['cpu']}), "
         f"{m['memory_gb']} GB, Python {m['python']}, Django {m['django']}, "
-        f"PostgreSQL {m['postgresql']}, {m['wrk']}.",
+        f"PostgreSQL {m['postgresql']}, {m['wrk']}. One-minute load average "
+        f"{m.get('load_average_before')} before and {m.get('load_average_after')} after the HTTP "
+        "runs (2.0 would be both cores busy; the harness itself adds about that).",
         "",
         f"gunicorn {load['gunicorn_workers']} sync workers, production settings and middleware; "
         f"wrk -t{load['threads']} -c{load['connections']}, {load['rounds']} round(s) of "
         f"{load['seconds']:g} s per line after a {load['warmup_seconds']:g} s warm-up; "
-        "medians over the rounds. Ratio = requests/s of the endpoint ÷ requests/s of its floor, "
-        "measured in the same rounds. Load generator, server and PostgreSQL share the cores.",
+        "medians over the runs. In every round each endpoint runs right after its floor; ratio = "
+        "median over the rounds of (endpoint req/s ÷ floor req/s of that pair). Load generator, "
+        "server and PostgreSQL share the cores.",
         "",
         "## HTTP",
         "",
-        "| what | req/s | p50 ms | p99 ms | floor | ratio | target | queries | result |",
-        "| --- | ---: | ---: | ---: | --- | ---: | --- | ---: | --- |",
+        "| what | req/s | p50 ms | p99 ms | its floor, req/s | ratio | target | queries | result |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
     ]
     for row in results["http"]:
         target = []
@@ -507,10 +533,14 @@ def markdown_render(results: dict) -> str:
                 f" (errors {row['errors']}, unexpected status {row['unexpected_status']}, "
                 f"pool wraps {row['pool_wraps']}, probe status {row['probe_status']})"
             )
+        floor = ""
+        if row["floor"]:
+            kind = "token" if row["floor"] == "floor_auth" else "anonymous"
+            floor = f"{median(row['paired_floor_rps']):,.0f} ({kind})"
+        ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
         lines.append(
             f"| {row['label']} | {row['rps']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
-            f"{row['floor'] or ''} | {'' if row['ratio'] is None else row['ratio']} | "
-            f"{', '.join(target)} | {row['queries']} | {result} |"
+            f"{floor} | {ratio} | {', '.join(target)} | {row['queries']} | {result} |"
         )
     for key, title in (("import", "import_course"), ("planner", "Reminder planner")):
         section = results.get(key)
@@ -603,10 +633,16 @@ def main(argv: list[str] | None = None) -> int:
     connections.close_all()
 
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "bench.settings"}
+    # Other work on the machine skews absolute figures (and, less, ratios): record it.
+    machine["load_average_before"] = round(os.getloadavg()[0], 2)
     print(f"HTTP: {load}", flush=True)
     with tempfile.TemporaryDirectory(prefix="lernpfad-bench-") as tmp:
         http = http_measure(scenarios, env=env, load=load, work_dir=Path(tmp))
-        shutil.copy(Path(tmp) / "gunicorn.log", out_dir / "gunicorn.log")
+        # Kept for a look after the run, outside the committed results.
+        log_dir = BASE_DIR / "var" / "bench"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copy(Path(tmp) / "gunicorn.log", log_dir / "gunicorn.log")
+    machine["load_average_after"] = round(os.getloadavg()[0], 2)
 
     probes = {}
     if only is None or "import" in only:
