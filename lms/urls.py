@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from quizzes.views import certificate_verify
 
@@ -16,7 +16,15 @@ api_v1 = [
 urlpatterns = [
     path("api/v1/", include(api_v1)),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # The split view serves Swagger UI's start script from its own URL: the production
+    # Content-Security-Policy (script-src 'self') blocks the inline script of the plain view.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api-schema", template_name="lms/swagger_ui.html"
+        ),
+        name="api-docs",
+    ),
     path("admin/", admin.site.urls),
     path("certificates/<str:code>/", certificate_verify, name="certificate-verify"),
     path("", include("reviews.urls")),

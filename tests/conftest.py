@@ -52,6 +52,15 @@ def _service_gate(request):
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache: throttles count log-ins per client address (all
+    tests are 127.0.0.1) and exam/review requests per user id (ids repeat across tests)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def seed_paths() -> list[Path]:
     return sorted(SEED_DIR.glob("*.txt"))

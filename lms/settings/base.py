@@ -47,6 +47,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Log-in, sign-up and password-reset forms get the API's log-in rate (lms/middleware.py).
+    "lms.middleware.FormThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "lms.urls"
@@ -131,6 +133,10 @@ REST_FRAMEWORK = {
         "review": env("THROTTLE_REVIEW", default="600/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    # Throttles identify a client by its address. Without this, DRF takes the whole
+    # X-Forwarded-For header, which the client writes itself: a new value per request would
+    # escape the log-in limit. 0: the socket address; behind one reverse proxy set 1.
+    "NUM_PROXIES": env.int("DJANGO_NUM_PROXIES", default=0),
 }
 
 REST_KNOX = {
