@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 PASSWORD = "Lernpfad-reliability-42"
@@ -292,3 +293,48 @@ def _json_strings(node):
     elif isinstance(node, list):
         for value in node:
             yield from _json_strings(value)
+
+
+# --- naming learner A's objects in URLs ---------------------------------------------------------
+
+
+def path_values(world) -> dict[str, object]:
+    """Values for path parameters: learner A's objects (and course content A uses)."""
+    return {
+        "module": world.module_slug,
+        "number": 1,
+        "quick_check": world.ids["quick_check"],
+        "attempt": world.ids["attempt"],
+        "card_id": world.ids["card_id"],
+        "notification_id": world.ids["notification_id"],
+        "device_id": world.ids["device_id"],
+        "code": world.ids["certificate_code"],
+    }
+
+
+def web_routes() -> list[str]:
+    """The route (with <converters>) of every page outside /api/ and /admin/, from the URLconf."""
+    routes = []
+
+    def walk(patterns, prefix=""):
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                if route.startswith(("api/", "admin/")):
+                    continue
+                walk(pattern.url_patterns, route)
+            elif isinstance(pattern, URLPattern):
+                routes.append(route)
+
+    walk(get_resolver().url_patterns)
+    return sorted(set(routes))
+
+
+# Pages that only work with a secret from an e-mail (reset link, unsubscribe token) are not
+# "A's objects" a logged-in learner can name; they are covered by their owners' tests.
+WEB_SECRET_ROUTES = re.compile(r"<uidb64>|<str:token>|password-reset/<")
+
+
+def web_url(route: str, values: dict[str, object]) -> str:
+    """The route with its converters filled from ``values`` (see path_values)."""
+    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)

@@ -29,10 +29,17 @@ from django.contrib import admin
 from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
-from reliability_world import CANARY, PASSWORD, JsonClient
+from reliability_world import (
+    CANARY,
+    PASSWORD,
+    WEB_SECRET_ROUTES,
+    JsonClient,
+    path_values,
+    web_routes,
+    web_url,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -110,19 +117,6 @@ BODY_NAMES_A_OBJECT = {"POST /api/v1/reviews/", "PUT /api/v1/exam-attempts/{atte
 
 def _is_public(operation: dict) -> bool:
     return {} in operation.get("security", [{}])
-
-
-def _path_values(world) -> dict[str, object]:
-    return {
-        "module": world.module_slug,
-        "number": 1,
-        "quick_check": world.ids["quick_check"],
-        "attempt": world.ids["attempt"],
-        "card_id": world.ids["card_id"],
-        "notification_id": world.ids["notification_id"],
-        "device_id": world.ids["device_id"],
-        "code": world.ids["certificate_code"],
-    }
 
 
 def _fill(path: str, values: dict[str, object]) -> str:
@@ -232,7 +226,7 @@ def _check_operation(world, matrix, method, path, operation):
     if method != "GET":
         assert label in BODIES, f"add a valid body for {label} to BODIES (access matrix)"
     body_of = BODIES.get(label, lambda w, who: None)
-    url = _fill(path, _path_values(world))
+    url = _fill(path, path_values(world))
     params = set(re.findall(r"\{(\w+)\}", path))
     names_a_object = bool(params & A_OBJECTS) or label in BODY_NAMES_A_OBJECT
 
@@ -277,36 +271,8 @@ def test_matrix_covers_every_personal_operation():
 # --- web pages and admin ------------------------------------------------------------------------
 
 
-def _web_routes():
-    """(name, route with <converters>) of every page outside /api/ and /admin/."""
-    routes = []
-
-    def walk(patterns, prefix=""):
-        for pattern in patterns:
-            route = prefix + str(pattern.pattern)
-            if isinstance(pattern, URLResolver):
-                if route.startswith(("api/", "admin/")):
-                    continue
-                walk(pattern.url_patterns, route)
-            elif isinstance(pattern, URLPattern):
-                routes.append(route)
-
-    walk(get_resolver().url_patterns)
-    return sorted(set(routes))
-
-
-WEB_ROUTES = _web_routes()
-# Pages that only work with a secret from an e-mail (reset link, unsubscribe token) are not
-# "A's objects" a logged-in learner can name; they are covered by their owners' tests.
-WEB_SECRET_ROUTES = re.compile(r"<uidb64>|<str:token>|password-reset/<")
-
-
-def _web_url(route: str, values: dict[str, object]) -> str:
-    return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)
-
-
 def test_web_pages_refuse_other_people_a_s_objects(world, subtests):
-    routes = [r for r in WEB_ROUTES if not WEB_SECRET_ROUTES.search(r)]
+    routes = [r for r in web_routes() if not WEB_SECRET_ROUTES.search(r)]
     assert len(routes) > 15
     baseline = a_fingerprint(world.a.user.pk)
     for route in routes:
@@ -315,8 +281,8 @@ def test_web_pages_refuse_other_people_a_s_objects(world, subtests):
 
 
 def _check_web_route(world, route, baseline):
-    values = _path_values(world)
-    url = _web_url(route, values)
+    values = path_values(world)
+    url = web_url(route, values)
     names_a_object = any(f"{name}>" in route for name in A_OBJECTS) and not route.startswith(
         "certificates/"  # the public verification page: anyone with the code may see it
     )
