@@ -20,6 +20,12 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# One cache for all gunicorn workers: the throttles (log-in, exam, review) count per client in
+# it, and a per-process memory cache would give each of the 3 workers its own budget. The
+# database holds it, so Lernpfad still needs nothing but PostgreSQL to serve (Redis may be down);
+# migrate creates the table (lms.models.CacheEntry).
+CACHES = {"default": env.cache("CACHE_URL", default="dbcache://lernpfad_cache")}
+
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
 SESSION_COOKIE_SECURE = True

@@ -21,6 +21,7 @@ import contextlib
 import datetime
 import email
 import email.policy
+import json
 import os
 import shutil
 import signal
@@ -413,7 +414,7 @@ def test_two_beats_at_once_send_no_duplicates(processes, redis_server, mailbox, 
 # --- the database connection dropped under gunicorn ---------------------------------------------
 
 
-def start_gunicorn(processes, name: str, env: dict) -> tuple[Process, str]:
+def start_gunicorn(processes, name: str, env: dict, workers: int = 1) -> tuple[Process, str]:
     port = free_port()
     server = processes(
         name,
@@ -422,7 +423,7 @@ def start_gunicorn(processes, name: str, env: dict) -> tuple[Process, str]:
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
-        "1",
+        str(workers),
         env=env,
     )
     server.wait_for("Booting worker")
@@ -578,3 +579,40 @@ def test_redis_down_web_keeps_serving_and_reminders_wait_for_it(
     per_address = mailbox.per_address()
     assert set(per_address) == {learner.email for learner in learners}
     assert set(per_address.values()) == {1}, per_address
+
+
+# --- throttles shared by every gunicorn worker ----------------------------------------------
+
+
+def _production_env(process_env: dict, **extra: str) -> dict:
+    return {
+        **process_env,
+        "DJANGO_SETTINGS_MODULE": "lms.settings.production",
+        "DJANGO_SECRET_KEY": "faults-" + "s" * 50,
+        "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback; TLS ends at the proxy
+        "THROTTLE_LOGIN": "5/min",
+        **extra,
+    }
+
+
+def _failed_logins_until_throttled(base: str, limit: int) -> int:
+    body = json.dumps({"username": "nobody", "password": "wrong-password-1", "device_name": "x"})
+    for attempt in range(1, limit + 1):
+        status = _status(base + "/api/v1/auth/token/", data=body.encode())
+        if status == 429:
+            return attempt
+        assert status == 400, status
+    return limit + 1
+
+
+def test_login_throttle_is_one_budget_for_all_gunicorn_workers(processes, process_env):
+    env = _production_env(process_env)
+    server, base = start_gunicorn(processes, "gunicorn-production", env, workers=3)
+    # Each request is a new connection, so the three workers share them out.
+    assert _failed_logins_until_throttled(base, 12) == 6, server.tail()
+
+
+def test_control_a_per_process_cache_would_multiply_the_budget(processes, process_env):
+    env = _production_env(process_env, CACHE_URL="locmemcache://")
+    server, base = start_gunicorn(processes, "gunicorn-locmem", env, workers=3)
+    assert _failed_logins_until_throttled(base, 20) > 6, server.tail()

@@ -84,6 +84,7 @@ SECURITY_SETTINGS = [
     "X_FRAME_OPTIONS",
     "MIDDLEWARE",
     "ALLOWED_HOSTS",
+    "CACHES",
 ]
 
 
@@ -101,6 +102,14 @@ def test_production_settings_are_secure_and_come_from_the_environment():
     assert values["SECURE_SSL_REDIRECT"] and values["SECURE_CONTENT_TYPE_NOSNIFF"]
     assert values["X_FRAME_OPTIONS"] == "DENY"
     assert "lms.middleware.ContentSecurityPolicyMiddleware" in values["MIDDLEWARE"]
+    assert "lms.middleware.FormThrottleMiddleware" in values["MIDDLEWARE"]
+    # One cache for all gunicorn workers (throttle counters), in a table migrate creates.
+    from lms.models import CACHE_TABLE
+
+    assert values["CACHES"]["default"] == {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": CACHE_TABLE,
+    }
 
 
 @pytest.mark.parametrize(
