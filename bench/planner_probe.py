@@ -82,10 +82,15 @@ def run(*, smoke: bool, handler: SinkHandler) -> dict:
     broker = settings.CELERY_BROKER_URL
     if not _broker_reachable(broker):
         return {"missing": f"reminder planner (broker {broker} unreachable)"}
-    # A reused database keeps the claims of an earlier run: start the day from scratch.
-    Notification.objects.filter(digest__isnull=False).delete()
-    ReminderDigest.objects.all().delete()
+    # A reused database keeps the claims of an earlier run: start the day from scratch (in SQL:
+    # the ORM's delete would load every row and inflate the memory figure).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {Notification._meta.db_table} WHERE digest_id IS NOT NULL; "
+            f"DELETE FROM {ReminderDigest._meta.db_table}"
+        )
     _queue_length_and_purge(app)
+    rss_before_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     learners = connection.cursor()
     learners.execute("SELECT COUNT(*) FROM accounts_user")
     learner_count = learners.fetchone()[0]
@@ -146,7 +151,8 @@ def run(*, smoke: bool, handler: SinkHandler) -> dict:
                 "passed": per_second >= PLANNER_TARGET_PER_SECOND,
             },
             {
-                "what": "peak memory of the planner process (max RSS, Django included)",
+                "what": "peak memory of the planner process (max RSS, Django included; "
+                f"{rss_before_mb:.0f} MB before the first run)",
                 "measured": f"{peak_mb:.0f} MB",
                 "target": f"< {PLANNER_TARGET_MEMORY_MB} MB",
                 "passed": peak_mb < PLANNER_TARGET_MEMORY_MB,
@@ -174,6 +180,7 @@ def run(*, smoke: bool, handler: SinkHandler) -> dict:
         "planner_seconds": seconds,
         "run_seconds": runs,
         "peak_rss_mb": peak_mb,
+        "rss_before_mb": rss_before_mb,
         "send_outcomes": outcomes,
         "sink_messages": handler.messages,
         "send_seconds": send_seconds,

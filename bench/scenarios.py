@@ -48,6 +48,8 @@ class Scenario:
     # Each request uses up a row (an attempt to submit, a client review id): running out and
     # starting over would measure replays, so a wrap makes the line unusable.
     consumes: bool = False
+    # Called with the round index right before each run of the line (outside the timing).
+    prepare: Callable[[int], None] | None = None
 
 
 def token_header(token: str) -> dict[str, str]:
@@ -223,7 +225,7 @@ def _review_scenario(manifest) -> Scenario:
 
 def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
     """Each request submits another learner's fresh attempt (10 items, all answered)."""
-    from bench.build_data import exam_pool_reset
+    from bench.build_data import exam_pool_reset, tokens_renew
 
     slices = _round_slices(load)
     per_round = (len(manifest.extra["exam_tokens"]) - 2) // len(slices)
@@ -234,9 +236,18 @@ def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
         _learner, attempt, token = entry
         return Request("POST", f"/api/v1/exam-attempts/{attempt}/submit/", token_header(token))
 
-    def requests(round_index: int) -> list[Request]:
+    def round_slice(round_index: int) -> list[tuple[int, int, str]]:
         start = slices.index(round_index) * per_round
-        return [submit(entry) for entry in pool[start : start + per_round]]
+        return pool[start : start + per_round]
+
+    def requests(round_index: int) -> list[Request]:
+        return [submit(entry) for entry in round_slice(round_index)]
+
+    def prepare(round_index: int) -> None:
+        # knox renews a token's expiry (an UPDATE) when it was last renewed over a minute ago.
+        # A learner who submits has been using the token for the whole attempt, so renew this
+        # round's tokens now; otherwise every submit here would pay a renewal no real one pays.
+        tokens_renew([learner for learner, _attempt, _token in round_slice(round_index)])
 
     return Scenario(
         key="exam_submit",
@@ -247,4 +258,5 @@ def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
         floor="floor_auth",
         target_ratio=0.3,
         consumes=True,
+        prepare=prepare,
     )
