@@ -4,8 +4,10 @@ that take a password (log-in, sign-up, password reset, admin log-in)."""
 import contextlib
 
 from django.conf import settings
+from django.core.cache import caches
 from django.http import HttpResponse
 from django.urls import NoReverseMatch, reverse
+from django.utils.connection import ConnectionProxy
 from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -38,6 +40,7 @@ class FormLoginRateThrottle(SimpleRateThrottle):
     """
 
     scope = "login"
+    cache = ConnectionProxy(caches, "login")
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)

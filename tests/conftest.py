@@ -56,9 +56,10 @@ def _service_gate(request):
 def _fresh_cache():
     """Every test starts with an empty cache: throttles count log-ins per client address (all
     tests are 127.0.0.1) and exam/review requests per user id (ids repeat across tests)."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all(initialized_only=False):
+        cache.clear()
 
 
 @pytest.fixture

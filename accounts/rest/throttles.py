@@ -1,5 +1,7 @@
 """Throttles of the log-in endpoints."""
 
+from django.core.cache import caches
+from django.utils.connection import ConnectionProxy
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -10,6 +12,9 @@ class LoginRateThrottle(ScopedRateThrottle):
     DRF copies the rates onto the throttle class at import; reading them per request lets
     settings overrides (tests, a changed THROTTLE_LOGIN) take effect.
     """
+
+    # Counted in the "login" cache, which production shares among all web workers.
+    cache = ConnectionProxy(caches, "login")
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)

@@ -107,7 +107,12 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+CACHES = {
+    "default": env.cache("CACHE_URL", default="locmemcache://"),
+    # The log-in throttles (API token and registration, the password forms) count here;
+    # production shares it among all gunicorn workers (lms/settings/production.py).
+    "login": env.cache("LOGIN_CACHE_URL", default="locmemcache://login"),
+}
 
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)

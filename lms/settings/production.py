@@ -3,7 +3,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from lms.settings.base import *  # noqa: F403
-from lms.settings.base import MIDDLEWARE, env
+from lms.settings.base import CACHES, MIDDLEWARE, env
 
 REQUIRED = ("DJANGO_SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_ALLOWED_HOSTS")
 _missing = [name for name in REQUIRED if not env.str(name, default="")]
@@ -20,11 +20,16 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# One cache for all gunicorn workers: the throttles (log-in, exam, review) count per client in
-# it, and a per-process memory cache would give each of the 3 workers its own budget. The
-# database holds it, so Lernpfad still needs nothing but PostgreSQL to serve (Redis may be down);
-# migrate creates the table (lms.models.CacheEntry).
-CACHES = {"default": env.cache("CACHE_URL", default="dbcache://lernpfad_cache")}
+# The log-in throttles need one count for all gunicorn workers: with a per-process memory cache
+# each of the 3 workers would allow the full rate, three times the limit on password guessing.
+# The database holds it (lernpfad_cache, created by migrate: lms.models.CacheEntry), so nothing
+# but PostgreSQL is needed to log in, even with Redis down. It costs about six statements per
+# log-in request; the exam and review throttles, on every answer and review, stay in the memory
+# cache (counted per worker) unless CACHE_URL names a shared one.
+CACHES = {
+    **CACHES,
+    "login": env.cache("LOGIN_CACHE_URL", default="dbcache://lernpfad_cache?max_entries=10000"),
+}
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)

@@ -71,6 +71,14 @@ def actor_create(username: str, *, staff: bool = False, device: str = "phone") -
     return Actor(user=user, token=token, client=client)
 
 
+def caches_clear() -> None:
+    """Empty every cache (throttle counters: the default one and the log-in one)."""
+    from django.core.cache import caches
+
+    for cache in caches.all(initialized_only=False):
+        cache.clear()
+
+
 def ok(response, *statuses: int):
     """The response, after asserting its status (fixture set-up must not fail silently)."""
     expected = statuses or (200, 201, 204)

@@ -26,7 +26,6 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
-from django.core.cache import cache
 from django.db import transaction
 from django.test import Client
 from django.utils import timezone
@@ -36,6 +35,7 @@ from reliability_world import (
     PASSWORD,
     WEB_SECRET_ROUTES,
     JsonClient,
+    caches_clear,
     path_values,
     web_routes,
     web_url,
@@ -204,7 +204,7 @@ def matrix(world):
 
     def call(who: str, method: str, url: str, body: dict | None):
         with transaction.atomic():
-            cache.clear()
+            caches_clear()
             response = getattr(callers[who], method.lower())(url, body)
             changed = who != CANARY and a_fingerprint(world.a.user.pk) != baseline
             transaction.set_rollback(True)
@@ -292,7 +292,7 @@ def _check_web_route(world, route, baseline):
     for who, client in (("anonymous", Client()), ("ben", ben), ("sam", sam)):
         for method in ("get", "post"):
             with transaction.atomic():
-                cache.clear()
+                caches_clear()
                 response = getattr(client, method)(url)
                 assert a_fingerprint(world.a.user.pk) == baseline, (who, method, url)
                 transaction.set_rollback(True)

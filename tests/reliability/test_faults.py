@@ -613,6 +613,6 @@ def test_login_throttle_is_one_budget_for_all_gunicorn_workers(processes, proces
 
 
 def test_control_a_per_process_cache_would_multiply_the_budget(processes, process_env):
-    env = _production_env(process_env, CACHE_URL="locmemcache://")
+    env = _production_env(process_env, LOGIN_CACHE_URL="locmemcache://")
     server, base = start_gunicorn(processes, "gunicorn-locmem", env, workers=3)
     assert _failed_logins_until_throttled(base, 20) > 6, server.tail()

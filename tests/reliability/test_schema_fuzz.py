@@ -23,13 +23,12 @@ import os
 
 import pytest
 import schemathesis
-from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from reliability_world import PASSWORD
+from reliability_world import PASSWORD, caches_clear
 from schemathesis import checks as st_checks
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -157,6 +156,6 @@ def fuzz_world(world):
 )
 def test_operation_conforms_to_the_schema(case, fuzz_world):
     with transaction.atomic():
-        cache.clear()
+        caches_clear()
         case.call_and_validate(headers=fuzz_world.a.headers, checks=CHECKS)
         transaction.set_rollback(True)

@@ -23,7 +23,6 @@ import pytest
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from reliability_world import (
@@ -31,6 +30,7 @@ from reliability_world import (
     PASSWORD,
     WEB_SECRET_ROUTES,
     JsonClient,
+    caches_clear,
     ok,
     path_values,
     web_routes,
@@ -103,12 +103,13 @@ def test_production_settings_are_secure_and_come_from_the_environment():
     assert values["X_FRAME_OPTIONS"] == "DENY"
     assert "lms.middleware.ContentSecurityPolicyMiddleware" in values["MIDDLEWARE"]
     assert "lms.middleware.FormThrottleMiddleware" in values["MIDDLEWARE"]
-    # One cache for all gunicorn workers (throttle counters), in a table migrate creates.
+    # One log-in throttle count for all gunicorn workers, in a table migrate creates.
     from lms.models import CACHE_TABLE
 
-    assert values["CACHES"]["default"] == {
+    assert values["CACHES"]["login"] == {
         "BACKEND": "django.core.cache.backends.db.DatabaseCache",
         "LOCATION": CACHE_TABLE,
+        "OPTIONS": {"MAX_ENTRIES": 10_000},
     }
 
 
@@ -281,7 +282,7 @@ def small_rates(settings, monkeypatch):
     rates = {"login": f"{RATE}/min", "exam": f"{RATE}/min", "review": f"{RATE}/min"}
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", rates)
-    cache.clear()  # the world's own requests must not count against the small budget
+    caches_clear()  # the world's own requests must not count against the small budget
     return rates
 
 
