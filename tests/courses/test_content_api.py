@@ -123,8 +123,13 @@ def test_module_detail_query_count_is_constant(sized_module, api_client, django_
 def test_step_detail_query_count_is_constant(sized_module, api_client, django_assert_num_queries):
     slug, steps = sized_module
     for number in (1, steps):
-        with django_assert_num_queries(3):
+        # First read of a step in this process: its ETag, then step, sections, quick checks.
+        with django_assert_num_queries(4):
             assert api_client.get(f"/api/v1/modules/{slug}/steps/{number}/").status_code == 200
+        # Then the body comes from the cache under that ETag: one query.
+        with django_assert_num_queries(1):
+            response = api_client.get(f"/api/v1/modules/{slug}/steps/{number}/")
+        assert response.status_code == 200 and response.json()["number"] == number
     etag = api_client.get(f"/api/v1/modules/{slug}/steps/1/")["ETag"]
     with django_assert_num_queries(1):
         response = api_client.get(f"/api/v1/modules/{slug}/steps/1/", HTTP_IF_NONE_MATCH=etag)
@@ -151,3 +156,18 @@ def test_term_card_edit_changes_the_step_etag(course, api_client):
     response = api_client.get(MODULE + "steps/12/", HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
     assert response.json()["term_card"]["lead"] == "Kürzer erklärt."
+
+
+def test_a_changed_step_is_never_served_from_the_body_cache(course, api_client):
+    from courses.models import Step
+    from courses.services.importing import step_refresh_content_hash
+
+    first = api_client.get(MODULE + "steps/3/")
+    assert api_client.get(MODULE + "steps/3/").json() == first.json()  # now from the cache
+    step = Step.objects.get(module__slug="self-hosting-27", number=3)
+    step.lead = "Ein neuer Einstieg."
+    step.save()
+    step_refresh_content_hash(step=step)
+    response = api_client.get(MODULE + "steps/3/")
+    assert response.json()["lead"] == "Ein neuer Einstieg."
+    assert response["ETag"] != first["ETag"]
