@@ -88,14 +88,7 @@ def quick_check_rating_record(
     retention = (
         get_user_model().objects.filter(pk=learner_id).values_list("desired_retention", flat=True)
     ).first()
-    before = CardState(
-        state=card.state,
-        learning_step=card.learning_step,
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
-        last_review=card.last_review,
-    )
+    before = card_state_of(card=card)
     after = card_review(
         state=before, rating=int(fsrs_rating), at=at, desired_retention=retention or 0.9
     )
@@ -125,6 +118,18 @@ def log_states(*, before: CardState, after: CardState) -> dict:
         "after_difficulty": after.difficulty,
         "after_due": after.due,
     }
+
+
+def card_state_of(*, card: ReviewCard) -> CardState:
+    """The card's FSRS state as stored in its columns (the inverse of ``card_state_apply``)."""
+    return CardState(
+        state=card.state,
+        learning_step=card.learning_step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
 
 
 def card_state_apply(*, card: ReviewCard, state: CardState) -> None:

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from lms.errors import Conflict, InvalidInput, NotFound
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import CardState, card_review
-from reviews.services.cards import card_state_apply, log_states
+from reviews.scheduling import card_review
+from reviews.services.cards import card_state_apply, card_state_of, log_states
 
 
 @dataclass(frozen=True)
@@ -101,14 +101,7 @@ def review_record(
                 earlier = ReviewLog.objects.get(id=card.replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
 
-            before = CardState(
-                state=card.state,
-                learning_step=card.learning_step,
-                stability=card.stability,
-                difficulty=card.difficulty,
-                due=card.due,
-                last_review=card.last_review,
-            )
+            before = card_state_of(card=card)
             after = card_review(
                 state=before,
                 rating=rating,
