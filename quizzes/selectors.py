@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from courses import api as courses_api
 from lms.errors import NotFound
-from quizzes.eligibility import exam_eligibility
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -38,9 +37,9 @@ from quizzes.models import (
 from quizzes.services.attempts import (
     ANSWER_GRACE,
     attempt_is_finalized,
-    attempt_states,
     final_score,
     learner_attempts,
+    learner_eligibility,
 )
 from quizzes.services.items import exam_policy_get
 
@@ -220,19 +219,14 @@ def exam_overview(
     enrolled = courses_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
     attempts = list(learner_attempts(learner_id=learner_id, module_id=module.id))
     grade, passed = final_score(policy=policy, attempts=attempts)
-    eligibility = exam_eligibility(
-        now=now,
+    eligibility = learner_eligibility(
+        learner_id=learner_id,
+        module_id=module.id,
+        policy=policy,
+        attempts=attempts,
         enrolled=enrolled,
-        steps_required=policy.requires_all_steps_completed,
-        steps_completed=(
-            courses_api.all_steps_completed(learner_id=learner_id, module_id=module.id)
-            if policy.requires_all_steps_completed
-            else True
-        ),
-        attempts=attempt_states(attempts),
-        max_attempts=policy.max_attempts,
-        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
         final_passed=passed,
+        now=now,
     )
     in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
     return {

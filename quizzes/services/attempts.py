@@ -20,7 +20,7 @@ from django.utils import timezone
 from courses import api as courses_api
 from lms.errors import Conflict, InvalidInput, NotFound
 from quizzes.drawing import DrawCandidate, attempt_draw
-from quizzes.eligibility import AttemptState, exam_eligibility
+from quizzes.eligibility import AttemptState, Eligibility, exam_eligibility
 from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
 from quizzes.models import (
     Certificate,
@@ -104,6 +104,36 @@ def final_score(*, policy: ExamPolicy, attempts: Sequence[ExamAttempt]):
     return grade, passed
 
 
+def learner_eligibility(
+    *,
+    learner_id: int,
+    module_id: int,
+    policy: ExamPolicy,
+    attempts: Sequence[ExamAttempt],
+    enrolled: bool,
+    final_passed: bool,
+    now: datetime.datetime,
+) -> Eligibility:
+    """Whether the learner may start an attempt of the module's exam now, and why not.
+
+    One query (all steps completed?) when the policy requires every step, none otherwise.
+    """
+    return exam_eligibility(
+        now=now,
+        enrolled=enrolled,
+        steps_required=policy.requires_all_steps_completed,
+        steps_completed=(
+            courses_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
+            if policy.requires_all_steps_completed
+            else True
+        ),
+        attempts=attempt_states(attempts),
+        max_attempts=policy.max_attempts,
+        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
+        final_passed=final_passed,
+    )
+
+
 def exam_attempt_start(
     *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
 ) -> StartedAttempt:
@@ -127,19 +157,14 @@ def exam_attempt_start(
                 .order_by("number")
             )
             _grade, final_passed = final_score(policy=policy, attempts=attempts)
-            eligibility = exam_eligibility(
-                now=now,
+            eligibility = learner_eligibility(
+                learner_id=learner_id,
+                module_id=module.id,
+                policy=policy,
+                attempts=attempts,
                 enrolled=True,
-                steps_required=policy.requires_all_steps_completed,
-                steps_completed=(
-                    courses_api.all_steps_completed(learner_id=learner_id, module_id=module.id)
-                    if policy.requires_all_steps_completed
-                    else True
-                ),
-                attempts=attempt_states(attempts),
-                max_attempts=policy.max_attempts,
-                wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
                 final_passed=final_passed,
+                now=now,
             )
             if not eligibility.can_start:
                 first = eligibility.reasons[0]
