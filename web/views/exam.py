@@ -15,13 +15,22 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError, NotFound
+from quizzes.selectors import (
+    certificate_list,
+    certificates_view,
+    exam_attempt_get,
+    exam_overview,
+)
+from quizzes.services.attempts import (
+    exam_attempt_answers_save,
+    exam_attempt_finalize,
+    exam_attempt_start,
+)
 from web.views.common import error_message
 
 
 def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
     """A short exam status for the dashboard card."""
-    from quizzes.selectors import exam_overview
-
     overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
     final = overview["final_grade"]
     if final["passed"]:
@@ -44,8 +53,6 @@ def _score(value) -> str:
 @login_required
 def exam_page(request: HttpRequest, module: str) -> HttpResponse:
     """The policy, eligibility (with every reason against starting), my attempts, final grade."""
-    from quizzes.selectors import exam_overview
-
     try:
         overview = exam_overview(learner_id=request.user.pk, module_slug=module)
     except NotFound as exc:
@@ -56,8 +63,6 @@ def exam_page(request: HttpRequest, module: str) -> HttpResponse:
 @login_required
 @require_POST
 def exam_start(request: HttpRequest, module: str) -> HttpResponse:
-    from quizzes.services.attempts import exam_attempt_start
-
     try:
         started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
     except NotFound as exc:
@@ -76,16 +81,18 @@ def _answers_from_post(request: HttpRequest, items: list[dict]) -> list[dict]:
     ]
 
 
+def _attempt_view(request: HttpRequest, attempt: int) -> dict:
+    """The learner's own attempt as ``exam_attempt_get`` shows it; 404 for anyone else's."""
+    try:
+        return exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+
+
 @login_required
 def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
     """The running attempt: items, saved answers, countdown. POST saves and asks to confirm."""
-    from quizzes.selectors import exam_attempt_get
-    from quizzes.services.attempts import exam_attempt_answers_save
-
-    try:
-        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    view = _attempt_view(request, attempt)
     if view["finalized"]:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
@@ -115,13 +122,7 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
 @login_required
 def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
     """Confirm the submission (with the count of unanswered items), then grade on the server."""
-    from quizzes.selectors import exam_attempt_get
-    from quizzes.services.attempts import exam_attempt_finalize
-
-    try:
-        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    view = _attempt_view(request, attempt)
     if view["finalized"]:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
@@ -140,18 +141,11 @@ def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
 @login_required
 def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
     """Score, pass/fail, and as much review as the module's policy allows now."""
-    from quizzes.selectors import exam_attempt_get
-
-    try:
-        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    view = _attempt_view(request, attempt)
     if not view["finalized"]:
         if view["seconds_left"] > 0:
             return redirect("web:attempt", attempt)
         # Time is up but the periodic task has not graded it yet: grade it now, as submit would.
-        from quizzes.services.attempts import exam_attempt_finalize
-
         exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
         view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
     result = view["result"]
@@ -189,8 +183,6 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
 @login_required
 def certificate_page(request: HttpRequest, code: str) -> HttpResponse:
     """The learner's own certificate, printable, with the public verification link."""
-    from quizzes.selectors import certificate_list, certificates_view
-
     mine = certificate_list(learner_id=request.user.pk).filter(code=code)
     certificates = certificates_view(list(mine))
     if not certificates:
