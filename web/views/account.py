@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from accounts.services import user_update
 from lms.errors import DomainError
 from web.forms import SettingsForm
 from web.views.auth import remember_language
@@ -21,8 +22,6 @@ FIELDS = tuple(SettingsForm.base_fields)
 @login_required
 def settings_page(request: HttpRequest) -> HttpResponse:
     """Show and change the preferences through ``accounts.services.user_update``."""
-    from accounts.services import user_update
-
     user = request.user
     initial = {name: getattr(user, name) for name in FIELDS}
     form = SettingsForm(request.POST or None, initial=initial)

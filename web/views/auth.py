@@ -13,6 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.services import user_register, user_update
 from lms.errors import DomainError
 from web.forms import LanguageForm, LoginForm, SignUpForm
 from web.views.common import safe_next
@@ -35,8 +36,6 @@ def remember_language(response: HttpResponse, language: str) -> HttpResponse:
 
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account with the accounts service, log the learner in, go to the dashboard."""
-    from accounts.services import user_register
-
     if request.user.is_authenticated:
         return redirect("web:home")
     form = SignUpForm(request.POST or None)
@@ -112,8 +111,6 @@ def language_set(request: HttpRequest) -> HttpResponse:
         return HttpResponseBadRequest(_("Unknown language."))
     language = form.cleaned_data["language"]
     if request.user.is_authenticated and request.user.language != language:
-        from accounts.services import user_update
-
         user_update(user=request.user, changes={"language": language})
     translation.activate(language)
     return remember_language(redirect(safe_next(request, "/")), language)

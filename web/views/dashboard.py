@@ -7,6 +7,9 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from courses.selectors.content import module_list
+from courses.selectors.progress import enrollment_list, module_progress_get
+from reviews.selectors import due_count
+from web.views.exam import exam_status_for_dashboard
 
 
 def dashboard(request: HttpRequest) -> HttpResponse:
@@ -15,9 +18,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     Per enrolled module the progress selector runs its fixed queries; nothing grows with the
     number of steps, progress rows or review cards.
     """
-    from courses.selectors.progress import enrollment_list, module_progress_get
-    from reviews.selectors import due_count
-
     learner = request.user
     enrolled = []
     for enrollment in enrollment_list(learner_id=learner.pk):
@@ -29,7 +29,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "completed": progress.completed_steps,
                 "total": progress.total_steps,
                 "next_step": progress.next_step,
-                "exam": _exam_status(learner_id=learner.pk, module_slug=enrollment.module.slug),
+                "exam": exam_status_for_dashboard(
+                    learner_id=learner.pk, module_slug=enrollment.module.slug
+                ),
             }
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
@@ -44,9 +46,3 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "due": due_count(learner=learner, at=timezone.now()),
         },
     )
-
-
-def _exam_status(*, learner_id: int, module_slug: str):
-    from web.views.exam import exam_status_for_dashboard
-
-    return exam_status_for_dashboard(learner_id=learner_id, module_slug=module_slug)

@@ -18,7 +18,17 @@ from django.views.decorators.http import require_POST
 
 from courses.models import Section
 from courses.selectors.content import module_get, step_get
+from courses.selectors.progress import module_progress_get, outline_status_get, step_notes_get
+from courses.services.progress import (
+    enrollment_create,
+    step_event_record,
+    step_notes_put,
+    step_open_record,
+)
 from lms.errors import DomainError, NotFound
+from quizzes.selectors import quick_check_ratings_for_step
+from quizzes.services import quick_checks
+from web.forms import NoteForm, QuickCheckRatingForm
 from web.views.common import error_message, safe_next
 
 
@@ -103,8 +113,6 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
 
 def _module_progress(*, learner_id: int, module) -> dict | None:
     """Completion marks, counts and the resume step for the module page (None: not enrolled)."""
-    from courses.selectors.progress import outline_status_get
-
     steps = module.active_steps
     outline = outline_status_get(learner_id=learner_id, module_id=module.pk, steps=steps)
     if outline is None:
@@ -126,9 +134,6 @@ def _step_learner_state(
     request: HttpRequest, *, content, blocks: list[Block], quick_checks: list[dict]
 ) -> dict:
     """Record the visit (as the API does) and read the learner's status, notes and ratings."""
-    from courses.selectors.progress import module_progress_get, step_notes_get
-    from courses.services.progress import step_open_record
-
     step = content.step
     module_slug = step.module.slug
     learner_id = request.user.pk
@@ -156,8 +161,6 @@ def _step_learner_state(
 
 def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> dict[int, str]:
     """The learner's latest self-rating per quick check of the step (the quizzes selector)."""
-    from quizzes.selectors import quick_check_ratings_for_step
-
     rows = quick_check_ratings_for_step(
         learner_id=learner_id, module_slug=module_slug, step_number=number
     )
@@ -167,8 +170,6 @@ def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> d
 @login_required
 @require_POST
 def enroll(request: HttpRequest, module: str) -> HttpResponse:
-    from courses.services.progress import enrollment_create
-
     try:
         _enrollment, created = enrollment_create(learner_id=request.user.pk, module_slug=module)
     except NotFound as exc:
@@ -187,8 +188,6 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
     sections the page displayed (``viewed``) before completing: the same rule the API enforces
     (complete only after all sections were viewed), fed by what this page showed.
     """
-    from courses.services.progress import step_event_record
-
     event = request.POST.get("event")
     step_url = reverse("web:step", args=[module, number])
     if event not in ("completed", "reopened"):
@@ -216,8 +215,6 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
 
 
 def _complete(request: HttpRequest, *, module: str, number: int) -> None:
-    from courses.services.progress import step_event_record
-
     learner_id = request.user.pk
     try:
         step_event_record(
@@ -244,9 +241,6 @@ def _complete(request: HttpRequest, *, module: str, number: int) -> None:
 @login_required
 @require_POST
 def note_save(request: HttpRequest, module: str, number: int) -> HttpResponse:
-    from courses.services.progress import step_notes_put
-    from web.forms import NoteForm
-
     form = NoteForm(request.POST)
     step_url = reverse("web:step", args=[module, number])
     if not form.is_valid():
@@ -272,16 +266,13 @@ def note_save(request: HttpRequest, module: str, number: int) -> HttpResponse:
 @login_required
 @require_POST
 def quick_check_rate(request: HttpRequest, module: str, number: int, quick_check: int):
-    from quizzes.services.quick_checks import quick_check_rate as rate
-    from web.forms import QuickCheckRatingForm
-
     form = QuickCheckRatingForm(request.POST)
     step_url = reverse("web:step", args=[module, number])
     if not form.is_valid():
         messages.error(request, _("Choose one of the three ratings."))
         return redirect(step_url)
     try:
-        rate(
+        quick_checks.quick_check_rate(
             learner_id=request.user.pk,
             module_slug=module,
             step_number=number,

@@ -6,13 +6,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from courses.selectors.content import module_list
+from web.views.dashboard import dashboard
 
 
 def home(request: HttpRequest) -> HttpResponse:
     """Signed-in learners get their dashboard; everyone else the course list."""
     if request.user.is_authenticated:
-        from web.views.dashboard import dashboard
-
         return dashboard(request)
     return render(request, "web/home.html", {"modules": module_list(), "nav": "home"})
 

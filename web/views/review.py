@@ -18,6 +18,8 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError
+from reviews.selectors import card_faces, due_queue
+from reviews.services import reviewing
 from web.forms import ReviewRatingForm
 from web.views.common import error_message
 
@@ -34,8 +36,6 @@ def rating_labels() -> dict[int, str]:
 @login_required
 def review_session(request: HttpRequest) -> HttpResponse:
     """The next due card (front, back, a button per rating with its next interval)."""
-    from reviews.selectors import card_faces, due_queue
-
     queue = due_queue(learner=request.user, at=timezone.now(), limit=1)
     card = queue.cards[0] if queue.cards else None
     faces = card_faces(learner_id=request.user.pk, card_id=card.id) if card else None
@@ -64,14 +64,12 @@ def review_session(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def review_rate(request: HttpRequest) -> HttpResponse:
-    from reviews.services.reviewing import review_record
-
     form = ReviewRatingForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose one of the four ratings."))
         return redirect("web:review")
     try:
-        review_record(
+        reviewing.review_record(
             learner=request.user,
             card_id=form.cleaned_data["card"],
             rating=form.cleaned_data["rating"],
@@ -89,10 +87,8 @@ def review_rate(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def review_undo(request: HttpRequest) -> HttpResponse:
-    from reviews.services.reviewing import review_undo as undo
-
     try:
-        undo(learner=request.user)
+        reviewing.review_undo(learner=request.user)
     except DomainError as exc:
         if exc.code == "nothing_to_undo":
             messages.info(request, _("There is no review to undo."))

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
+
+from courses.selectors.progress import enrollment_list, module_progress_get
+from reviews.selectors import review_stats
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top).
 CELL = 13
@@ -116,9 +120,6 @@ def progress_chart(completed_at: list[datetime.datetime], total: int, *, today: 
 @login_required
 def stats(request: HttpRequest) -> HttpResponse:
     """Review figures and heatmap (reviews selector) and per-module progress over time."""
-    from courses.selectors.progress import enrollment_list, module_progress_get
-    from reviews.selectors import review_stats
-
     learner = request.user
     now = timezone.now()
     figures = review_stats(learner=learner, at=now)
@@ -148,8 +149,6 @@ def stats(request: HttpRequest) -> HttpResponse:
 
 
 def _zone(name: str):
-    import zoneinfo
-
     try:
         return zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
