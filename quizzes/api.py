@@ -17,6 +17,7 @@ from quizzes.models import (
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
+from quizzes.selectors import attempt_item_view
 from quizzes.services.attempts import attempt_is_finalized, final_score
 
 
@@ -45,15 +46,7 @@ def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
 def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
     # The answer key, the explanation and the grading of each item are exam content the review
     # policy may still withhold; the export never shows more than the attempt's review does.
-    row: dict[str, Any] = {
-        "id": item.pk,
-        "position": item.position,
-        "kind": item.kind,
-        "prompt": item.prompt,
-        "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
-        "selected_keys": item.selected_keys or [],
-        "answered_at": item.answered_at,
-    }
+    row: dict[str, Any] = {**attempt_item_view(item), "answered_at": item.answered_at}
     if level in (CORRECTNESS, CORRECT_ANSWERS):
         row["is_correct"] = bool(item.is_correct)
     if level == CORRECT_ANSWERS:

@@ -141,19 +141,21 @@ def attempt_result_view(
     }
 
 
+def attempt_item_view(item: ExamAttemptItem) -> dict:
+    """One item as the learner answers it: never the correct keys, correctness or explanation."""
+    return {
+        "id": item.pk,
+        "position": item.position,
+        "kind": item.kind,
+        "prompt": item.prompt,
+        "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
+        "selected_keys": item.selected_keys or [],
+    }
+
+
 def attempt_items_view(items: Iterable[ExamAttemptItem]) -> list[dict]:
-    """Items as the learner answers them: never the correct keys, correctness or explanation."""
-    return [
-        {
-            "id": item.pk,
-            "position": item.position,
-            "kind": item.kind,
-            "prompt": item.prompt,
-            "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
-            "selected_keys": item.selected_keys or [],
-        }
-        for item in items
-    ]
+    """Items as the learner answers them (``attempt_item_view`` of each)."""
+    return [attempt_item_view(item) for item in items]
 
 
 def attempt_view(
