@@ -242,11 +242,6 @@ class QuickCheck(models.Model):
 
     natural_key.dependencies = ["courses.module"]
 
-    @property
-    def is_generic(self) -> bool:
-        """True for a line that more than one step shows."""
-        return getattr(self, "_step_count", 2) > 1
-
     def __str__(self) -> str:
         return self.question
 
