@@ -686,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.drop:
         build_data.database_drop(database_url)
         build_data.database_drop(build_data.import_database_url())
+        build_data.manifest_path(manifest.database).unlink(missing_ok=True)
 
     # The harness fails when it could not measure (errors, wrong statuses), not on missed targets.
     broken = [row["key"] for row in results["http"] if not row["clean"]]
