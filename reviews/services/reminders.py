@@ -194,20 +194,16 @@ def _has_due_cards(now: datetime.datetime) -> Exists:
 
 
 def _chunks(queryset: QuerySet, fields: tuple[str, str]) -> Iterator[list[tuple]]:
-    """Keyset pagination by primary key: one query per chunk, memory bounded by the chunk."""
-    last_pk = 0
-    while True:
-        rows = list(
-            queryset.filter(pk__gt=last_pk)
-            .order_by("pk")
-            .values_list(*fields)[:REMINDER_BATCH_SIZE]
-        )
-        if not rows:
-            return
-        yield rows
-        last_pk = rows[-1][0]
-        if len(rows) < REMINDER_BATCH_SIZE:
-            return
+    """The candidates of this run, read in one query and handed out in chunks.
+
+    The candidate query scans every learner (the reminder time is compared on each learner's
+    own clock), so it runs once per planner run, not once per chunk: paging it by primary key
+    repeated the scan for every 500 candidates (bench/README.md, reminder planner). Memory is
+    bounded by one run's candidates: the learners whose reminder falls in its 30-minute window.
+    """
+    rows = list(queryset.order_by("pk").values_list(*fields))
+    for index in range(0, len(rows), REMINDER_BATCH_SIZE):
+        yield rows[index : index + REMINDER_BATCH_SIZE]
 
 
 def _candidate_chunks(
