@@ -84,26 +84,8 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
     return [QuickCheckData(**row) for row in rows]
 
 
-def quick_checks_by_ids(quick_check_ids: Iterable[int]) -> dict[int, QuickCheckData]:
-    rows = QuickCheck.objects.filter(id__in=list(quick_check_ids)).values(
-        "id", "module_id", "question", "answer"
-    )
-    return {row["id"]: QuickCheckData(**row) for row in rows}
-
-
 def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
     return Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists()
-
-
-def completed_step_ids(*, learner_id: int, module_id: int) -> set[int]:
-    return set(
-        StepProgress.objects.filter(
-            learner_id=learner_id,
-            step__module_id=module_id,
-            step__status=Step.Status.ACTIVE,
-            status=StepProgress.Status.COMPLETED,
-        ).values_list("step_id", flat=True)
-    )
 
 
 def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
