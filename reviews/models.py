@@ -79,7 +79,16 @@ class ReviewCard(models.Model):
                 name="reviewcard_difficulty_range",
             ),
         ]
-        indexes = [models.Index(fields=["learner", "due"], name="reviewcard_learner_due")]
+        indexes = [
+            # Covering: the due counts and the due queue read every due card of a learner (a
+            # heavy learner has ~1,400) and filter them on these columns; with them in the index
+            # PostgreSQL answers from the index alone instead of visiting each card's row.
+            models.Index(
+                fields=["learner", "due"],
+                include=["id", "last_review", "suspended", "kind", "step", "quick_check"],
+                name="reviewcard_learner_due_live",
+            )
+        ]
 
     @property
     def is_new(self) -> bool:
