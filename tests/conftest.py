@@ -53,6 +53,17 @@ def _service_gate(request):
 
 
 @pytest.fixture(autouse=True)
+def _cold_content_caches():
+    """No cached step bodies or module outlines (lms.content_cache) from an earlier test, so
+    query counts do not depend on test order."""
+    from lms.content_cache import content_caches_clear
+
+    content_caches_clear()
+    yield
+    content_caches_clear()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Every test starts with an empty cache: throttles count log-ins per client address (all
     tests are 127.0.0.1) and exam/review requests per user id (ids repeat across tests)."""

@@ -23,6 +23,7 @@ from courses.selectors.content import (
 )
 from courses.selectors.progress import outline_status_get
 from courses.services.progress import step_open_record
+from lms.content_cache import ContentCache
 from lms.errors import NotFound
 
 
@@ -53,17 +54,10 @@ class ModuleDetailView(APIView):
         )
 
 
-# Serialized step bodies by ETag, in each process. The ETag is a hash of everything the body
-# shows, so an entry is never stale (a changed step has a new ETag, hence a new key): there is
-# nothing to invalidate and nothing the processes must agree on. A step read from here costs
-# the one ETag query (as a 304 does) instead of three queries and the serializer.
-STEP_BODY_CACHE_SIZE = 2000
-_step_bodies: dict[str, dict] = {}
-
-
-def step_body_cache_clear() -> None:
-    """Forget the cached step bodies (tests that count queries start from a cold cache)."""
-    _step_bodies.clear()
+# Serialized step bodies by ETag, in each process (lms.content_cache: the ETag is a hash of
+# everything the body shows, so an entry is never stale). A step read from here costs the one
+# ETag query (as a 304 does) instead of three queries and the serializer.
+_step_bodies = ContentCache(name="step bodies", max_entries=2000)
 
 
 class StepDetailView(APIView):
@@ -94,9 +88,7 @@ class StepDetailView(APIView):
             body = StepDetailSerializer(content).data
             # Keyed by what was read now (an import may have changed the step meanwhile).
             etag = content.etag
-            if len(_step_bodies) >= STEP_BODY_CACHE_SIZE:
-                _step_bodies.clear()
-            _step_bodies[etag] = body
+            _step_bodies.put(etag, body)
         if request.user.is_authenticated:
             step_open_record(learner_id=request.user.pk, module_slug=module, number=number)
         response = Response(body)
