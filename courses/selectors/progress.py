@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 from collections.abc import Sequence
 
+from django.db import connection
 from django.db.models import (
     Count,
     DateTimeField,
@@ -25,8 +27,10 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce
+from django.utils.dateparse import parse_datetime
 
-from courses.models import Enrollment, Module, Step, StepNote, StepProgress
+from courses.models import Enrollment, Module, Section, Step, StepNote, StepProgress
+from lms.content_cache import ContentCache
 from lms.errors import NotFound
 
 _ACTIVE = Step.Status.ACTIVE
@@ -188,56 +192,108 @@ def resume_step(
     return None
 
 
+# Each active step's section kinds in order, per module outline: keyed by the (id, content hash)
+# of every active step in order, which changes whenever a step's number, term or sections change
+# or a step is retired or added (lms.content_cache: never stale, nothing to invalidate).
+_outline_sections = ContentCache(name="module outline sections", max_entries=200)
+
+# The progress page's one read, in plain SQL (portable: PostgreSQL and SQLite): every step of the
+# module with the learner's progress row on it, only if the learner is enrolled. Building the
+# same query with the ORM cost more CPU than everything else the request does
+# (bench/results/latest.md, module progress). Retired steps come too: their rows still count as
+# activity in the module.
+_MODULE_PROGRESS_SQL = """
+SELECT e.enrolled_at, e.module_id, m.title,
+       s.id, s.status, s.number, s.slug, s.term, s.content_hash,
+       p.status, p.sections_viewed, p.last_section, p.first_opened_at, p.completed_at,
+       p.last_event_at
+FROM courses_enrollment e
+JOIN courses_module m ON m.id = e.module_id
+LEFT JOIN courses_step s ON s.module_id = e.module_id
+LEFT JOIN courses_stepprogress p ON p.step_id = s.id AND p.learner_id = e.learner_id
+WHERE e.learner_id = %s AND m.slug = %s
+ORDER BY s.number, s.id
+"""
+
+
+def _aware(value) -> datetime.datetime | None:
+    """A timestamp read with plain SQL: aware on PostgreSQL, naive UTC (or text) on SQLite."""
+    if value is None or (isinstance(value, datetime.datetime) and value.tzinfo is not None):
+        return value
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    return value.replace(tzinfo=datetime.UTC)
+
+
+def _section_kinds(key: tuple, step_ids: list[int]) -> dict[int, tuple[str, ...]]:
+    """Section kinds per step from the process's cache, or one query the first time."""
+    kinds_by_step = _outline_sections.get(key)
+    if kinds_by_step is None:
+        collected: dict[int, list[str]] = {step_id: [] for step_id in step_ids}
+        for step_id, kind in (
+            Section.objects.filter(step_id__in=step_ids)
+            .order_by("step_id", "position")
+            .values_list("step_id", "kind")
+        ):
+            collected[step_id].append(kind)
+        kinds_by_step = {step_id: tuple(kinds) for step_id, kinds in collected.items()}
+        _outline_sections.put(key, kinds_by_step)
+    return kinds_by_step
+
+
 def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
-    """The learner's progress in a module: 3 queries (enrollment, steps, progress rows)."""
-    enrollment = (
-        Enrollment.objects.filter(learner_id=learner_id, module__slug=module_slug)
-        .select_related("module")
-        .first()
-    )
-    if enrollment is None:
+    """The learner's progress in a module: 1 query, plus the sections once per process and
+    version of the module's outline."""
+    with connection.cursor() as cursor:
+        cursor.execute(_MODULE_PROGRESS_SQL, [learner_id, module_slug])
+        rows = cursor.fetchall()
+    if not rows:
         raise _not_enrolled(module_slug)
-    kinds_by_step: dict[int, list[str]] = {}
-    step_rows: list[tuple[int, int, str, str]] = []
-    for step_id, number, slug, term, kind in (
-        Step.objects.filter(module_id=enrollment.module_id, status=_ACTIVE)
-        .order_by("number", "sections__position")
-        .values_list("id", "number", "slug", "term", "sections__kind")
-    ):
-        if step_id not in kinds_by_step:
-            kinds_by_step[step_id] = []
-            step_rows.append((step_id, number, slug, term))
-        if kind is not None:
-            kinds_by_step[step_id].append(kind)
-    # Rows of retired steps too: working on one was still activity in the module.
-    rows = {
-        row.step_id: row
-        for row in StepProgress.objects.filter(
-            learner_id=learner_id, step__module_id=enrollment.module_id
-        )
-    }
+    enrolled_at, module_id, module_title = rows[0][:3]
+    active = [row for row in rows if row[4] == _ACTIVE]
+    key = (module_id, tuple((row[3], row[8]) for row in active))
+    kinds_by_step = _section_kinds(key, [row[3] for row in active])
     steps = []
-    for step_id, number, slug, term in step_rows:
-        row = rows.get(step_id)
-        kinds = tuple(kinds_by_step[step_id])
+    last_event_by_step = {}
+    for row in active:
+        step_id, _, number, slug, term, _ = row[3:9]
+        kinds = kinds_by_step[step_id]
+        status = row[9]
+        if status is None:
+            steps.append(
+                StepStatus(
+                    id=step_id,
+                    number=number,
+                    slug=slug,
+                    term=term,
+                    status=_NOT_STARTED,
+                    section_kinds=kinds,
+                    sections_viewed=(),
+                    last_section="",
+                    first_opened_at=None,
+                    completed_at=None,
+                )
+            )
+            continue
+        viewed = row[10]
+        viewed = json.loads(viewed) if isinstance(viewed, str | bytes) else viewed
+        last_event_by_step[step_id] = _aware(row[14])
         steps.append(
             StepStatus(
                 id=step_id,
                 number=number,
                 slug=slug,
                 term=term,
-                status=row.status if row else _NOT_STARTED,
+                status=status,
                 section_kinds=kinds,
                 # Only kinds the step still has: a re-import may have dropped a section.
-                sections_viewed=tuple(k for k in kinds if row and k in row.sections_viewed),
-                last_section=row.last_section if row else "",
-                first_opened_at=row.first_opened_at if row else None,
-                completed_at=row.completed_at if row else None,
+                sections_viewed=tuple(kind for kind in kinds if kind in viewed),
+                last_section=row[11],
+                first_opened_at=_aware(row[12]),
+                completed_at=_aware(row[13]),
             )
         )
-    resume_id = resume_step(
-        [(s.id, s.status, rows[s.id].last_event_at if s.id in rows else None) for s in steps]
-    )
+    resume_id = resume_step([(s.id, s.status, last_event_by_step.get(s.id)) for s in steps])
     resume = next((step for step in steps if step.id == resume_id), None)
     next_step = None
     if resume is not None:
@@ -247,12 +303,10 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
             number=resume.number, slug=resume.slug, term=resume.term, section=section
         )
     return ModuleProgress(
-        module_slug=enrollment.module.slug,
-        module_title=enrollment.module.title,
-        enrolled_at=enrollment.enrolled_at,
-        last_activity_at=max(
-            filter(None, (row.last_event_at for row in rows.values())), default=None
-        ),
+        module_slug=module_slug,
+        module_title=module_title,
+        enrolled_at=_aware(enrolled_at),
+        last_activity_at=max(filter(None, (_aware(row[14]) for row in rows)), default=None),
         steps=steps,
         next_step=next_step,
     )
