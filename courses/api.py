@@ -117,6 +117,24 @@ def quick_checks_inactive_query() -> QuerySet:
     return QuickCheck.objects.filter(is_active=False).values("id")
 
 
+# The same sets and the card fronts for another app's plain-SQL reads (reviews' due queue): the
+# table and column names stay here, next to the models they come from.
+STEPS_NOT_ACTIVE_SQL = (
+    f"SELECT id FROM {Step._meta.db_table} WHERE status <> '{Step.Status.ACTIVE.value}'"
+)
+QUICK_CHECKS_INACTIVE_SQL = f"SELECT id FROM {QuickCheck._meta.db_table} WHERE NOT is_active"
+
+
+def card_fronts_join_sql(*, step_id: str, quick_check_id: str) -> tuple[str, str, str]:
+    """(LEFT JOINs, step term column, quick-check question column) for a plain-SQL read whose
+    rows carry a step id and a quick-check id in the columns named."""
+    joins = (
+        f"LEFT JOIN {Step._meta.db_table} front_step ON front_step.id = {step_id} "
+        f"LEFT JOIN {QuickCheck._meta.db_table} front_qc ON front_qc.id = {quick_check_id}"
+    )
+    return joins, "front_step.term", "front_qc.question"
+
+
 def module_slugs() -> list[str]:
     """Every module's slug, in catalogue order."""
     return list(Module.objects.order_by("series", "number").values_list("slug", flat=True))

@@ -7,6 +7,7 @@ converted to and from ``fsrs.Card``. All instants are timezone-aware UTC.
 from __future__ import annotations
 
 import datetime
+import functools
 import zoneinfo
 from dataclasses import dataclass
 
@@ -78,8 +79,9 @@ class IntervalPreview:
     seconds: int
 
 
+@functools.lru_cache(maxsize=64)
 def scheduler_for(*, desired_retention: float, fuzzing: bool = True) -> fsrs.Scheduler:
-    """The FSRS scheduler for a learner's desired retention (0.80–0.97)."""
+    """The FSRS scheduler for a learner's desired retention (0.80–0.97); one per setting."""
     return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
 
 
@@ -100,28 +102,68 @@ def card_review(
 
 
 def intervals_preview(
-    *, state: CardState, at: datetime.datetime, scheduler: fsrs.Scheduler
+    *, state: CardState, at: datetime.datetime, desired_retention: float
 ) -> list[IntervalPreview]:
     """The due date each rating 1–4 would give.
 
-    Pass a scheduler without fuzzing: like Anki, the buttons show the unfuzzed interval, and the
-    review itself then adds the fuzz (a few percent on intervals of three days and more).
+    Unfuzzed: like Anki, the buttons show the plain interval, and the review itself then adds
+    the fuzz (a few percent on intervals of three days and more).
     """
     at = _utc(at)
-    card = state.to_fsrs()
-    previews = []
-    for rating in fsrs.Rating:
-        after, _log = scheduler.review_card(card, rating, review_datetime=at)
-        due = _utc(after.due)
-        previews.append(
-            IntervalPreview(
-                rating=int(rating),
-                name=RATING_NAMES[int(rating)],
-                due=due,
-                seconds=max(0, int((due - at).total_seconds())),
-            )
+    days_since_review = (at - state.last_review).days if state.last_review else None
+    intervals = _preview_intervals(
+        state.state,
+        state.learning_step,
+        state.stability,
+        state.difficulty,
+        days_since_review,
+        desired_retention,
+    )
+    return [
+        IntervalPreview(
+            rating=rating,
+            name=RATING_NAMES[rating],
+            due=at + interval,
+            seconds=max(0, int(interval.total_seconds())),
         )
-    return previews
+        for rating, interval in enumerate(intervals, start=1)
+    ]
+
+
+# The four unfuzzed intervals of a card state. FSRS (fsrs 6) reads the review time only as whole
+# days since the last review and adds the interval to it, so the intervals are a function of the
+# state and that day count: the same card shown again in the due queue (most of the queue, each
+# time a learner opens it) costs a dictionary look-up instead of four FSRS reviews. A test checks
+# the cached intervals against FSRS for many states and review times.
+_PREVIEW_ANCHOR = datetime.datetime(2000, 1, 1, tzinfo=UTC)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _preview_intervals(
+    state: int,
+    learning_step: int | None,
+    stability: float | None,
+    difficulty: float | None,
+    days_since_review: int | None,
+    desired_retention: float,
+) -> tuple[datetime.timedelta, ...]:
+    scheduler = scheduler_for(desired_retention=desired_retention, fuzzing=False)
+    # Any instant with that day count since the last review gives the same intervals.
+    last_review = None if days_since_review is None else _PREVIEW_ANCHOR
+    at = _PREVIEW_ANCHOR + datetime.timedelta(days=days_since_review or 0)
+    card = fsrs.Card(
+        card_id=0,
+        state=fsrs.State(state),
+        step=learning_step,
+        stability=stability,
+        difficulty=difficulty,
+        due=at,
+        last_review=last_review,
+    )
+    return tuple(
+        _utc(scheduler.review_card(card, rating, review_datetime=at)[0].due) - at
+        for rating in fsrs.Rating
+    )
 
 
 @dataclass(frozen=True)

@@ -8,18 +8,19 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.db import connection
+from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
 from lms.errors import NotFound
+from lms.sql import aware, datetime_param
 from reviews.models import Notification, ReviewCard, ReviewLog
 from reviews.scheduling import (
     CardState,
     IntervalPreview,
     intervals_preview,
     local_day,
-    scheduler_for,
     zone_info,
 )
 
@@ -38,12 +39,6 @@ LIVE_CARDS = Q(suspended=False) & ~(
         kind=ReviewCard.Kind.QUICK_CHECK,
         quick_check_id__in=courses_api.quick_checks_inactive_query(),
     )
-)
-
-
-# Seen cards sort before new ones.
-_IS_NEW_CARD = Case(
-    When(last_review__isnull=True, then=Value(1)), default=Value(0), output_field=IntegerField()
 )
 
 
@@ -136,70 +131,115 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
     )
 
 
+# The due queue in one round trip of plain SQL (portable: PostgreSQL and SQLite): the learner's
+# live due cards (LIVE_CARDS above, written out; only columns of the covering due index, so
+# PostgreSQL counts ~1,400 cards from the index alone), today's review counts, and the next page
+# of cards with their scheduling state and fronts. Built with the ORM these were three queries
+# whose construction cost several times the database's work (bench/results/latest.md, due
+# queue). Tests check that it agrees with the ORM's LIVE_CARDS and due_count.
+_FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
+    step_id="page.step_id", quick_check_id="page.quick_check_id"
+)
+_DUE_QUEUE_SQL = f"""
+WITH live AS (
+    SELECT c.id, c.due, c.step_id, c.quick_check_id,
+           CASE WHEN c.last_review IS NULL THEN 1 ELSE 0 END AS is_new
+    FROM {ReviewCard._meta.db_table} c
+    WHERE c.learner_id = %(learner)s AND c.due <= %(at)s AND NOT c.suspended
+      AND NOT (c.kind = '{ReviewCard.Kind.DEFINITION.value}'
+               AND c.step_id IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
+      AND NOT (c.kind = '{ReviewCard.Kind.QUICK_CHECK.value}'
+               AND c.quick_check_id IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))
+),
+today AS (
+    SELECT COUNT(*) AS reviewed,
+           COALESCE(SUM(CASE WHEN l.before_last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
+    FROM {ReviewLog._meta.db_table} l
+    WHERE l.learner_id = %(learner)s AND l.source = '{ReviewLog.Source.REVIEW.value}'
+      AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
+),
+counts AS (SELECT COUNT(*) AS total, COALESCE(SUM(is_new), 0) AS new FROM live),
+page AS (SELECT * FROM live ORDER BY is_new, due, id LIMIT %(limit)s)
+SELECT today.reviewed, today.new, counts.total, counts.new,
+       card.id, card.kind, card.state, card.learning_step, card.stability, card.difficulty,
+       card.due, card.last_review, {_FRONT_TERM}, {_FRONT_QUESTION}
+FROM today
+CROSS JOIN counts
+LEFT JOIN page ON 1 = 1
+LEFT JOIN {ReviewCard._meta.db_table} card ON card.id = page.id
+{_FRONT_JOINS}
+ORDER BY page.is_new, page.due, page.id
+"""
+
+
 def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
-    Three queries: today's counts, the due counts, and the next cards. Cards already seen come
-    first (oldest due first), then new cards up to today's new-card budget.
+    One query. Cards already seen come first (oldest due first), then new cards up to today's
+    new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_MAX))
-    counts = _due_counts(learner=learner, at=at)
-    take = min(limit, counts.review_count + counts.new_count)
-    rows = []
-    if take:
-        # The next cards' ids from the due cards' own columns first, then the fronts (step
-        # term, quick-check question) of those few rows only.
-        next_ids = (
-            live_cards(learner_id=learner.pk)
-            .filter(due__lte=at)
-            .annotate(is_new_card=_IS_NEW_CARD)
-            .order_by("is_new_card", "due", "id")
-            .values("id")[:take]
+    day = local_day(time_zone=learner.time_zone, at=at)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DUE_QUEUE_SQL,
+            {
+                "learner": learner.pk,
+                "at": datetime_param(at),
+                "day_start": datetime_param(day.start),
+                "day_end": datetime_param(day.end),
+                "limit": limit,
+            },
         )
-        rows = list(
-            ReviewCard.objects.filter(id__in=next_ids)
-            .annotate(is_new_card=_IS_NEW_CARD)
-            .order_by("is_new_card", "due", "id")
-            .values(
-                "id",
-                "kind",
-                "state",
-                "learning_step",
-                "stability",
-                "difficulty",
-                "due",
-                "last_review",
-                "step__term",
-                "quick_check__question",
-            )[:take]
-        )
+        rows = cursor.fetchall()
+    reviewed_today, new_today, total, new_total = rows[0][:4]
+    budget = DailyBudget(
+        new_cards_per_day=learner.new_cards_per_day,
+        reviews_per_day=learner.reviews_per_day,
+        reviewed_today=reviewed_today,
+        new_today=new_today,
+    )
+    review_count = min(total - new_total, budget.reviews_left)
+    new_count = min(new_total, budget.new_left, budget.reviews_left - review_count)
+    take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
-    new_allowed = counts.new_count
-    scheduler = scheduler_for(desired_retention=learner.desired_retention, fuzzing=False)
+    new_allowed = new_count
     cards = []
-    for row in rows:
-        state = _row_state(row)
+    for row in rows[:take] if rows[0][4] is not None else ():
+        card_id, kind, state_value, learning_step, stability, difficulty, due, last_review = row[
+            4:12
+        ]
+        state = CardState(
+            state=state_value,
+            learning_step=learning_step,
+            stability=stability,
+            difficulty=difficulty,
+            due=aware(due),
+            last_review=aware(last_review),
+        )
         if state.is_new:
             if new_allowed == 0:
                 continue
             new_allowed -= 1
         cards.append(
             DueCard(
-                id=row["id"],
-                kind=row["kind"],
-                front=_front(row),
-                state=row["state"],
+                id=card_id,
+                kind=kind,
+                front=row[12] if kind == ReviewCard.Kind.DEFINITION else row[13],
+                state=state_value,
                 is_new=state.is_new,
-                due=row["due"],
-                intervals=intervals_preview(state=state, at=at, scheduler=scheduler),
+                due=state.due,
+                intervals=intervals_preview(
+                    state=state, at=at, desired_retention=learner.desired_retention
+                ),
             )
         )
     return DueQueue(
-        due_count=counts.review_count + counts.new_count,
-        new_count=counts.new_count,
-        review_count=counts.review_count,
-        due_total=counts.total,
-        budget=counts.budget,
+        due_count=review_count + new_count,
+        new_count=new_count,
+        review_count=review_count,
+        due_total=total,
+        budget=budget,
         cards=cards,
     )
 
@@ -336,17 +376,6 @@ def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet
     if unread_only:
         notifications = notifications.filter(read_at__isnull=True)
     return notifications.order_by("-created_at", "-id")
-
-
-def _row_state(row: dict) -> CardState:
-    return CardState(
-        state=row["state"],
-        learning_step=row["learning_step"],
-        stability=row["stability"],
-        difficulty=row["difficulty"],
-        due=row["due"],
-        last_review=row["last_review"],
-    )
 
 
 def _front(row: dict) -> str:

@@ -8,6 +8,7 @@ from courses.models.progress import NOTE_MAX_LENGTH
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
 from courses.selectors.progress import percent
 from courses.services.progress import SYNC_MAX_EVENTS
+from lms.rendering import datetime_formatter
 
 
 class EnrollmentSerializer(serializers.ModelSerializer):
@@ -109,13 +110,6 @@ class ResumePointSerializer(serializers.Serializer):
     section = serializers.CharField(help_text="The section kind to open.")
 
 
-_DATETIME = serializers.DateTimeField()
-
-
-def _datetime(value):
-    return None if value is None else _DATETIME.to_representation(value)
-
-
 class ModuleProgressSerializer(serializers.Serializer):
     """A learner's progress in a module.
 
@@ -138,11 +132,12 @@ class ModuleProgressSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         resume = instance.next_step
+        iso = datetime_formatter()
         return {
             "module": instance.module_slug,
             "module_title": instance.module_title,
-            "enrolled_at": _datetime(instance.enrolled_at),
-            "last_activity_at": _datetime(instance.last_activity_at),
+            "enrolled_at": iso(instance.enrolled_at),
+            "last_activity_at": iso(instance.last_activity_at),
             "percent_complete": instance.percent_complete,
             "total_steps": instance.total_steps,
             "completed_steps": instance.completed_steps,
@@ -166,8 +161,8 @@ class ModuleProgressSerializer(serializers.Serializer):
                     "sections_viewed": list(step.sections_viewed),
                     "missing_sections": step.missing_sections,
                     "last_section": step.last_section,
-                    "first_opened_at": _datetime(step.first_opened_at),
-                    "completed_at": _datetime(step.completed_at),
+                    "first_opened_at": iso(step.first_opened_at),
+                    "completed_at": iso(step.completed_at),
                 }
                 for step in instance.steps
             ],

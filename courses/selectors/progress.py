@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 from collections.abc import Sequence
 
 from django.db import connection
@@ -27,11 +26,11 @@ from django.db.models import (
     Value,
 )
 from django.db.models.functions import Coalesce
-from django.utils.dateparse import parse_datetime
 
 from courses.models import Enrollment, Module, Section, Step, StepNote, StepProgress
 from lms.content_cache import ContentCache
 from lms.errors import NotFound
+from lms.sql import aware, json_value
 
 _ACTIVE = Step.Status.ACTIVE
 _COMPLETED = StepProgress.Status.COMPLETED
@@ -216,15 +215,6 @@ ORDER BY s.number, s.id
 """
 
 
-def _aware(value) -> datetime.datetime | None:
-    """A timestamp read with plain SQL: aware on PostgreSQL, naive UTC (or text) on SQLite."""
-    if value is None or (isinstance(value, datetime.datetime) and value.tzinfo is not None):
-        return value
-    if isinstance(value, str):
-        value = parse_datetime(value)
-    return value.replace(tzinfo=datetime.UTC)
-
-
 def _section_kinds(key: tuple, step_ids: list[int]) -> dict[int, tuple[str, ...]]:
     """Section kinds per step from the process's cache, or one query the first time."""
     kinds_by_step = _outline_sections.get(key)
@@ -275,9 +265,8 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
                 )
             )
             continue
-        viewed = row[10]
-        viewed = json.loads(viewed) if isinstance(viewed, str | bytes) else viewed
-        last_event_by_step[step_id] = _aware(row[14])
+        viewed = json_value(row[10])
+        last_event_by_step[step_id] = aware(row[14])
         steps.append(
             StepStatus(
                 id=step_id,
@@ -289,8 +278,8 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
                 # Only kinds the step still has: a re-import may have dropped a section.
                 sections_viewed=tuple(kind for kind in kinds if kind in viewed),
                 last_section=row[11],
-                first_opened_at=_aware(row[12]),
-                completed_at=_aware(row[13]),
+                first_opened_at=aware(row[12]),
+                completed_at=aware(row[13]),
             )
         )
     resume_id = resume_step([(s.id, s.status, last_event_by_step.get(s.id)) for s in steps])
@@ -305,8 +294,8 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
     return ModuleProgress(
         module_slug=module_slug,
         module_title=module_title,
-        enrolled_at=_aware(enrolled_at),
-        last_activity_at=max(filter(None, (_aware(row[14]) for row in rows)), default=None),
+        enrolled_at=aware(enrolled_at),
+        last_activity_at=max(filter(None, (aware(row[14]) for row in rows)), default=None),
         steps=steps,
         next_step=next_step,
     )

@@ -11,7 +11,7 @@ from courses.services.importing import course_import
 from lms.errors import InvalidInput
 from reviews import api
 from reviews.models import ReviewCard, ReviewLog
-from reviews.selectors import due_queue, live_cards
+from reviews.selectors import due_count, due_queue, live_cards
 
 pytestmark = pytest.mark.django_db
 AT = datetime.datetime(2030, 6, 10, 12, 0, tzinfo=datetime.UTC)
@@ -174,7 +174,9 @@ def test_reimport_keeps_cards_on_their_step_and_suspends_a_retired_steps_cards(
         assert (card.id in live) == still_shown
     queue = due_queue(learner=learner, at=now, limit=50)
     assert removed_definition.id not in {c.id for c in queue.cards}
+    # The queue's plain SQL and the ORM's LIVE_CARDS (reminders, stats) agree.
     assert queue.due_total == len(live)
+    assert queue.due_count == due_count(learner=learner, at=now)
 
     # Putting the step back revives the same step row and its cards.
     course_import(paths=seed_paths)
@@ -188,3 +190,6 @@ def test_an_admin_suspended_card_leaves_the_queue(learner, steps):
     card = ReviewCard.objects.get(kind="definition")
     ReviewCard.objects.filter(id=card.id).update(suspended=True)
     assert card.id not in set(live_cards(learner_id=learner.pk).values_list("id", flat=True))
+    queue = due_queue(learner=learner, at=AT + datetime.timedelta(minutes=1), limit=50)
+    assert card.id not in {c.id for c in queue.cards}
+    assert queue.due_total == live_cards(learner_id=learner.pk).count() > 0

@@ -59,9 +59,8 @@ def _review_state(stability: float) -> CardState:
 
 
 def test_previews_grow_from_again_to_easy_and_are_unfuzzed():
-    scheduler = scheduler_for(desired_retention=0.9, fuzzing=False)
-    first = intervals_preview(state=_review_state(10.0), at=AT, scheduler=scheduler)
-    second = intervals_preview(state=_review_state(10.0), at=AT, scheduler=scheduler)
+    first = intervals_preview(state=_review_state(10.0), at=AT, desired_retention=0.9)
+    second = intervals_preview(state=_review_state(10.0), at=AT, desired_retention=0.9)
     assert first == second
     assert [p.rating for p in first] == [1, 2, 3, 4]
     assert [p.name for p in first] == ["again", "hard", "good", "easy"]
@@ -74,10 +73,53 @@ def test_a_higher_desired_retention_gives_shorter_intervals():
     state = _review_state(20.0)
 
     def good(retention: float) -> int:
-        scheduler = scheduler_for(desired_retention=retention, fuzzing=False)
-        return intervals_preview(state=state, at=AT, scheduler=scheduler)[2].seconds
+        return intervals_preview(state=state, at=AT, desired_retention=retention)[2].seconds
 
     assert good(0.97) < good(0.9) < good(0.8)
+
+
+def _fsrs_preview(state: CardState, at: datetime.datetime, retention: float) -> list[int]:
+    """The intervals straight from FSRS, the way the previews were computed before caching."""
+    scheduler = scheduler_for(desired_retention=retention, fuzzing=False)
+    return [
+        int(
+            (
+                scheduler.review_card(state.to_fsrs(), rating, review_datetime=at)[0].due - at
+            ).total_seconds()
+        )
+        for rating in fsrs.Rating
+    ]
+
+
+def test_cached_previews_equal_fsrs_for_many_states_and_review_times():
+    """The previews are cached per (state, whole days since the last review, retention): for
+    cards reviewed at every time of day and previewed at every other, they equal FSRS's own."""
+    import random
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(400):
+        last_review = AT - datetime.timedelta(seconds=rng.randrange(0, 90 * 86400))
+        at = last_review + datetime.timedelta(seconds=rng.randrange(0, 40 * 86400))
+        retention = rng.choice([0.8, 0.85, 0.9, 0.95, 0.97])
+        kind = rng.choice(["new", "learning", "review", "relearning"])
+        if kind == "new":
+            state = CardState.new(at=last_review)
+            at = last_review + datetime.timedelta(seconds=rng.randrange(0, 86400))
+        else:
+            state = CardState(
+                state={"learning": 1, "review": 2, "relearning": 3}[kind],
+                learning_step=None if kind == "review" else rng.choice([0, 1]),
+                stability=round(rng.uniform(0.5, 200.0), 4),
+                difficulty=round(rng.uniform(1.0, 10.0), 4),
+                due=at,
+                last_review=last_review,
+            )
+        preview = intervals_preview(state=state, at=at, desired_retention=retention)
+        assert [p.seconds for p in preview] == _fsrs_preview(state, at, retention), (state, at)
+        assert all(p.due == at + datetime.timedelta(seconds=p.seconds) for p in preview)
+        checked += 1
+    assert checked == 400
 
 
 @pytest.mark.parametrize(
