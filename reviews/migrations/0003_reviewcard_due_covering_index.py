@@ -5,20 +5,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('courses', '0005_dead_content_indexes'),
-        ('reviews', '0002_reminder_planner_schedule'),
+        ("courses", "0005_dead_content_indexes"),
+        ("reviews", "0002_reminder_planner_schedule"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='reviewcard',
-            name='reviewcard_learner_due',
+            model_name="reviewcard",
+            name="reviewcard_learner_due",
         ),
         migrations.AddIndex(
-            model_name='reviewcard',
-            index=models.Index(fields=['learner', 'due'], include=('id', 'last_review', 'suspended', 'kind', 'step', 'quick_check'), name='reviewcard_learner_due_live'),
+            model_name="reviewcard",
+            index=models.Index(
+                fields=["learner", "due"],
+                include=("id", "last_review", "suspended", "kind", "step", "quick_check"),
+                name="reviewcard_learner_due_live",
+            ),
         ),
     ]
