@@ -8,10 +8,12 @@ helpers give their parameters and results the types the ORM would.
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 from typing import Any
 
 from django.db import connection
+from django.db.models import Model
 from django.utils.dateparse import parse_datetime
 
 
@@ -34,3 +36,33 @@ def aware(value: Any) -> datetime.datetime | None:
 def json_value(value: Any) -> Any:
     """A JSON column read with plain SQL (Django reads jsonb as text; SQLite stores text)."""
     return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def row_insert(instance: Model) -> None:
+    """INSERT one new model instance with plain SQL and set its primary key.
+
+    For hot write paths only: no save() machinery, hence no signals and no ``auto_now`` (models
+    inserted this way have neither). Every value is prepared by its field, as save() would.
+    """
+    model = type(instance)
+    fields, sql = _insert_statement(model)
+    params = [
+        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        instance.pk = cursor.fetchone()[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
+@functools.cache
+def _insert_statement(model: type[Model]) -> tuple[list, str]:
+    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    return fields, (
+        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "
+        f"VALUES ({placeholders}) RETURNING {pk}"
+    )

@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from lms.errors import Conflict, InvalidInput, NotFound
+from lms.sql import aware, row_insert
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import card_review
-from reviews.services.cards import card_state_apply, card_state_of, log_states
+from reviews.scheduling import CardState, card_review
+from reviews.services.cards import card_state_write, log_states
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,27 @@ def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
     return _result(log, replayed=True)
 
 
+# Lock the card and look up a replay of the client review id in one statement. Plain SQL: the
+# ORM's version (select_for_update with a Subquery annotation) cost more CPU to build than the
+# review's FSRS arithmetic and both other statements together (bench/results/latest.md).
+_CARD_LOCK_SQL = (
+    f"SELECT c.state, c.learning_step, c.stability, c.difficulty, c.due, c.last_review, "
+    f"(SELECT l.id FROM {ReviewLog._meta.db_table} l "
+    f"WHERE l.learner_id = c.learner_id AND l.client_review_id = %s LIMIT 1) "
+    f"FROM {ReviewCard._meta.db_table} c WHERE c.id = %s AND c.learner_id = %s"
+)
+
+
+def _card_lock(*, learner_id: int, card_id: int, client_review_id: str) -> tuple | None:
+    """(state columns…, id of an earlier log with this client review id) of the locked card."""
+    sql = _CARD_LOCK_SQL
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF c"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [client_review_id, card_id, learner_id])
+        return cursor.fetchone()
+
+
 def review_record(
     *,
     learner,
@@ -78,30 +99,29 @@ def review_record(
     at = at or timezone.now()
     try:
         with transaction.atomic():
-            card = (
-                ReviewCard.objects.select_for_update()
-                .filter(id=card_id, learner_id=learner.pk)
-                .annotate(
-                    replayed_log_id=Subquery(
-                        ReviewLog.objects.filter(
-                            learner_id=OuterRef("learner_id"), client_review_id=client_review_id
-                        ).values("id")[:1]
-                    )
-                )
-                .first()
+            row = _card_lock(
+                learner_id=learner.pk, card_id=card_id, client_review_id=client_review_id
             )
-            if card is None:
+            if row is None:
                 earlier = ReviewLog.objects.filter(
                     learner_id=learner.pk, client_review_id=client_review_id
                 ).first()
                 if earlier is not None:
                     return _replay(card_id=card_id, log=earlier)
                 raise NotFound("You have no review card with this id.", code="card_not_found")
-            if card.replayed_log_id is not None:
-                earlier = ReviewLog.objects.get(id=card.replayed_log_id)
+            replayed_log_id = row[6]
+            if replayed_log_id is not None:
+                earlier = ReviewLog.objects.get(id=replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
 
-            before = card_state_of(card=card)
+            before = CardState(
+                state=row[0],
+                learning_step=row[1],
+                stability=row[2],
+                difficulty=row[3],
+                due=aware(row[4]),
+                last_review=aware(row[5]),
+            )
             after = card_review(
                 state=before,
                 rating=rating,
@@ -109,8 +129,8 @@ def review_record(
                 desired_retention=learner.desired_retention,
                 duration_ms=duration_ms,
             )
-            log = ReviewLog.objects.create(
-                card_id=card.pk,
+            log = ReviewLog(
+                card_id=card_id,
                 learner_id=learner.pk,
                 source=ReviewLog.Source.REVIEW,
                 rating=rating,
@@ -119,7 +139,8 @@ def review_record(
                 client_review_id=client_review_id,
                 **log_states(before=before, after=after),
             )
-            card_state_apply(card=card, state=after)
+            row_insert(log)
+            card_state_write(card_id=card_id, state=after)
             return _result(log, replayed=False)
     except IntegrityError:
         # Two requests with the same client review id for different cards raced past the
