@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from courses.models import Module, Section, Step, StepQuickCheck, TermCard
+from lms.content_cache import ShortLivedCache
 from lms.errors import NotFound
 
 
@@ -55,15 +56,29 @@ _STEP_ETAG_SQL = (
 )
 
 
+# What each step's ETag is now, by (module, number): trusted for a second, so step views and
+# 304s of anonymous readers need no database at all (lms.content_cache). An import or admin edit
+# in this process forgets it at once; other processes serve the change within that second.
+STEP_ETAG_MAX_AGE = 1.0
+_step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=STEP_ETAG_MAX_AGE)
+
+
 def step_etag(*, module_slug: str, number: int) -> str | None:
-    """The step's ETag in one query, or None when there is no such active step."""
+    """The step's ETag (one query at most a second per step), or None when there is no such
+    active step."""
+    key = (module_slug, number)
+    etag = _step_etags.get(key)
+    if etag is not None:
+        return etag
     with connection.cursor() as cursor:
         cursor.execute(_STEP_ETAG_SQL, [module_slug, number, Step.Status.ACTIVE])
         row = cursor.fetchone()
     if row is None:
         return None
     step_hash, card_hash = row
-    return f'"{step_hash[:24]}{(card_hash or "")[:8]}"'
+    etag = f'"{step_hash[:24]}{(card_hash or "")[:8]}"'
+    _step_etags.put(key, etag)
+    return etag
 
 
 @dataclass

@@ -29,6 +29,7 @@ from courses.content_plan import (
 )
 from courses.documents import DocumentError, ModuleDoc, TermCardDoc, parse_document
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+from lms.content_cache import content_changed
 
 # Where a renumbered step parks while numbers are shuffled (the active-number constraint is
 # not deferrable because it is partial).
@@ -85,6 +86,7 @@ def course_plan_apply(*, plan: CoursePlan) -> ImportReport:
         modules_by_title[module.title] = module
     for card_row in plan.cards:
         _card_sync(card_row, modules_by_title, report)
+    content_changed()
     return report
 
 
@@ -262,6 +264,8 @@ def step_refresh_content_hash(*, step: Step) -> Step:
     if content_hash != step.content_hash:
         step.content_hash = content_hash
         step.save(update_fields=["content_hash"])
+    # Also when the hash stayed: the edit may have moved or retired the step.
+    content_changed()
     return step
 
 
@@ -272,4 +276,5 @@ def card_refresh_content_hash(*, card: TermCard) -> TermCard:
     if content_hash != card.content_hash:
         card.content_hash = content_hash
         card.save(update_fields=["content_hash"])
+    content_changed()
     return card
