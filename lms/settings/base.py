@@ -75,6 +75,17 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=
 # A connection dropped by the server (restart, pg_terminate_backend) is detected and replaced
 # before the next request uses it.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
+    "DATABASE_PREPARED_STATEMENTS", default=True
+):
+    # Parameters bound on the server, and a statement run twice on a connection is prepared:
+    # PostgreSQL then skips parsing and planning, which cost more than executing the short
+    # queries of the busy endpoints (about half the database CPU per request; bench/README.md).
+    # Behind PgBouncer in transaction mode this needs PgBouncer >= 1.21 with
+    # max_prepared_statements set; otherwise set DATABASE_PREPARED_STATEMENTS=false.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=2
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
