@@ -7,4 +7,4 @@ RUN pip install --no-cache-dir .
 RUN useradd --create-home lernpfad && chown -R lernpfad /app
 USER lernpfad
 EXPOSE 8000
-CMD ["gunicorn", "lms.wsgi:application", "--bind", "0.0.0.0:8000"]
+CMD ["gunicorn", "-c", "python:lms.gunicorn_conf", "lms.wsgi:application"]

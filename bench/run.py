@@ -38,7 +38,13 @@ from bench.scenarios import build as scenarios_for_endpoints
 BASE_DIR = Path(__file__).resolve().parents[1]
 RESULTS_DIR = BASE_DIR / "bench" / "results"
 SMOKE_DIR = BASE_DIR / "var" / "bench" / "smoke"
-GUNICORN_WORKERS = 2
+
+
+def gunicorn_workers(load: LoadSettings) -> int:
+    """The workers the benchmark's gunicorn runs: production's number unless --workers says."""
+    from lms import gunicorn_conf
+
+    return load.workers or gunicorn_conf.workers
 
 
 def bench_database_url(*, smoke: bool) -> str:
@@ -135,16 +141,19 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn_running(*, env: dict[str, str], log_path: Path):
-    """gunicorn as in production (sync workers), bound to loopback; yields the base URL."""
+def gunicorn_running(*, env: dict[str, str], log_path: Path, workers: int):
+    """gunicorn as in production (its config file, sync workers), bound to loopback; yields the
+    base URL."""
     port = free_port()
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
+        "-c",
+        "python:lms.gunicorn_conf",
         "lms.wsgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
-        str(GUNICORN_WORKERS),
+        str(workers),
         # Production logs every request (docker-compose: --access-logfile -); the same
         # formatting work is done here, written nowhere.
         "--access-logfile",
@@ -404,7 +413,9 @@ def http_measure(
         )
         return result
 
-    with gunicorn_running(env=env, log_path=work_dir / "gunicorn.log") as base:
+    with gunicorn_running(
+        env=env, log_path=work_dir / "gunicorn.log", workers=gunicorn_workers(load)
+    ) as base:
         if load.warmup_seconds:
             for scenario in scenarios:
                 wrk_run(base, scenario, -1, load, load.warmup_seconds, work_dir)
@@ -486,7 +497,11 @@ def results_assemble(
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "mode": "smoke" if smoke else "full",
         "machine": machine,
-        "load": {**asdict(load), "gunicorn_workers": GUNICORN_WORKERS, "load_generator": "wrk"},
+        "load": {
+            **asdict(load),
+            "gunicorn_workers": gunicorn_workers(load),
+            "load_generator": "wrk",
+        },
         "dataset": {
             "scale": manifest.scale,
             "rows": manifest.rows,
@@ -585,6 +600,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, help="seconds per run (full: 10, smoke: 2)")
     parser.add_argument("--connections", type=int, default=4, help="wrk connections")
     parser.add_argument(
+        "--workers", type=int, default=0, help="gunicorn workers (default: as in production)"
+    )
+    parser.add_argument(
         "--only",
         help="comma-separated lines to run: step, step_304, progress, due, review, exam_submit, "
         "import, planner (the floors always run)",
@@ -604,6 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         connections=args.connections,
         threads=1,
         warmup_seconds=0 if args.smoke else 2,
+        workers=args.workers,
     )
     out_dir = args.out or (SMOKE_DIR if args.smoke else RESULTS_DIR)
     out_dir.mkdir(parents=True, exist_ok=True)

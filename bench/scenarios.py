@@ -20,6 +20,8 @@ class LoadSettings:
     connections: int
     threads: int
     warmup_seconds: float
+    # gunicorn workers; 0: as production runs it (lms/gunicorn_conf.py, 2 per core + 1).
+    workers: int = 0
 
 
 @dataclass(frozen=True)

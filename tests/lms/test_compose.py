@@ -58,7 +58,13 @@ def test_every_command_names_real_code(compose):
                 assert words[index + 1] in management_commands, (name, words[index + 1])
                 checked += 1
             if word == "gunicorn":
-                assert callable(_import_target(words[index + 1])), name
+                rest = words[index + 1 :]
+                config = rest[rest.index("-c") + 1]
+                assert config.startswith("python:"), name
+                gunicorn_conf = importlib.import_module(config.removeprefix("python:"))
+                assert gunicorn_conf.workers >= 2 and gunicorn_conf.bind.endswith(":8000")
+                app = next(w for w in rest if ":" in w and not w.startswith(("python:", "-")))
+                assert callable(_import_target(app)), name
                 checked += 1
             if word == "-A":
                 app = importlib.import_module(words[index + 1]).celery_app
