@@ -131,42 +131,59 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
     )
 
 
-# The due queue in one round trip of plain SQL (portable: PostgreSQL and SQLite): the learner's
-# live due cards (LIVE_CARDS above, written out; only columns of the covering due index, so
-# PostgreSQL counts ~1,400 cards from the index alone), today's review counts, and the next page
-# of cards with their scheduling state and fronts. Built with the ORM these were three queries
-# whose construction cost several times the database's work (bench/results/latest.md, due
-# queue). Tests check that it agrees with the ORM's LIVE_CARDS and due_count.
+# The due queue in one round trip of plain SQL (portable: PostgreSQL and SQLite): today's review
+# counts, the counts of the learner's live due cards (~1,400 for a heavy learner, counted from
+# the covering due index alone) and the next page of cards with their state and fronts. Built
+# with the ORM these were three queries whose construction cost several times the database's
+# work (bench/results/latest.md, due queue). Tests check it against LIVE_CARDS and due_count.
 _FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
-    step_id="page.step_id", quick_check_id="page.quick_check_id"
+    step_id="card.step_id", quick_check_id="card.quick_check_id"
 )
-_DUE_QUEUE_SQL = f"""
-WITH live AS (
-    SELECT c.id, c.due, c.step_id, c.quick_check_id,
-           CASE WHEN c.last_review IS NULL THEN 1 ELSE 0 END AS is_new
-    FROM {ReviewCard._meta.db_table} c
-    WHERE c.learner_id = %(learner)s AND c.due <= %(at)s AND NOT c.suspended
+# A card of the learner that is due and live (LIVE_CARDS, written out over the covering due
+# index's columns, so PostgreSQL reads the index alone).
+_LIVE_DUE = f"""c.learner_id = %(learner)s AND c.due <= %(at)s AND NOT c.suspended
       AND NOT (c.kind = '{ReviewCard.Kind.DEFINITION.value}'
                AND c.step_id IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
       AND NOT (c.kind = '{ReviewCard.Kind.QUICK_CHECK.value}'
-               AND c.quick_check_id IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))
-),
-today AS (
+               AND c.quick_check_id IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))"""
+_CARDS = ReviewCard._meta.db_table
+# The page: seen cards (oldest due first), then new ones. Each half walks the due index in order
+# and stops after ``limit`` cards, instead of sorting every due card; the new half is skipped
+# when the counts found no new card (a learner in steady use has none).
+_DUE_QUEUE_SQL = f"""
+WITH today AS (
     SELECT COUNT(*) AS reviewed,
            COALESCE(SUM(CASE WHEN l.before_last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
     FROM {ReviewLog._meta.db_table} l
     WHERE l.learner_id = %(learner)s AND l.source = '{ReviewLog.Source.REVIEW.value}'
       AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
 ),
-counts AS (SELECT COUNT(*) AS total, COALESCE(SUM(is_new), 0) AS new FROM live),
-page AS (SELECT * FROM live ORDER BY is_new, due, id LIMIT %(limit)s)
+counts AS (
+    SELECT COUNT(*) AS total,
+           COALESCE(SUM(CASE WHEN c.last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
+    FROM {_CARDS} c WHERE {_LIVE_DUE}
+),
+seen AS (
+    SELECT c.id, 0 AS is_new, c.due FROM {_CARDS} c
+    WHERE {_LIVE_DUE} AND c.last_review IS NOT NULL
+    ORDER BY c.due, c.id LIMIT %(limit)s
+),
+fresh AS (
+    SELECT c.id, 1 AS is_new, c.due FROM {_CARDS} c
+    WHERE {_LIVE_DUE} AND c.last_review IS NULL AND (SELECT new FROM counts) > 0
+    ORDER BY c.due, c.id LIMIT %(limit)s
+),
+page AS (
+    SELECT id, is_new, due FROM seen UNION ALL SELECT id, is_new, due FROM fresh
+    ORDER BY is_new, due, id LIMIT %(limit)s
+)
 SELECT today.reviewed, today.new, counts.total, counts.new,
        card.id, card.kind, card.state, card.learning_step, card.stability, card.difficulty,
        card.due, card.last_review, {_FRONT_TERM}, {_FRONT_QUESTION}
 FROM today
 CROSS JOIN counts
 LEFT JOIN page ON 1 = 1
-LEFT JOIN {ReviewCard._meta.db_table} card ON card.id = page.id
+LEFT JOIN {_CARDS} card ON card.id = page.id
 {_FRONT_JOINS}
 ORDER BY page.is_new, page.due, page.id
 """
