@@ -4,10 +4,13 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.template.response import TemplateResponse
+from django.utils import timezone
 from knox.models import AuthToken
 
 from accounts.models import Device, User
+from accounts.services import REMINDER_SCHEDULE_FIELDS
 from courses import api as courses_api
+from reviews import api as reviews_api
 
 
 class BulkEnrollForm(forms.Form):
@@ -45,6 +48,15 @@ class UserAdmin(DjangoUserAdmin):
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
     search_fields = ("username", "email", "display_name", "first_name", "last_name")
     actions = ("enroll_in_module",)
+
+    def save_model(self, request, obj, form, change):
+        # An admin who changes a learner's zone, reminder time, quiet hours, address or active
+        # flag moves their next reminder, as the learner's own settings page does.
+        if not change or REMINDER_SCHEDULE_FIELDS.intersection(form.changed_data):
+            obj.next_reminder_at = reviews_api.reminder_next_at(
+                learner=obj, changed_at=timezone.now()
+            )
+        super().save_model(request, obj, form, change)
 
     @admin.action(description="Enroll selected users in a module…", permissions=["change"])
     def enroll_in_module(self, request, queryset):

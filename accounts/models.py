@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
+from django.utils import timezone
 from knox.models import AuthToken
 
 
@@ -33,6 +34,12 @@ class User(AbstractUser):
     quiet_hours_start = models.TimeField(null=True, blank=True)
     quiet_hours_end = models.TimeField(null=True, blank=True)
     reminder_email = models.BooleanField(default=True)
+    # When the reminder planner must look at this learner next (UTC): their next local reminder
+    # instant, from the four fields above, the address and is_active. Set by every change of
+    # those (reviews.api.reminder_next_at), moved on by each planner run; NULL: no reminders.
+    # A row created without it (createsuperuser, create_user called directly) gets its creation
+    # time: the next planner run reads it and stores the exact instant.
+    next_reminder_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
     # Spaced-repetition preferences.
     desired_retention = models.FloatField(default=0.9)
     new_cards_per_day = models.PositiveIntegerField(default=20)
@@ -58,6 +65,14 @@ class User(AbstractUser):
                 | Q(quiet_hours_start__isnull=False, quiet_hours_end__isnull=False),
                 name="user_quiet_hours_both_or_neither",
             ),
+        ]
+        indexes = [
+            # The reminder planner reads the learners whose instant has come, in this order.
+            models.Index(
+                fields=["next_reminder_at", "id"],
+                condition=Q(next_reminder_at__isnull=False),
+                name="user_next_reminder",
+            )
         ]
 
     @property

@@ -25,6 +25,7 @@ from knox.settings import knox_settings
 
 from accounts.models import Device, User
 from lms.errors import InvalidInput, NotFound
+from reviews import api as reviews_api
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
 DESIRED_RETENTION_RANGE = (0.80, 0.97)
@@ -46,6 +47,20 @@ PROFILE_FIELDS = frozenset(
         "desired_retention",
         "new_cards_per_day",
         "reviews_per_day",
+    }
+)
+
+# The fields the next reminder instant (User.next_reminder_at) is worked out from: a change of
+# any of them stores it afresh (reviews.api.reminder_next_at).
+REMINDER_SCHEDULE_FIELDS = frozenset(
+    {
+        "email",
+        "is_active",
+        "time_zone",
+        "reminder_time",
+        "quiet_hours_start",
+        "quiet_hours_end",
+        "reminder_email",
     }
 )
 
@@ -127,6 +142,7 @@ def user_register(
         for message in error.messages:
             errors.add("password", message)
     errors.raise_if_any()
+    candidate.time_zone = time_zone
     try:
         with transaction.atomic():
             return User.objects.create_user(
@@ -136,6 +152,9 @@ def user_register(
                 display_name=display_name.strip(),
                 language=language,
                 time_zone=time_zone,
+                next_reminder_at=reviews_api.reminder_next_at(
+                    learner=candidate, changed_at=timezone.now()
+                ),
             )
     except IntegrityError:
         # Someone registered the same name or address between the check and the insert.
@@ -202,6 +221,11 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     changed = [name for name in PROFILE_FIELDS if merged[name] != getattr(user, name)]
     for name in changed:
         setattr(user, name, merged[name])
+    if REMINDER_SCHEDULE_FIELDS.intersection(changed):
+        user.next_reminder_at = reviews_api.reminder_next_at(
+            learner=user, changed_at=timezone.now()
+        )
+        changed.append("next_reminder_at")
     if changed:
         try:
             with transaction.atomic():

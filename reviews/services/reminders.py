@@ -8,12 +8,15 @@ Exactly-once in effect:
   then finds the row sent;
 - a claim whose task was lost (worker killed, broker restarted) stays "claimed" and the next
   planner run enqueues it again.
+Each learner's next reminder instant is stored (accounts.User.next_reminder_at), so a run reads
+only the learners whose reminder has come, not every learner.
 The one window left is a crash after the mail server accepted the message and before the commit;
 then the redelivered task sends it a second time (at-least-once there, never zero).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,31 +26,16 @@ from django.contrib.auth import get_user_model
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import connection, transaction
-from django.db.models import (
-    Case,
-    CharField,
-    DateField,
-    DateTimeField,
-    Exists,
-    F,
-    Func,
-    OuterRef,
-    Q,
-    QuerySet,
-    TimeField,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast
+from django.db.models import F, OuterRef, Q, Subquery
 from django.template.loader import render_to_string
 from django.utils import timezone
 
 from lms.errors import InvalidInput
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
-from reviews.scheduling import in_quiet_hours, local_day_of, zone_info
+from reviews.scheduling import ReminderSchedule, in_quiet_hours, local_day_of, zone_info
 from reviews.selectors import LIVE_CARDS, due_count
 
-# Learners per claim INSERT and digests per send task.
+# Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
 REMINDER_BATCH_SIZE = 500
 # How far back the planner looks for reminder times: twice the 15-minute beat interval, so a late
 # or missed planner run loses nothing. The claim row makes the overlap harmless.
@@ -63,7 +51,11 @@ EMAIL_LANGUAGES = ("de", "en")
 
 @dataclass(frozen=True)
 class PlannerReport:
+    # Chunks of learners read (each: one read, a claim INSERT if any, one UPDATE).
     claim_chunks: int
+    # Learners whose next reminder instant had come; candidates: claims inserted among them
+    # (ON CONFLICT DO NOTHING: a claim already there for that local day stays the only one).
+    looked_at: int
     candidates: int
     dispatched: int
     dispatch_chunks: int
@@ -77,43 +69,98 @@ def reminders_plan(
     """Claim the digests whose local reminder time fell in the last window, then enqueue every
     claimed-but-unsent digest (new ones, and old ones whose task was lost) in chunks.
 
-    Deliberately not one transaction: each chunk commits on its own, so claims are visible to the
-    send tasks as soon as they are enqueued, and a crash mid-run keeps what was claimed.
+    Reads only the learners whose stored next reminder instant has come (not every learner) and
+    moves each of them on to their next one: per chunk one read, one claim INSERT and one UPDATE,
+    committed together. Deliberately not one transaction for the run: each chunk commits on its
+    own, so a crash mid-run keeps what was claimed; enqueueing comes after every chunk committed.
     """
     now = now or timezone.now()
     window_start = now - REMINDER_LOOKBACK
-    claim_chunks = candidates = 0
-    for chunk in _candidate_chunks(now=now, window_start=window_start):
-        ReminderDigest.objects.bulk_create(
-            [
-                ReminderDigest(
-                    learner_id=learner_id,
-                    local_date=local_date,
-                    kind=ReminderDigest.Kind.DIGEST,
-                    status=ReminderDigest.Status.CLAIMED,
-                    claimed_at=now,
-                )
-                for learner_id, local_date in chunk
-            ],
-            ignore_conflicts=True,
-        )
+    claim_chunks = looked_at = 0
+    claimed: list[int] = []
+    for learners in _due_learner_chunks(now=now):
+        claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
+        # One flush to disk per chunk, not two. Outside a transaction of the caller.
+        with transaction.atomic(savepoint=False):
+            claimed += _claims_insert(claims, now=now)
+            _next_reminders_store(
+                next_at, read={learner.id: learner.next_reminder_at for learner in learners}
+            )
         claim_chunks += 1
-        candidates += len(chunk)
-    dispatched, dispatch_chunks = _dispatch(now=now, enqueue=enqueue)
+        looked_at += len(learners)
+    dispatch_chunks = 0
+    for index in range(0, len(claimed), REMINDER_BATCH_SIZE):
+        # Stamped as enqueued when inserted: if the broker call fails, the stamp only delays
+        # the retry by REMINDER_RESEND_AFTER (the next runs' _dispatch); enqueueing before the
+        # commit could hand a worker a claim it cannot see yet.
+        enqueue(claimed[index : index + REMINDER_BATCH_SIZE], now)
+        dispatch_chunks += 1
+    resent, resent_chunks = _dispatch(now=now, enqueue=enqueue)
     return PlannerReport(
         claim_chunks=claim_chunks,
-        candidates=candidates,
-        dispatched=dispatched,
-        dispatch_chunks=dispatch_chunks,
+        looked_at=looked_at,
+        candidates=len(claimed),
+        dispatched=len(claimed) + resent,
+        dispatch_chunks=dispatch_chunks + resent_chunks,
     )
+
+
+def _claims_insert(claims: list[tuple[int, datetime.date]], *, now: datetime.datetime) -> list[int]:
+    """Insert the claims (learner, local date), stamped as enqueued at ``now``; returns the ids of
+    the new ones. A claim already there for that local day stays the only one (ON CONFLICT DO
+    NOTHING) and is not returned.
+
+    One statement in SQL: bulk_create cannot return the ids of rows inserted with
+    ignore_conflicts, and it prepared all ten fields of every claim in Python (about a fifth of a
+    run's time on the benchmark). PostgreSQL gets the claims as two arrays, SQLite as VALUES.
+    """
+    if not claims:
+        return []
+    quote = connection.ops.quote_name
+    opts = ReminderDigest._meta
+    columns = ", ".join(
+        quote(opts.get_field(name).column)
+        for name in (
+            "learner",
+            "local_date",
+            "kind",
+            "status",
+            "claimed_at",
+            "enqueued_at",
+            "attempts",
+            "last_error",
+        )
+    )
+    stamp = connection.ops.adapt_datetimefield_value(now)
+    params: list = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
+    params += [stamp, stamp]
+    if connection.vendor == "postgresql":
+        source = "unnest(%s::bigint[], %s::date[]) AS claim(column1, column2)"
+        params += [[learner_id for learner_id, _ in claims], [date for _, date in claims]]
+    else:
+        source = "(VALUES " + ", ".join(["(%s, %s)"] * len(claims)) + ") AS claim"
+        adapt_date = connection.ops.adapt_datefield_value
+        for learner_id, local_date in claims:
+            params += [learner_id, adapt_date(local_date)]
+    # "WHERE true" lets SQLite tell the ON CONFLICT clause from a join constraint.
+    sql = (
+        f"INSERT INTO {quote(opts.db_table)} ({columns}) "
+        f"SELECT claim.column1, claim.column2, %s, %s, %s, %s, 0, '' FROM {source} WHERE true "
+        f"ON CONFLICT DO NOTHING RETURNING {quote(opts.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return sorted(row[0] for row in cursor.fetchall())
 
 
 def _dispatch(
     *, now: datetime.datetime, enqueue: Callable[[list[int], datetime.datetime], None]
 ) -> tuple[int, int]:
-    """Enqueue claimed digests never enqueued, or enqueued long ago and still unsent.
+    """Enqueue claimed digests never enqueued, or enqueued long ago and still unsent (their
+    task was lost, or the broker refused it).
 
-    Two queries per chunk (read the ids, stamp them), keyset-paginated by id.
+    One query when there are none (as in most runs); otherwise two per chunk (read the ids,
+    stamp them), keyset-paginated by id.
     """
     pending = ReminderDigest.objects.filter(status=ReminderDigest.Status.CLAIMED).filter(
         Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=now - REMINDER_RESEND_AFTER)
@@ -140,255 +187,222 @@ def _dispatch(
     return dispatched, chunks
 
 
-# --- finding the learners whose reminder is due: set-based SQL, chunked by learner id ---------
+# --- finding the learners whose reminder is due: the stored next reminder instant -------------
+#
+# accounts.User.next_reminder_at holds, per learner, the instant from which the planner must look
+# at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
+# (reminder_next_at), each run moves every learner it reads on to their next one. A run therefore
+# reads through the index only the learners whose instant has come, about 1/96 of them, and works
+# out time zones, DST and quiet hours in Python for those few (reviews.scheduling), the same on
+# every database.
 
 
-def _reminder_learners() -> QuerySet:
-    return get_user_model().objects.filter(is_active=True, reminder_email=True).exclude(email="")
+def _wants_reminders(*, is_active: bool, reminder_email: bool, email: str) -> bool:
+    return is_active and reminder_email and bool(email)
 
 
-def _quiet_at_field(field: str) -> Q:
-    """The time in column/annotation ``field`` lies in the learner's quiet hours."""
-    return Q(quiet_hours_start__isnull=False, quiet_hours_end__isnull=False) & (
-        (
-            Q(quiet_hours_start__lt=F("quiet_hours_end"))
-            & Q(**{f"{field}__gte": F("quiet_hours_start")})
-            & Q(**{f"{field}__lt": F("quiet_hours_end")})
-        )
-        | (
-            Q(quiet_hours_start__gt=F("quiet_hours_end"))
-            & (
-                Q(**{f"{field}__gte": F("quiet_hours_start")})
-                | Q(**{f"{field}__lt": F("quiet_hours_end")})
-            )
-        )
+def _schedule_of(learner) -> ReminderSchedule:
+    return ReminderSchedule(
+        time_zone=learner.time_zone,
+        reminder_time=learner.reminder_time,
+        quiet_hours_start=learner.quiet_hours_start,
+        quiet_hours_end=learner.quiet_hours_end,
     )
 
 
-def _quiet_at_value(value: datetime.time) -> Q:
-    """The fixed local time ``value`` lies in the learner's quiet hours."""
-    return Q(quiet_hours_start__isnull=False, quiet_hours_end__isnull=False) & (
-        Q(
-            quiet_hours_start__lt=F("quiet_hours_end"),
-            quiet_hours_start__lte=value,
-            quiet_hours_end__gt=value,
-        )
-        | (
-            Q(quiet_hours_start__gt=F("quiet_hours_end"))
-            & (Q(quiet_hours_start__lte=value) | Q(quiet_hours_end__gt=value))
-        )
-    )
+def reminder_next_at(*, learner, changed_at: datetime.datetime) -> datetime.datetime | None:
+    """The next reminder instant to store after the learner's preferences changed at
+    ``changed_at``; None when they get no reminders (off, inactive, no address).
 
-
-def _effective_reminder_time() -> Case:
-    """A reminder time inside the quiet hours moves to their end."""
-    return Case(
-        When(_quiet_at_field("reminder_time"), then=F("quiet_hours_end")),
-        default=F("reminder_time"),
-        output_field=TimeField(),
-    )
-
-
-def _has_due_cards(now: datetime.datetime) -> Exists:
-    return Exists(ReviewCard.objects.filter(LIVE_CARDS, learner_id=OuterRef("pk"), due__lte=now))
-
-
-def _chunks(queryset: QuerySet, fields: tuple[str, str]) -> Iterator[list[tuple]]:
-    """The candidates of this run, read in one query and handed out in chunks.
-
-    The candidate query scans every learner (the reminder time is compared on each learner's
-    own clock), so it runs once per planner run, not once per chunk: paging it by primary key
-    repeated the scan for every 500 candidates (bench/README.md, reminder planner). Memory is
-    bounded by one run's candidates: the learners whose reminder falls in its 30-minute window.
+    The first instant after ``changed_at - REMINDER_LOOKBACK``: a reminder time set a few minutes
+    into the past is still inside the next run's window, so today's digest still comes (unless
+    one was claimed already: the claim row is unique per local day).
     """
-    rows = list(queryset.order_by("pk").values_list(*fields))
-    for index in range(0, len(rows), REMINDER_BATCH_SIZE):
-        yield rows[index : index + REMINDER_BATCH_SIZE]
-
-
-def _candidate_chunks(
-    *, now: datetime.datetime, window_start: datetime.datetime
-) -> Iterator[list[tuple[int, datetime.date]]]:
-    if connection.vendor == "postgresql":
-        yield from _candidate_chunks_postgresql(now=now, window_start=window_start)
-    else:
-        yield from _candidate_chunks_by_zone(now=now, window_start=window_start)
-
-
-class _AtTimeZone(Func):
-    """PostgreSQL ``value AT TIME ZONE zone``: timestamptz → local timestamp, and back."""
-
-    arg_joiner = " AT TIME ZONE "
-    template = "(%(expressions)s)"
-
-
-class _DatePlusTime(Func):
-    """PostgreSQL ``date + time``: the local timestamp (without time zone)."""
-
-    arg_joiner = " + "
-    template = "(%(expressions)s)"
-
-
-class _LocalMidnight(Func):
-    """PostgreSQL ``date::timestamp``: local midnight, still without time zone."""
-
-    template = "(%(expressions)s)::timestamp"
-
-
-def _postgresql_zone() -> Case | Value | None:
-    """The learner's zone as PostgreSQL knows it; a name it does not know counts as UTC.
-
-    One unknown name would otherwise make AT TIME ZONE fail the whole query, and with it everyone's
-    reminders. (Python's zone database can be newer than the server's.) Two queries per run.
-    None when no learner wants reminders.
-    """
-    zones = list(_reminder_learners().order_by().values_list("time_zone", flat=True).distinct())
-    if not zones:
+    if not _wants_reminders(
+        is_active=learner.is_active, reminder_email=learner.reminder_email, email=learner.email
+    ):
         return None
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT name FROM pg_timezone_names WHERE name = ANY(%s)", [zones])
-        known = [row[0] for row in cursor.fetchall()]
-    if not known:
-        return Value("UTC", output_field=CharField())
-    return Case(
-        When(time_zone__in=known, then=F("time_zone")),
-        default=Value("UTC"),
-        output_field=CharField(),
+    return _schedule_of(learner).next_after(changed_at - REMINDER_LOOKBACK)
+
+
+def _a_due_card(now: datetime.datetime) -> Subquery:
+    # One due card's id (or NULL), not EXISTS: in the select list PostgreSQL may run an EXISTS
+    # as one hashed pass over every due card of every learner (~150 ms on the benchmark's 1.5 M
+    # cards) instead of one step down the (learner, due) index per learner read.
+    due = ReviewCard.objects.filter(LIVE_CARDS, learner_id=OuterRef("pk"), due__lte=now)
+    return Subquery(due.values("id")[:1])
+
+
+def _last_review_at(now: datetime.datetime) -> Subquery:
+    # One step down the (learner, reviewed_at) index; compared with the local day's start below.
+    return Subquery(
+        ReviewLog.objects.filter(
+            learner_id=OuterRef("pk"), source=ReviewLog.Source.REVIEW, reviewed_at__lte=now
+        )
+        .order_by("-reviewed_at")
+        .values("reviewed_at")[:1]
     )
 
 
-def _candidate_chunks_postgresql(
-    *, now: datetime.datetime, window_start: datetime.datetime
-) -> Iterator[list[tuple[int, datetime.date]]]:
-    """Every time zone and DST rule is applied by PostgreSQL (AT TIME ZONE), per row.
+@dataclass(frozen=True)
+class _DueLearner:
+    id: int
+    next_reminder_at: datetime.datetime
+    is_active: bool
+    reminder_email: bool
+    email: str
+    time_zone: str
+    reminder_time: datetime.time
+    quiet_hours_start: datetime.time | None
+    quiet_hours_end: datetime.time | None
+    due_card_id: int | None
+    last_review_at: datetime.datetime | None
 
-    The reminder instant of a local date d is ``(d + reminder time) AT TIME ZONE zone``; the
-    candidate local dates are those of the window's two ends (they differ around midnight).
+
+def _due_learner_chunks(*, now: datetime.datetime) -> Iterator[list[_DueLearner]]:
+    """The learners whose next reminder instant has come, in chunks, one query per chunk.
+
+    Keyset-paginated by (next_reminder_at, id) along the partial index. The caller moves each
+    chunk's learners past ``now`` before asking for the next, so the pages are also what is
+    left; the keyset only guarantees that a row left behind (changed meanwhile) is not read
+    again in this run.
     """
-    zone = _postgresql_zone()
-    if zone is None:
-        return
-    now_value = Value(now, output_field=DateTimeField())
-    start_value = Value(window_start, output_field=DateTimeField())
-    in_window_now = Q(remind_now__gt=window_start, remind_now__lte=now)
-    in_window_start = Q(remind_start__gt=window_start, remind_start__lte=now)
     learners = (
-        _reminder_learners()
-        .annotate(
-            reminder_local=_effective_reminder_time(),
-            date_now=Cast(_AtTimeZone(now_value, zone, output_field=DateTimeField()), DateField()),
-            date_start=Cast(
-                _AtTimeZone(start_value, zone, output_field=DateTimeField()), DateField()
-            ),
-            time_now=Cast(_AtTimeZone(now_value, zone, output_field=DateTimeField()), TimeField()),
-        )
-        .annotate(
-            remind_now=_AtTimeZone(
-                _DatePlusTime(F("date_now"), F("reminder_local"), output_field=DateTimeField()),
-                zone,
-                output_field=DateTimeField(),
-            ),
-            remind_start=_AtTimeZone(
-                _DatePlusTime(F("date_start"), F("reminder_local"), output_field=DateTimeField()),
-                zone,
-                output_field=DateTimeField(),
-            ),
-        )
-        .filter(in_window_now | in_window_start)
-        .exclude(_quiet_at_field("time_now"))
-        .annotate(
-            local_date=Case(
-                When(in_window_now, then=F("date_now")),
-                default=F("date_start"),
-                output_field=DateField(),
-            )
-        )
-        .annotate(
-            day_start=_AtTimeZone(
-                _LocalMidnight(F("local_date"), output_field=DateTimeField()),
-                zone,
-                output_field=DateTimeField(),
-            )
-        )
-        .filter(_has_due_cards(now))
-        .exclude(
-            Exists(
-                ReviewLog.objects.filter(
-                    learner_id=OuterRef("pk"),
-                    source=ReviewLog.Source.REVIEW,
-                    reviewed_at__gte=OuterRef("day_start"),
-                    reviewed_at__lte=now,
-                )
-            )
-        )
-        .exclude(
-            Exists(
-                ReminderDigest.objects.filter(
-                    learner_id=OuterRef("pk"),
-                    local_date=OuterRef("local_date"),
-                    kind=ReminderDigest.Kind.DIGEST,
-                )
-            )
-        )
+        get_user_model()
+        .objects.filter(next_reminder_at__lte=now)
+        .annotate(due_card_id=_a_due_card(now), last_review_at=_last_review_at(now))
+        .order_by("next_reminder_at", "pk")
+        .values_list(*(field.name for field in dataclasses.fields(_DueLearner)))
     )
-    yield from _chunks(learners, ("pk", "local_date"))
+    page = learners
+    while True:
+        rows = [_DueLearner(*row) for row in page[:REMINDER_BATCH_SIZE]]
+        if rows:
+            yield rows
+        if len(rows) < REMINDER_BATCH_SIZE:
+            return
+        last = rows[-1]
+        page = learners.filter(
+            Q(next_reminder_at__gt=last.next_reminder_at)
+            | Q(next_reminder_at=last.next_reminder_at, pk__gt=last.id)
+        )
 
 
-def _candidate_chunks_by_zone(
-    *, now: datetime.datetime, window_start: datetime.datetime
-) -> Iterator[list[tuple[int, datetime.date]]]:
-    """Portable fallback (SQLite): group learners by time zone — there are few distinct zones —
-    turn the window into local wall-clock times in Python, then one batched query per zone.
+def _chunk_plan(
+    learners: list[_DueLearner], *, now: datetime.datetime, window_start: datetime.datetime
+) -> tuple[list[tuple[int, datetime.date]], list[tuple[int, datetime.datetime | None]]]:
+    """The claims (learner, local date) of a chunk, and every learner's next reminder instant.
 
-    Wall-clock comparison differs from instants only in the repeated hour of a DST fall-back
-    night, where a reminder may come an hour later; it still comes once (the claim is unique).
-    A zone name this machine does not know counts as UTC, as on PostgreSQL.
+    A learner is claimed when a local date's reminder instant lies in (window_start, now], they
+    are not in their quiet hours now, have cards due and have not reviewed since that local
+    day began. Every learner read moves on to the first reminder instant after ``now``, claimed
+    or not: nothing due, reviewed today, quiet hours and an instant older than the window
+    (the planner was down) all wait for the next local day, as a claim would.
     """
-    zones = list(_reminder_learners().order_by().values_list("time_zone", flat=True).distinct())
-    for zone_name in zones:
-        zone = zone_info(zone_name)
-        local_start, local_now = window_start.astimezone(zone), now.astimezone(zone)
-        if local_start.date() == local_now.date():
-            ranges = [(local_now.date(), local_start.time(), local_now.time())]
+    claims: list[tuple[int, datetime.date]] = []
+    next_at: list[tuple[int, datetime.datetime | None]] = []
+    for learner in learners:
+        if not _wants_reminders(
+            is_active=learner.is_active, reminder_email=learner.reminder_email, email=learner.email
+        ):
+            next_at.append((learner.id, None))
+            continue
+        schedule = _schedule_of(learner)
+        next_at.append((learner.id, schedule.next_after(now)))
+        local_date = schedule.date_in_window(start=window_start, end=now)
+        if local_date is None or learner.due_card_id is None or schedule.quiet_at(now):
+            continue
+        day = local_day_of(time_zone=learner.time_zone, date=local_date)
+        if learner.last_review_at is not None and learner.last_review_at >= day.start:
+            continue
+        claims.append((learner.id, local_date))
+    return claims, next_at
+
+
+def _next_reminders_store(
+    rows: list[tuple[int, datetime.datetime | None]],
+    *,
+    read: dict[int, datetime.datetime] | None = None,
+) -> None:
+    """Store next reminder instants (learner id, instant or None) in one statement.
+
+    With ``read`` (the values the planner read), a row is changed only if it still holds that
+    value: a preference change saved while the run was working keeps what it stored.
+    """
+    if not rows:
+        return
+    model = get_user_model()
+    quote = connection.ops.quote_name
+    table = quote(model._meta.db_table)
+    column = quote(model._meta.get_field("next_reminder_at").column)
+    pk = quote(model._meta.pk.column)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One UPDATE joined to the arrays: no CASE with a branch per learner.
+            ids = [learner_id for learner_id, _ in rows]
+            values = [at for _, at in rows]
+            if read is None:
+                cursor.execute(
+                    f"UPDATE {table} AS learner SET {column} = schedule.next_at "
+                    "FROM unnest(%s::bigint[], %s::timestamptz[]) AS schedule(id, next_at) "
+                    f"WHERE learner.{pk} = schedule.id",
+                    [ids, values],
+                )
+            else:
+                cursor.execute(
+                    f"UPDATE {table} AS learner SET {column} = schedule.next_at "
+                    "FROM unnest(%s::bigint[], %s::timestamptz[], %s::timestamptz[]) "
+                    "AS schedule(id, next_at, read_at) "
+                    f"WHERE learner.{pk} = schedule.id AND learner.{column} = schedule.read_at",
+                    [ids, values, [read[learner_id] for learner_id in ids]],
+                )
         else:
-            ranges = [
-                (local_start.date(), local_start.time(), None),
-                (local_now.date(), None, local_now.time()),
-            ]
-        for local_date, after, until in ranges:
-            day = local_day_of(time_zone=zone_name, date=local_date)
-            learners = (
-                _reminder_learners()
-                .filter(time_zone=zone_name)
-                .annotate(reminder_local=_effective_reminder_time())
-                .exclude(_quiet_at_value(local_now.time()))
-                .filter(_has_due_cards(now))
-                .exclude(
-                    Exists(
-                        ReviewLog.objects.filter(
-                            learner_id=OuterRef("pk"),
-                            source=ReviewLog.Source.REVIEW,
-                            reviewed_at__gte=day.start,
-                            reviewed_at__lte=now,
-                        )
-                    )
+            # Portable: one prepared UPDATE run for every row (one statement for Django's count).
+            adapt = connection.ops.adapt_datetimefield_value
+            sql = f"UPDATE {table} SET {column} = %s WHERE {pk} = %s"
+            if read is None:
+                cursor.executemany(sql, [(adapt(at), learner_id) for learner_id, at in rows])
+            else:
+                cursor.executemany(
+                    sql + f" AND {column} = %s",
+                    [(adapt(at), learner_id, adapt(read[learner_id])) for learner_id, at in rows],
                 )
-                .exclude(
-                    Exists(
-                        ReminderDigest.objects.filter(
-                            learner_id=OuterRef("pk"),
-                            local_date=local_date,
-                            kind=ReminderDigest.Kind.DIGEST,
-                        )
-                    )
-                )
-            )
-            if after is not None:
-                learners = learners.filter(reminder_local__gt=after)
-            if until is not None:
-                learners = learners.filter(reminder_local__lte=until)
-            for rows in _chunks(learners, ("pk", "time_zone")):
-                yield [(pk, local_date) for pk, _zone in rows]
+
+
+def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
+    """Work out every learner's next reminder instant afresh: their first after ``after``
+    (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
+    one UPDATE per ``batch_size`` learners. Returns how many learners it went through."""
+    learners = get_user_model().objects.order_by("pk")
+    fields = (
+        "pk",
+        "is_active",
+        "reminder_email",
+        "email",
+        "time_zone",
+        "reminder_time",
+        "quiet_hours_start",
+        "quiet_hours_end",
+    )
+    last_id, count = 0, 0
+    while True:
+        rows = list(learners.filter(pk__gt=last_id).values_list(*fields)[:batch_size])
+        if not rows:
+            return count
+        schedule = []
+        for learner_id, is_active, wants, email, time_zone, at, quiet_start, quiet_end in rows:
+            next_at = None
+            if _wants_reminders(is_active=is_active, reminder_email=wants, email=email):
+                next_at = ReminderSchedule(
+                    time_zone=time_zone,
+                    reminder_time=at,
+                    quiet_hours_start=quiet_start,
+                    quiet_hours_end=quiet_end,
+                ).next_after(after)
+            schedule.append((learner_id, next_at))
+        _next_reminders_store(schedule)
+        count += len(rows)
+        last_id = rows[-1][0]
 
 
 # --- sending one digest -----------------------------------------------------------------------
@@ -549,5 +563,5 @@ def reminder_email_unsubscribe(*, token: str) -> str | None:
         ) from exc
     learners = get_user_model().objects.filter(pk=learner_id)
     language = learners.values_list("language", flat=True).first()
-    learners.update(reminder_email=False)
+    learners.update(reminder_email=False, next_reminder_at=None)
     return language

@@ -153,7 +153,58 @@ def test_planner_work_per_chunk_is_a_fixed_number_of_queries(
     large, large_report = planner_queries(13, "b")
     assert (small_report.claim_chunks, large_report.claim_chunks) == (1, 3)
     assert (small_report.dispatch_chunks, large_report.dispatch_chunks) == (1, 3)
-    # The candidates are read once per run; per chunk: insert claims, read pending ids + stamp
-    # them = 3 queries.
+    # The first 3 were moved on to tomorrow's reminder: the second run reads only the 13 new.
+    assert (small_report.looked_at, large_report.looked_at) == (3, 13)
+    # Per chunk: read the due learners, insert their claims (stamped as enqueued, ids returned),
+    # move them on = 3 queries; per run one more: the claims whose task was lost (none here).
+    assert small == 3 + 1
     assert large - small == 3 * (3 - 1)
     assert ReviewCard.objects.count() > 0
+
+
+def test_planner_chunk_with_nothing_to_claim_costs_two_queries(make_learner, monkeypatch):
+    """Learners without due cards are read and moved on (2 queries per chunk), not claimed."""
+    monkeypatch.setattr(reminders, "REMINDER_BATCH_SIZE", 5)
+    at = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=datetime.UTC)
+    for i in range(7):
+        make_learner(f"idle{i}")
+    with CaptureQueriesContext(connection) as queries:
+        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+    assert (report.looked_at, report.candidates, report.claim_chunks) == (7, 0, 2)
+    # 2 chunks x (read, move on) + the one read of lost claims.
+    assert len(queries) == 2 * 2 + 1
+    # A second run at the same time finds nobody: one read, one dispatch read.
+    with CaptureQueriesContext(connection) as queries:
+        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+    assert report.looked_at == 0 and len(queries) == 2
+
+
+@pytest.mark.postgres
+def test_the_planner_reads_its_learners_through_the_next_reminder_index(make_learner):
+    """With many learners whose reminder is not due, ANALYZE and EXPLAIN the planner's read."""
+    from django.contrib.auth import get_user_model
+
+    at = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=datetime.UTC)
+    for i in range(20):
+        make_learner(f"soon{i}")
+    User = get_user_model()
+    User.objects.bulk_create(
+        [
+            User(
+                username=f"later{i}",
+                email=f"later{i}@example.org",
+                next_reminder_at=at + datetime.timedelta(minutes=1 + i % 1440),
+            )
+            for i in range(3000)
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE accounts_user")
+    with CaptureQueriesContext(connection) as queries:
+        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+    assert report.looked_at == 20
+    (read,) = [q["sql"] for q in queries if q["sql"].startswith('SELECT "accounts_user"."id"')]
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + read)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "user_next_reminder" in plan, plan

@@ -56,11 +56,12 @@ def test_berlin_and_tokyo_get_their_digest_at_their_own_1800(studying):
     berlin = studying("berlin", time_zone="Europe/Berlin")
     tokyo = studying("tokyo", time_zone="Asia/Tokyo", language="en")
 
-    plan(BERLIN_1805 - datetime.timedelta(minutes=10))  # 17:55 in Berlin: not yet
-    assert mail.outbox == []
-
+    # Runs in time order, as beat makes them: each run moves the learners it read on to their
+    # next reminder, so a run "earlier" than the last one would find nobody due.
     plan(TOKYO_1805)
     assert len(sent_to(tokyo.email)) == 1 and sent_to(berlin.email) == []
+    plan(BERLIN_1805 - datetime.timedelta(minutes=10))  # 17:55 in Berlin: not yet
+    assert sent_to(berlin.email) == []
     plan(BERLIN_1805)
     assert len(sent_to(berlin.email)) == 1 and len(sent_to(tokyo.email)) == 1
 
@@ -217,6 +218,14 @@ def test_the_day_the_clock_changes_sends_exactly_one(studying, local_date, hours
     evening_utc = 16 if local_date.month == 3 else 17
     assert evening_claim.claimed_at.hour == evening_utc
     assert evening_claim.claimed_at.minute < 30
+    # Each moved on to the next local day's reminder (02:30 exists again: 00:30 or 01:30 UTC).
+    night.refresh_from_db()
+    evening.refresh_from_db()
+    next_day = datetime.datetime.combine(local_date + datetime.timedelta(days=1), datetime.time())
+    assert night.next_reminder_at == next_day.replace(
+        hour=0 if local_date.month == 3 else 1, minute=30, tzinfo=UTC
+    )
+    assert evening.next_reminder_at == next_day.replace(hour=evening_utc, tzinfo=UTC)
 
 
 def test_quiet_hours_hold_and_move_the_reminder_to_their_end(studying):
@@ -387,3 +396,101 @@ def test_a_time_zone_the_database_does_not_know_counts_as_utc_and_breaks_nobody(
     assert len(sent_to(berlin.email)) == 1 and sent_to(stale.email) == []
     plan(datetime.datetime(2030, 6, 12, 18, 5, tzinfo=UTC))  # 18:05 UTC
     assert len(sent_to(stale.email)) == 1
+
+
+# --- the stored next reminder instant (User.next_reminder_at) ---------------------------------
+
+BERLIN_1800_TOMORROW = datetime.datetime(2030, 6, 13, 16, 0, tzinfo=UTC)
+
+
+def test_a_missed_run_is_caught_up_by_the_next_within_the_look_back(studying):
+    learner = studying("lena")
+    # Beat missed 18:00 and 18:15; the 18:25 run's window reaches back to 17:55.
+    plan(BERLIN_1805 + datetime.timedelta(minutes=20))
+    assert len(sent_to(learner.email)) == 1
+    learner.refresh_from_db()
+    assert learner.next_reminder_at == BERLIN_1800_TOMORROW
+
+
+def test_a_run_hours_late_sends_nothing_that_day_and_the_next_day_as_usual(studying):
+    learner = studying("lena")
+    plan(BERLIN_1805 + datetime.timedelta(hours=3))  # 21:05: 18:00 is out of the window
+    assert mail.outbox == []
+    learner.refresh_from_db()
+    assert learner.next_reminder_at == BERLIN_1800_TOMORROW
+    plan(BERLIN_1805 + datetime.timedelta(days=1))
+    assert len(sent_to(learner.email)) == 1
+
+
+def test_after_days_without_a_planner_todays_digest_comes_once(studying):
+    learner = studying("lena")
+    type(learner).objects.filter(pk=learner.pk).update(
+        next_reminder_at=BERLIN_1805 - datetime.timedelta(days=3)
+    )
+    plan(BERLIN_1805)
+    plan(BERLIN_1805 + datetime.timedelta(minutes=15))
+    (claim,) = ReminderDigest.objects.filter(learner=learner)
+    assert claim.local_date == datetime.date(2030, 6, 12) and len(mail.outbox) == 1
+
+
+def test_a_run_moves_everyone_it_reads_on_to_their_next_reminder(studying, make_learner):
+    """Claimed, nothing due, reviewed today, quiet hours: each waits for the next local day,
+    so the next runs that day do not read them again. Reminders off: no instant at all."""
+    claimed = studying("claimed")
+    make_learner("idle")
+    reviewed = studying("reviewed")
+    card = ReviewCard.objects.filter(learner=reviewed).first()
+    ReviewLog.objects.create(
+        card=card,
+        learner=reviewed,
+        rating=3,
+        reviewed_at=BERLIN_1805 - datetime.timedelta(hours=2),
+        before_state=1,
+        before_due=card.due,
+        after_state=1,
+        after_stability=2.3,
+        after_difficulty=2.1,
+        after_due=BERLIN_1805,
+    )
+    # 18:00 is before the quiet hours, the 18:05 run inside them.
+    studying("quiet", quiet_hours_start=datetime.time(18, 4), quiet_hours_end=datetime.time(23, 0))
+    off = studying("off")
+    type(off).objects.filter(pk=off.pk).update(reminder_email=False)
+    tokyo = studying("tokyo", time_zone="Asia/Tokyo")
+
+    report = plan(BERLIN_1805)
+    assert report.looked_at == 6 and report.candidates == 1
+    assert [m.to for m in mail.outbox] == [[claimed.email]]
+    stored = dict(type(claimed).objects.values_list("username", "next_reminder_at"))
+    assert stored == {
+        "claimed": BERLIN_1800_TOMORROW,
+        "idle": BERLIN_1800_TOMORROW,
+        "reviewed": BERLIN_1800_TOMORROW,
+        "quiet": BERLIN_1800_TOMORROW,
+        "off": None,
+        "tokyo": datetime.datetime(2030, 6, 13, 9, 0, tzinfo=UTC),
+    }
+    assert plan(BERLIN_1805 + datetime.timedelta(minutes=15)).looked_at == 0
+    assert tokyo.email not in {m.to[0] for m in mail.outbox}
+
+
+def test_a_preference_change_saved_during_a_run_is_kept(studying, monkeypatch):
+    """The run moves a learner on only if their stored instant is still the one it read."""
+    from accounts.services import user_update
+
+    learner = studying("lena")
+    chunk_plan = reminders._chunk_plan
+
+    def plan_while_the_learner_saves_settings(learners, **kwargs):
+        result = chunk_plan(learners, **kwargs)
+        user_update(user=learner, changes={"reminder_time": datetime.time(20, 0)})
+        return result
+
+    monkeypatch.setattr(reminders, "_chunk_plan", plan_while_the_learner_saves_settings)
+    plan(BERLIN_1805)
+    saved = learner.next_reminder_at
+    learner.refresh_from_db()
+    assert learner.next_reminder_at == saved != BERLIN_1800_TOMORROW
+    assert learner.next_reminder_at.astimezone(reminders.zone_info("Europe/Berlin")).time() == (
+        datetime.time(20, 0)
+    )

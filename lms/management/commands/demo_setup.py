@@ -2,6 +2,9 @@
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.utils import timezone
+
+from reviews import api as reviews_api
 
 DEMO_USERS = (
     # username, password, is_staff
@@ -22,6 +25,9 @@ class Command(BaseCommand):
             user.is_staff = user.is_superuser = is_staff
             user.display_name = "Lena Lernende" if not is_staff else "Demo Admin"
             user.set_password(password)
+            user.next_reminder_at = reviews_api.reminder_next_at(
+                learner=user, changed_at=timezone.now()
+            )
             user.save()
         self.stdout.write(
             self.style.SUCCESS(
