@@ -41,6 +41,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections, models  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from reviews.services.reminders import reminder_schedules_reset  # noqa: E402
+
 # Time zones the learners live in, one per UTC offset band from -10 to +13 (DST included).
 TIME_ZONES = (
     "Pacific/Honolulu",
@@ -695,6 +697,9 @@ class Builder:
             rows(),
         )
         sequences_reset(User)
+        # Each learner's next reminder instant, as the planner would have left it at build time
+        # (COPY gave every row the column's default).
+        reminder_schedules_reset(after=self.now)
         return written
 
     def exam_ids(self) -> range:
