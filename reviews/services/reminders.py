@@ -132,25 +132,36 @@ def _claims_insert(claims: list[tuple[int, datetime.date]], *, now: datetime.dat
         )
     )
     stamp = connection.ops.adapt_datetimefield_value(now)
-    params: list = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
-    params += [stamp, stamp]
+    constants = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
+    constants += [stamp, stamp]
+    statements: list[tuple[str, list]] = []
     if connection.vendor == "postgresql":
         source = "unnest(%s::bigint[], %s::date[]) AS claim(column1, column2)"
-        params += [[learner_id for learner_id, _ in claims], [date for _, date in claims]]
+        ids, dates = [learner_id for learner_id, _ in claims], [date for _, date in claims]
+        statements.append((source, [*constants, ids, dates]))
     else:
-        source = "(VALUES " + ", ".join(["(%s, %s)"] * len(claims)) + ") AS claim"
+        # SQLite before 3.32 takes at most 999 parameters per statement (Django assumes so).
+        per_statement = (connection.features.max_query_params - len(constants)) // 2
         adapt_date = connection.ops.adapt_datefield_value
-        for learner_id, local_date in claims:
-            params += [learner_id, adapt_date(local_date)]
-    # "WHERE true" lets SQLite tell the ON CONFLICT clause from a join constraint.
-    sql = (
-        f"INSERT INTO {quote(opts.db_table)} ({columns}) "
-        f"SELECT claim.column1, claim.column2, %s, %s, %s, %s, 0, '' FROM {source} WHERE true "
-        f"ON CONFLICT DO NOTHING RETURNING {quote(opts.pk.column)}"
-    )
+        for index in range(0, len(claims), per_statement):
+            group = claims[index : index + per_statement]
+            source = "(VALUES " + ", ".join(["(%s, %s)"] * len(group)) + ") AS claim"
+            params = list(constants)
+            for learner_id, local_date in group:
+                params += [learner_id, adapt_date(local_date)]
+            statements.append((source, params))
+    ids = []
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return sorted(row[0] for row in cursor.fetchall())
+        for source, params in statements:
+            # "WHERE true" lets SQLite tell the ON CONFLICT clause from a join constraint.
+            cursor.execute(
+                f"INSERT INTO {quote(opts.db_table)} ({columns}) "
+                f"SELECT claim.column1, claim.column2, %s, %s, %s, %s, 0, '' FROM {source} "
+                f"WHERE true ON CONFLICT DO NOTHING RETURNING {quote(opts.pk.column)}",
+                params,
+            )
+            ids += [row[0] for row in cursor.fetchall()]
+    return sorted(ids)
 
 
 def _dispatch(

@@ -494,3 +494,15 @@ def test_a_preference_change_saved_during_a_run_is_kept(studying, monkeypatch):
     assert learner.next_reminder_at.astimezone(reminders.zone_info("Europe/Berlin")).time() == (
         datetime.time(20, 0)
     )
+
+
+def test_claims_are_split_where_a_statement_takes_few_parameters(studying, monkeypatch):
+    """SQLite before 3.32 takes 999 parameters per statement: there the claims of a chunk go in
+    several INSERTs (PostgreSQL passes them as two arrays, whatever their number)."""
+    from django.db import connection
+
+    monkeypatch.setattr(connection.features, "max_query_params", 10)  # 3 claims a statement
+    learners = [studying(f"l{i}") for i in range(7)]
+    report = plan(BERLIN_1805)
+    assert report.candidates == 7 and len(mail.outbox) == 7
+    assert ReminderDigest.objects.filter(learner__in=learners, status="sent").count() == 7
