@@ -36,6 +36,9 @@ from quizzes.models import (
 )
 from quizzes.services.attempts import (
     ANSWER_GRACE,
+    AttemptPolicy,
+    GradedItem,
+    LearnerAttempt,
     attempt_is_finalized,
     final_score,
     learner_attempts,
@@ -87,13 +90,16 @@ def _certificate_view(code: str | None) -> dict | None:
 
 def attempt_result_view(
     *,
-    attempt: ExamAttempt,
-    policy: ExamPolicy,
-    items: Sequence[ExamAttemptItem],
-    attempts: Sequence[ExamAttempt],
+    attempt: ExamAttempt | LearnerAttempt,
+    policy: ExamPolicy | AttemptPolicy,
+    items: Sequence[ExamAttemptItem | GradedItem],
+    attempts: Sequence[ExamAttempt | LearnerAttempt],
     certificate_code: str | None,
 ) -> dict:
-    """The result of a finalized attempt as the review policy lets the learner see it now."""
+    """The result of a finalized attempt as the review policy lets the learner see it now.
+
+    Models (the attempt page) or the plain rows the submit reads (``exam_attempt_finalize``).
+    """
     result = attempt.result
     grade, final_passed = final_score(policy=policy, attempts=attempts)
     level = review_level(
@@ -108,7 +114,7 @@ def attempt_result_view(
         review_items = []
         for item in items:
             entry = {
-                "id": item.pk,
+                "id": item.id,
                 "position": item.position,
                 "selected_keys": item.selected_keys or [],
                 "is_correct": bool(item.is_correct),
@@ -119,7 +125,7 @@ def attempt_result_view(
                 entry["explanation"] = item.explanation
             review_items.append(entry)
     return {
-        "attempt": attempt.pk,
+        "attempt": attempt.id,
         "score_percent": result.score_percent,
         "passed": result.passed,
         "correct_count": result.correct_count,

@@ -158,8 +158,8 @@ class ExamAttemptSubmitView(_ExamWriteView):
         # Whatever the body holds (scores, correctness) is deliberately never read.
         done = exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
         result = selectors.attempt_result_view(
-            attempt=next(a for a in done.attempts if a.pk == done.attempt.pk),
-            policy=done.attempt.policy,
+            attempt=done.attempt,
+            policy=done.policy,
             items=done.items,
             attempts=done.attempts,
             certificate_code=done.certificate_code,

@@ -12,13 +12,17 @@ import datetime
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Context as DecimalContext
+from decimal import Decimal
 
-from django.db import IntegrityError, transaction
-from django.db.models import BooleanField, ExpressionWrapper, OuterRef, Q, Subquery
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, connection, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from courses import api as courses_api
 from lms.errors import Conflict, InvalidInput, NotFound
+from lms.sql import aware, datetime_param, json_value
 from quizzes.drawing import DrawCandidate, attempt_draw
 from quizzes.eligibility import AttemptState, Eligibility, exam_eligibility
 from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
@@ -57,14 +61,64 @@ class SavedAnswers:
     saved_at: datetime.datetime
 
 
+# What a finalization reads, as plain rows (``exam_attempt_finalize`` reads them with SQL):
+# cheaper to build than the models, with the models' attribute names, so the result view and
+# the grading helpers below take either.
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptPolicy:
+    """The policy fields that grade an attempt and decide what its review shows."""
+
+    grading_method: str
+    pass_mark_percent: Decimal
+    max_attempts: int
+    review_content: str
+    review_timing: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """An attempt's graded result (the fields of ``ExamResult`` the result view shows)."""
+
+    score_percent: Decimal
+    passed: bool
+    correct_count: int
+    item_count: int
+    reason: str
+    finalized_at: datetime.datetime
+
+
+@dataclass(slots=True)
+class LearnerAttempt:
+    """One of the learner's attempts in a module, with its result once finalized."""
+
+    id: int
+    number: int
+    result: AttemptResult | None
+
+
+@dataclass(slots=True)
+class GradedItem:
+    """An attempt item as grading and the review need it; ``attempt_result_view`` decides how
+    much of it the learner sees."""
+
+    id: int
+    position: int
+    correct_keys: list[str]
+    selected_keys: list[str] | None
+    explanation: str
+    is_correct: bool | None
+
+
 @dataclass(frozen=True)
 class FinalizedAttempt:
     """A finalized attempt and what its result view needs; ``graded_now`` False on a replay."""
 
-    attempt: ExamAttempt
-    result: ExamResult
-    items: list[ExamAttemptItem]
-    attempts: list[ExamAttempt]
+    attempt: LearnerAttempt
+    policy: AttemptPolicy
+    items: list[GradedItem]
+    attempts: list[LearnerAttempt]
     certificate_code: str | None
     graded_now: bool
 
@@ -80,11 +134,11 @@ def learner_attempts(*, learner_id: int, module_id: int):
     )
 
 
-def attempt_is_finalized(attempt: ExamAttempt) -> bool:
+def attempt_is_finalized(attempt: ExamAttempt | LearnerAttempt) -> bool:
     return getattr(attempt, "result", None) is not None
 
 
-def attempt_states(attempts: Sequence[ExamAttempt]) -> list[AttemptState]:
+def attempt_states(attempts: Sequence[ExamAttempt | LearnerAttempt]) -> list[AttemptState]:
     return [
         AttemptState(
             number=a.number,
@@ -94,7 +148,9 @@ def attempt_states(attempts: Sequence[ExamAttempt]) -> list[AttemptState]:
     ]
 
 
-def final_score(*, policy: ExamPolicy, attempts: Sequence[ExamAttempt]):
+def final_score(
+    *, policy: ExamPolicy | AttemptPolicy, attempts: Sequence[ExamAttempt | LearnerAttempt]
+):
     """(final grade, passed) over the finalized attempts, by the policy's grading method."""
     scores = [a.result.score_percent for a in attempts if attempt_is_finalized(a)]
     grade = final_grade(method=policy.grading_method, scores=scores)
@@ -350,6 +406,174 @@ def _answer_problems(*, answers: Sequence[dict], items: dict[int, ExamAttemptIte
     return problems
 
 
+# --- finalizing: the hottest write of the exam, in plain SQL ---------------------------------
+#
+# Every submit (and every expired attempt) runs these statements. Plain SQL, portable
+# (PostgreSQL and SQLite): building them with the ORM and instantiating the models cost more CPU
+# than everything else the submit does (bench/results/latest.md, exam submit).
+
+# Lock the attempt and read, in the same statement, its policy, the learner's name columns (only
+# needed for a certificate), the module's certificate if any, and every attempt of the learner in
+# the module with its result: one row per attempt. The certificate is a subquery, not a sixth
+# join: PostgreSQL plans that in about two thirds of the time (planning is most of this
+# statement's cost on the server).
+_ATTEMPT_LOCK_SQL = """
+SELECT t.learner_id, t.module_id, t.pass_mark_percent, t.deadline_at,
+       p.grading_method, p.pass_mark_percent, p.max_attempts, p.review_content, p.review_timing,
+       u.display_name, u.first_name, u.last_name, u.username,
+       (SELECT c.code FROM quizzes_certificate c
+        WHERE c.learner_id = t.learner_id AND c.module_id = t.module_id),
+       a.id, a.number,
+       r.id, r.score_percent, r.passed, r.correct_count, r.item_count, r.reason, r.finalized_at
+FROM quizzes_examattempt t
+JOIN quizzes_exampolicy p ON p.id = t.policy_id
+JOIN accounts_user u ON u.id = t.learner_id
+JOIN quizzes_examattempt a ON a.learner_id = t.learner_id AND a.module_id = t.module_id
+LEFT JOIN quizzes_examresult r ON r.attempt_id = a.id
+WHERE t.id = %s{learner}
+ORDER BY a.number"""
+_ATTEMPT_LOCK_ANY_SQL = _ATTEMPT_LOCK_SQL.format(learner="")
+_ATTEMPT_LOCK_OWN_SQL = _ATTEMPT_LOCK_SQL.format(learner=" AND t.learner_id = %s")
+
+_ATTEMPT_ITEMS_SQL = """
+SELECT id, position, correct_keys, selected_keys, explanation, is_correct
+FROM quizzes_examattemptitem WHERE attempt_id = %s ORDER BY position"""
+
+# ON CONFLICT DO NOTHING: a result committed by a concurrent finalization while this one waited
+# for the lock is refused without an error (see ``exam_attempt_finalize``).
+_RESULT_INSERT_SQL = """
+INSERT INTO quizzes_examresult
+    (attempt_id, learner_id, module_id, score_percent, correct_count, item_count, passed, reason,
+     finalized_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (attempt_id) DO NOTHING"""
+
+# ON CONFLICT DO NOTHING: the unique (learner, module) key keeps one certificate even if two
+# finalizations of different attempts ever raced.
+_CERTIFICATE_INSERT_SQL = """
+INSERT INTO quizzes_certificate
+    (learner_id, module_id, attempt_id, code, learner_name, score_percent, issued_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT DO NOTHING"""
+
+_CERTIFICATE_CODE_SQL = (
+    "SELECT code FROM quizzes_certificate WHERE learner_id = %s AND module_id = %s"
+)
+
+_CENT = Decimal("0.01")
+# What Django's SQLite backend does to a decimal column (stored as a float or an integer).
+_SQLITE_DECIMAL = DecimalContext(prec=15).create_decimal_from_float
+
+
+def _decimal(value) -> Decimal:
+    """A two-place decimal column read with plain SQL (PostgreSQL: a Decimal already)."""
+    return value if isinstance(value, Decimal) else _SQLITE_DECIMAL(value).quantize(_CENT)
+
+
+@dataclass(frozen=True, slots=True)
+class _LockedAttempt:
+    learner_id: int
+    module_id: int
+    pass_mark_percent: Decimal
+    deadline_at: datetime.datetime
+    policy: AttemptPolicy
+    learner_name_fields: tuple[str, str, str, str]
+    certificate_code: str | None
+    this: LearnerAttempt
+    attempts: list[LearnerAttempt]
+
+
+def _attempt_lock(*, attempt_id: int, learner_id: int | None) -> _LockedAttempt | None:
+    """Lock the attempt (only the attempt's row) and read what finalizing it needs."""
+    features = connection.features
+    if learner_id is None:
+        sql, params = _ATTEMPT_LOCK_ANY_SQL, [attempt_id]
+    else:
+        sql, params = _ATTEMPT_LOCK_OWN_SQL, [attempt_id, learner_id]
+    if features.has_select_for_update_of:
+        sql += " FOR UPDATE OF t"
+    elif features.has_select_for_update:
+        sql += " FOR UPDATE"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    attempts = []
+    this = None
+    for row in rows:
+        result = None
+        if row[16] is not None:
+            result = AttemptResult(
+                score_percent=_decimal(row[17]),
+                passed=bool(row[18]),
+                correct_count=row[19],
+                item_count=row[20],
+                reason=row[21],
+                finalized_at=aware(row[22]),
+            )
+        attempt = LearnerAttempt(id=row[14], number=row[15], result=result)
+        attempts.append(attempt)
+        if attempt.id == attempt_id:
+            this = attempt
+    first = rows[0]
+    return _LockedAttempt(
+        learner_id=first[0],
+        module_id=first[1],
+        pass_mark_percent=_decimal(first[2]),
+        deadline_at=aware(first[3]),
+        policy=AttemptPolicy(
+            grading_method=first[4],
+            pass_mark_percent=_decimal(first[5]),
+            max_attempts=first[6],
+            review_content=first[7],
+            review_timing=first[8],
+        ),
+        learner_name_fields=first[9:13],
+        certificate_code=first[13],
+        this=this,
+        attempts=attempts,
+    )
+
+
+def _attempt_items(attempt_id: int) -> list[GradedItem]:
+    with connection.cursor() as cursor:
+        cursor.execute(_ATTEMPT_ITEMS_SQL, [attempt_id])
+        rows = cursor.fetchall()
+    return [
+        GradedItem(
+            id=row[0],
+            position=row[1],
+            correct_keys=json_value(row[2]),
+            selected_keys=json_value(row[3]),
+            explanation=row[4],
+            is_correct=None if row[5] is None else bool(row[5]),
+        )
+        for row in rows
+    ]
+
+
+def _learner_name(fields: tuple[str, str, str, str]) -> str:
+    """The learner's public name as the certificate states it, from the columns read with the
+    lock; the account model's own rule decides which of them it is."""
+    display_name, first_name, last_name, username = fields
+    learner = get_user_model()(
+        display_name=display_name, first_name=first_name, last_name=last_name, username=username
+    )
+    return learner.public_name[:200]
+
+
+def _replayed(locked: _LockedAttempt, items: list[GradedItem]) -> FinalizedAttempt:
+    return FinalizedAttempt(
+        attempt=locked.this,
+        policy=locked.policy,
+        items=items,
+        attempts=locked.attempts,
+        certificate_code=locked.certificate_code,
+        graded_now=False,
+    )
+
+
 def exam_attempt_finalize(
     *,
     attempt_id: int,
@@ -359,35 +583,19 @@ def exam_attempt_finalize(
     """Grade the attempt from its saved answers, once; a second call returns the same result.
 
     ``learner_id`` restricts it to the learner's own attempt (submit); the periodic task omits it.
-    Grading happens on the server only, from the attempt's own copies of the items.
+    Grading happens on the server only, from the attempt's own copies of the items. Four
+    statements in the transaction (lock and read the attempts, items, result, items' grading),
+    a fifth when it issues a certificate; a replay reads two.
     """
     now = now or timezone.now()
     try:
         with transaction.atomic():
-            attempt_query = ExamAttempt.objects.select_for_update(of=("self",)).select_related(
-                "policy", "learner"
-            )
-            if learner_id is not None:
-                attempt_query = attempt_query.filter(learner_id=learner_id)
-            attempt = attempt_query.filter(pk=attempt_id).first()
-            if attempt is None:
+            locked = _attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
+            if locked is None:
                 raise NotFound("There is no such exam attempt.", code="attempt_not_found")
-            # Read after the lock, so a result committed by a concurrent submit is seen here.
-            attempts = list(
-                learner_attempts(learner_id=attempt.learner_id, module_id=attempt.module_id)
-            )
-            this = next(a for a in attempts if a.pk == attempt.pk)
-            items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
-            certificate_code = attempts[0].certificate_code
-            if attempt_is_finalized(this):
-                return FinalizedAttempt(
-                    attempt=attempt,
-                    result=this.result,
-                    items=items,
-                    attempts=attempts,
-                    certificate_code=certificate_code,
-                    graded_now=False,
-                )
+            items = _attempt_items(attempt_id)
+            if locked.this.result is not None:
+                return _replayed(locked, items)
             outcomes = []
             for item in items:
                 item.is_correct = answer_is_correct(
@@ -395,70 +603,95 @@ def exam_attempt_finalize(
                 )
                 outcomes.append(item.is_correct)
             score = attempt_score(outcomes)
-            result = ExamResult.objects.create(
-                attempt=attempt,
-                learner_id=attempt.learner_id,
-                module_id=attempt.module_id,
+            result = AttemptResult(
                 score_percent=score.score_percent,
+                passed=passes(
+                    score_percent=score.score_percent, pass_mark_percent=locked.pass_mark_percent
+                ),
                 correct_count=score.correct_count,
                 item_count=score.item_count,
-                passed=passes(
-                    score_percent=score.score_percent,
-                    pass_mark_percent=attempt.pass_mark_percent,
-                ),
                 reason=(
-                    ExamResult.Reason.SUBMITTED
-                    if now <= attempt.deadline_at + ANSWER_GRACE
-                    else ExamResult.Reason.EXPIRED
+                    ExamResult.Reason.SUBMITTED.value
+                    if now <= locked.deadline_at + ANSWER_GRACE
+                    else ExamResult.Reason.EXPIRED.value
                 ),
                 finalized_at=now,
             )
-            if items:
-                # One plain UPDATE: bulk_update builds a CASE WHEN per item in Python, the
-                # largest single cost of a submit (bench/results/latest.md, exam submit).
-                correct_ids = [item.pk for item in items if item.is_correct]
-                graded = ExamAttemptItem.objects.filter(attempt_id=attempt.pk)
-                if correct_ids:
-                    graded.update(
-                        is_correct=ExpressionWrapper(
-                            Q(pk__in=correct_ids), output_field=BooleanField()
-                        )
-                    )
-                else:
-                    # "pk IN ()" would make Django skip the UPDATE altogether.
-                    graded.update(is_correct=False)
-            this.result = result
-            grade, passed = final_score(policy=attempt.policy, attempts=attempts)
-            if passed and certificate_code is None:
-                certificate_code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
-                # ignore_conflicts: the unique (learner, module) key keeps one certificate even
-                # if two finalizations of different attempts ever raced.
-                Certificate.objects.bulk_create(
+            finalized_at = datetime_param(now)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    _RESULT_INSERT_SQL,
                     [
-                        Certificate(
-                            learner_id=attempt.learner_id,
-                            module_id=attempt.module_id,
-                            attempt=attempt,
-                            code=certificate_code,
-                            learner_name=attempt.learner.public_name[:200],
-                            score_percent=grade,
-                            issued_at=now,
-                        )
+                        attempt_id,
+                        locked.learner_id,
+                        locked.module_id,
+                        result.score_percent,
+                        result.correct_count,
+                        result.item_count,
+                        result.passed,
+                        result.reason,
+                        finalized_at,
                     ],
-                    ignore_conflicts=True,
                 )
-            for other in attempts:
-                other.certificate_code = certificate_code
+                if cursor.rowcount == 0:
+                    # A concurrent finalization committed this attempt's result while we waited
+                    # for the lock: the lock's statement read the other tables as they were when
+                    # it began (PostgreSQL), before that. We hold the lock now, and a new
+                    # statement sees the result: answer it as a replay.
+                    locked = _attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
+                    if locked is None or locked.this.result is None:
+                        raise Conflict(
+                            "This attempt was finalized at the same time.",
+                            code="attempt_finalized",
+                        )
+                    return _replayed(locked, _attempt_items(attempt_id))
+                if items:
+                    correct_ids = [item.id for item in items if item.is_correct]
+                    if correct_ids:
+                        marks = ", ".join(["%s"] * len(correct_ids))
+                        cursor.execute(
+                            "UPDATE quizzes_examattemptitem SET is_correct = (id IN "
+                            f"({marks})) WHERE attempt_id = %s",
+                            [*correct_ids, attempt_id],
+                        )
+                    else:
+                        cursor.execute(
+                            "UPDATE quizzes_examattemptitem SET is_correct = %s "
+                            "WHERE attempt_id = %s",
+                            [False, attempt_id],
+                        )
+                locked.this.result = result
+                grade, passed = final_score(policy=locked.policy, attempts=locked.attempts)
+                certificate_code = locked.certificate_code
+                if passed and certificate_code is None:
+                    certificate_code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
+                    cursor.execute(
+                        _CERTIFICATE_INSERT_SQL,
+                        [
+                            locked.learner_id,
+                            locked.module_id,
+                            attempt_id,
+                            certificate_code,
+                            _learner_name(locked.learner_name_fields),
+                            grade,
+                            finalized_at,
+                        ],
+                    )
+                    if cursor.rowcount == 0:
+                        # Another finalization of the module issued one meanwhile: show that.
+                        cursor.execute(_CERTIFICATE_CODE_SQL, [locked.learner_id, locked.module_id])
+                        row = cursor.fetchone()
+                        certificate_code = row[0] if row else None
     except IntegrityError as exc:
-        # The one-result-per-attempt key refused a second grading that slipped past the lock.
+        # A database key refused a write that slipped past the lock (SQLite has no row locks).
         raise Conflict(
             "This attempt was finalized at the same time.", code="attempt_finalized"
         ) from exc
     return FinalizedAttempt(
-        attempt=attempt,
-        result=result,
+        attempt=locked.this,
+        policy=locked.policy,
         items=items,
-        attempts=attempts,
+        attempts=locked.attempts,
         certificate_code=certificate_code,
         graded_now=True,
     )

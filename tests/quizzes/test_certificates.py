@@ -22,6 +22,21 @@ def test_passing_issues_one_certificate_with_an_unguessable_code(learner_api, ex
     assert str(certificate.score_percent) == "80.00"
 
 
+@pytest.mark.parametrize(
+    ("display_name", "first_name", "last_name", "expected"),
+    [("", "Lena", "Lernende", "Lena Lernende"), ("", "", "", "lena2")],
+)
+def test_certificate_states_the_public_name(
+    make_learner, enroll, client_for, exam, bank, display_name, first_name, last_name, expected
+):
+    user = make_learner("lena2", display_name=display_name)
+    user.first_name, user.last_name = first_name, last_name
+    user.save()
+    enroll(user)
+    exam.take(client_for(user), correct=10)
+    assert Certificate.objects.get().learner_name == expected == user.public_name
+
+
 def test_codes_differ_between_learners(make_learner, enroll, client_for, exam, bank):
     codes = set()
     for name in ("a1", "a2", "a3"):
