@@ -325,3 +325,52 @@ def test_no_items_is_409(learner_api, course, bank):
     response = learner_api.post("/api/v1/modules/self-hosting-27/exam/attempts/")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "no_items"
+
+
+@pytest.mark.parametrize(
+    ("content", "timing", "method", "scores"),
+    [
+        ("score_only", "after_last_attempt", "highest", [7]),
+        ("correctness", "immediately", "highest", [None]),  # nothing answered
+        ("correctness", "immediately", "highest", [9]),
+        ("correct_answers", "immediately", "average", [0, 9]),
+        ("correct_answers", "after_passing", "last", [10]),
+    ],
+)
+def test_result_body_is_what_the_declared_fields_give(
+    learner_api, learner, exam, bank, policy, content, timing, method, scores
+):
+    """ResultSerializer writes its dict directly; DRF's generic walk over the declared fields
+    (the OpenAPI contract) must give exactly the same, for the grading and for a replay."""
+    import json
+
+    from rest_framework import serializers
+
+    from quizzes.rest.serializers import ResultSerializer
+    from quizzes.selectors import attempt_result_view
+    from quizzes.services.attempts import exam_attempt_finalize
+
+    policy.review_content, policy.review_timing, policy.grading_method = content, timing, method
+    policy.save()
+    for correct in scores:
+        attempt = exam.start(learner_api)
+        if correct is not None:
+            exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=correct))
+        body = exam.submit(learner_api, attempt["id"])
+    done = exam_attempt_finalize(attempt_id=attempt["id"], learner_id=learner.pk)
+    assert done.graded_now is False
+    view = attempt_result_view(
+        attempt=done.attempt,
+        policy=done.policy,
+        items=done.items,
+        attempts=done.attempts,
+        certificate_code=done.certificate_code,
+    )
+    generic = serializers.Serializer.to_representation(ResultSerializer(), view)
+    direct = ResultSerializer(view).data
+    assert direct == generic
+    assert json.dumps(direct) == json.dumps(generic)  # the same keys in the same order
+    assert body == json.loads(json.dumps(generic))
+    assert body["review"]["shows"] == (
+        content if timing == "immediately" or body["passed"] else "score_only"
+    )
