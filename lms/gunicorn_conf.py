@@ -4,12 +4,23 @@ the benchmark (``gunicorn -c python:lms.gunicorn_conf lms.wsgi:application``).
 Command-line options still override these (the benchmark binds to a free loopback port).
 """
 
+import gc
 import multiprocessing
 import os
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
-# Sync workers: each serves one request at a time and waits while PostgreSQL answers (a write
-# waits for the commit to reach the disk). gunicorn's rule of thumb, 2 workers per core plus one,
-# keeps the cores busy meanwhile. WEB_CONCURRENCY overrides it (the common name for it on PaaS).
-workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2 + 1))
+# Sync workers, one per core by default. On one server that also runs PostgreSQL, Redis and
+# Celery, more only added context switches: in the benchmark (bench/README.md) the token floor
+# served 1,725 req/s with 2 workers on 2 cores, 1,486 with 3 and 1,386 with 5, and every endpoint
+# lost likewise. A host that runs only gunicorn, with the database elsewhere, keeps its cores
+# busy while workers wait for PostgreSQL with more: gunicorn's rule of thumb is 2 per core + 1.
+# WEB_CONCURRENCY sets the number (the common name for it on PaaS hosts).
+workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
 accesslog = "-"
+
+
+def post_worker_init(worker) -> None:
+    """Once a worker has loaded Django: move everything loaded so far (modules, settings, URL
+    patterns, templates) out of the cyclic garbage collector's sight. They live as long as the
+    worker, and the collector otherwise walks all of them again in each full collection."""
+    gc.freeze()
