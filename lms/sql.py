@@ -38,11 +38,14 @@ def json_value(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str | bytes) else value
 
 
-def row_insert(instance: Model) -> None:
+def row_insert(instance: Model, *, along: tuple[str, list] | None = None) -> None:
     """INSERT one new model instance with plain SQL and set its primary key.
 
     For hot write paths only: no save() machinery, hence no signals and no ``auto_now`` (models
     inserted this way have neither). Every value is prepared by its field, as save() would.
+    ``along`` is another data-modifying statement (SQL, params) to run with it: on PostgreSQL in
+    the same round trip (a WITH of the INSERT, run whether or not it is read), elsewhere right
+    after it.
     """
     model = type(instance)
     fields, sql = _insert_statement(model)
@@ -50,8 +53,13 @@ def row_insert(instance: Model) -> None:
         field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
     ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        if along is not None and connection.vendor == "postgresql":
+            cursor.execute(f"WITH along AS ({along[0]}) {sql}", [*along[1], *params])
+        else:
+            cursor.execute(sql, params)
         instance.pk = cursor.fetchone()[0]
+        if along is not None and connection.vendor != "postgresql":
+            cursor.execute(*along)
     instance._state.adding = False
     instance._state.db = connection.alias
 

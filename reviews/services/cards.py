@@ -155,15 +155,17 @@ _CARD_STATE_UPDATE_SQL = (
 def card_state_write(*, card_id: int, state: CardState) -> None:
     """The UPDATE of ``card_state_apply`` for a card not loaded as a model instance."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            _CARD_STATE_UPDATE_SQL,
-            [
-                state.state,
-                state.learning_step,
-                state.stability,
-                state.difficulty,
-                datetime_param(state.due),
-                None if state.last_review is None else datetime_param(state.last_review),
-                card_id,
-            ],
-        )
+        cursor.execute(*card_state_update(card_id=card_id, state=state))
+
+
+def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
+    """That UPDATE as (SQL, params), to run along another statement (lms.sql.row_insert)."""
+    return _CARD_STATE_UPDATE_SQL, [
+        state.state,
+        state.learning_step,
+        state.stability,
+        state.difficulty,
+        datetime_param(state.due),
+        None if state.last_review is None else datetime_param(state.last_review),
+        card_id,
+    ]

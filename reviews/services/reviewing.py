@@ -12,7 +12,7 @@ from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import aware, row_insert
 from reviews.models import ReviewCard, ReviewLog
 from reviews.scheduling import CardState, card_review
-from reviews.services.cards import card_state_write, log_states
+from reviews.services.cards import card_state_update, log_states
 
 
 @dataclass(frozen=True)
@@ -90,9 +90,10 @@ def review_record(
 ) -> ReviewResult:
     """Review one of the learner's cards with rating 1–4 (Again/Hard/Good/Easy).
 
-    Replaying a client review id changes nothing and returns the original result. Five queries
-    in a test (savepoint, lock the card and look up the replay in one SELECT, insert the log,
-    update the card, release), whatever the number of cards.
+    Replaying a client review id changes nothing and returns the original result. Four queries
+    in a test on PostgreSQL (savepoint, lock the card and look up the replay in one SELECT,
+    insert the log and update the card in one statement, release), five on SQLite, whatever
+    the number of cards.
     """
     if rating not in (1, 2, 3, 4):
         raise InvalidInput("The rating must be 1, 2, 3 or 4.", code="invalid_rating")
@@ -139,8 +140,8 @@ def review_record(
                 client_review_id=client_review_id,
                 **log_states(before=before, after=after),
             )
-            row_insert(log)
-            card_state_write(card_id=card_id, state=after)
+            # The log and the card's new state: one round trip on PostgreSQL.
+            row_insert(log, along=card_state_update(card_id=card_id, state=after))
             return _result(log, replayed=False)
     except IntegrityError:
         # Two requests with the same client review id for different cards raced past the
