@@ -101,7 +101,9 @@ FULL = Scale(
     heavy_cards=10_000,
     synthetic_modules=50,
     token_learners=200,
-    exam_learners=16_000,
+    # Every submit in the load must be a first submit: 4 slices (warm-up and 3 rounds) of
+    # ~12,000 fresh attempts, room for 10 s at 1,000+ submits/s (16,000 ran out at ~680/s).
+    exam_learners=48_000,
 )
 SMOKE = Scale(
     learners=2_000,
