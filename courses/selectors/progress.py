@@ -248,36 +248,21 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
     for row in active:
         step_id, _, number, slug, term, _ = row[3:9]
         kinds = kinds_by_step[step_id]
-        status = row[9]
-        if status is None:
-            steps.append(
-                StepStatus(
-                    id=step_id,
-                    number=number,
-                    slug=slug,
-                    term=term,
-                    status=_NOT_STARTED,
-                    section_kinds=kinds,
-                    sections_viewed=(),
-                    last_section="",
-                    first_opened_at=None,
-                    completed_at=None,
-                )
-            )
-            continue
-        viewed = json_value(row[10])
-        last_event_by_step[step_id] = aware(row[14])
+        started = row[9] is not None
+        if started:
+            viewed = json_value(row[10])
+            last_event_by_step[step_id] = aware(row[14])
         steps.append(
             StepStatus(
                 id=step_id,
                 number=number,
                 slug=slug,
                 term=term,
-                status=status,
+                status=row[9] if started else _NOT_STARTED,
                 section_kinds=kinds,
                 # Only kinds the step still has: a re-import may have dropped a section.
-                sections_viewed=tuple(kind for kind in kinds if kind in viewed),
-                last_section=row[11],
+                sections_viewed=tuple(kind for kind in kinds if kind in viewed) if started else (),
+                last_section=row[11] if started else "",
                 first_opened_at=aware(row[12]),
                 completed_at=aware(row[13]),
             )
