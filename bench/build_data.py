@@ -106,14 +106,15 @@ FULL = Scale(
     exam_learners=48_000,
 )
 SMOKE = Scale(
-    learners=2_000,
+    learners=4_000,
     enrolled=100,
     cards_per_enrolled=100,
     cards_per_other=2,
     heavy_cards=300,
     synthetic_modules=2,
-    token_learners=10,
-    exam_learners=1_500,
+    # Enough fresh review cards (30 × 100) and exam attempts for 2 s at over 1,000 requests/s.
+    token_learners=30,
+    exam_learners=3_000,
 )
 
 
