@@ -64,6 +64,36 @@ def row_insert(instance: Model, *, along: tuple[str, list] | None = None) -> Non
     instance._state.db = connection.alias
 
 
+def row_insert_if_updated(instance: Model, *, update: tuple[str, list]) -> bool:
+    """PostgreSQL: run ``update`` (an UPDATE … WHERE that guards a version) and INSERT the new
+    model instance only if it matched a row, in one statement; set the instance's primary key.
+
+    Returns False, writing nothing, when the UPDATE matched no row. One statement is one
+    transaction by itself, so outside ``atomic`` this needs no BEGIN and no COMMIT round trip.
+    """
+    model = type(instance)
+    fields, _ = _insert_statement(model)
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    values = ", ".join(["%s"] * len(fields))
+    sql = (
+        f"WITH matched AS ({update[0]} RETURNING 1) "
+        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "
+        f"SELECT {values} FROM matched RETURNING {connection.ops.quote_name(model._meta.pk.column)}"
+    )
+    params = [
+        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*update[1], *params])
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    instance.pk = row[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return True
+
+
 @functools.cache
 def _insert_statement(model: type[Model]) -> tuple[list, str]:
     fields = [field for field in model._meta.concrete_fields if not field.primary_key]

@@ -158,6 +158,25 @@ def card_state_write(*, card_id: int, state: CardState) -> None:
         cursor.execute(*card_state_update(card_id=card_id, state=state))
 
 
+def card_state_update_if(
+    *, card_id: int, learner_id: int, before: CardState, state: CardState
+) -> tuple[str, list]:
+    """The UPDATE to ``state`` as (SQL, params), matching only while the card still has the
+    ``before`` state (every review sets a new due and last review time): a compare-and-swap."""
+    sql, params = card_state_update(card_id=card_id, state=state)
+    return (
+        f"{sql} AND learner_id = %s AND state = %s AND due = %s "
+        "AND last_review IS NOT DISTINCT FROM %s",
+        [
+            *params,
+            learner_id,
+            before.state,
+            datetime_param(before.due),
+            None if before.last_review is None else datetime_param(before.last_review),
+        ],
+    )
+
+
 def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
     """That UPDATE as (SQL, params), to run along another statement (lms.sql.row_insert)."""
     return _CARD_STATE_UPDATE_SQL, [

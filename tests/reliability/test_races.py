@@ -24,7 +24,13 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(tran
 THREADS = 50
 
 
-def at_once(token: str, method: str, url: str, body=None) -> list:
+def at_once_bodies(token: str, url: str, make_body) -> list:
+    """POST from THREADS threads released together, each with its own body from make_body()."""
+    bodies = [make_body() for _ in range(THREADS)]
+    return at_once(token, "post", url, bodies=bodies)
+
+
+def at_once(token: str, method: str, url: str, body=None, *, bodies=None) -> list:
     """Send the same request from THREADS threads released together; returns the responses."""
     # Each burst starts with fresh throttle counters: the exam and review rates (120 and 600 a
     # minute) are meant for people, and this test sends 50 requests a second on purpose.
@@ -38,7 +44,9 @@ def at_once(token: str, method: str, url: str, body=None) -> list:
         client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
         try:
             barrier.wait(timeout=60)
-            responses[index] = getattr(client, method)(url, body)
+            responses[index] = getattr(client, method)(
+                url, bodies[index] if bodies is not None else body
+            )
         except Exception as exc:  # a thread's exception must fail the test, not vanish
             errors.append(exc)
         finally:
@@ -118,6 +126,33 @@ def test_fifty_duplicate_reviews_with_one_client_review_id_log_one_review(world)
     assert sum(1 for b in bodies if not b["replayed"]) == 1
     card.refresh_from_db()
     assert card.last_review == log.reviewed_at
+
+
+def test_fifty_reviews_of_one_card_at_once_each_build_on_the_one_before(world):
+    """50 different reviews of one card at once (50 client review ids): every one is applied,
+    each from the state the previous one left, none from a state another one already used."""
+    from reviews.models import ReviewCard, ReviewLog
+
+    card = ReviewCard.objects.filter(learner=world.a.user).order_by("pk").first()
+    start = card.last_review
+    counter = iter(range(THREADS))
+    lock = threading.Lock()
+
+    def body() -> dict:
+        with lock:
+            number = next(counter)
+        return {"card": card.pk, "rating": 3, "client_review_id": f"same-card-{number}"}
+
+    responses = at_once_bodies(world.a.token, "/api/v1/reviews/", body)
+    assert Counter(r.status_code for r in responses) == {200: THREADS}
+    logs = list(ReviewLog.objects.filter(card=card, client_review_id__startswith="same-card-"))
+    assert len(logs) == THREADS
+    befores = [log.before_last_review for log in logs]
+    assert len(set(befores)) == THREADS  # no two reviews computed from the same state
+    assert set(befores) <= {start} | {log.reviewed_at for log in logs}
+    card.refresh_from_db()
+    assert card.last_review in {log.reviewed_at for log in logs}
+    assert card.last_review not in befores  # the last one applied is the last one
 
 
 def test_fifty_duplicate_sync_uploads_apply_the_event_once(world):

@@ -337,3 +337,46 @@ def test_stats_count_local_days(learner, studied, login):
     body = login(learner).get(STATS).json()
     assert body["per_day"][-2]["count"] == 1 and body["per_day"][-1]["count"] == 0
     assert body["streak_days"] == 1
+
+
+@pytest.mark.postgres
+def test_a_card_reviewed_between_read_and_write_is_reviewed_from_its_new_state(
+    learner, studied, monkeypatch
+):
+    """PostgreSQL reviews without a lock first and writes only if the card is unchanged; when
+    another review got there in between, the locked path reviews the card as it is now."""
+    from reviews.services import reviewing
+
+    card = studied.get(kind="definition")
+    meanwhile = timezone.now() - datetime.timedelta(minutes=3)
+    real_review = reviewing.card_review
+    calls = []
+
+    def another_review_lands_first(**kwargs):
+        if not calls:
+            ReviewCard.objects.filter(id=card.id).update(
+                state=2,
+                learning_step=None,
+                stability=3.0,
+                difficulty=5.0,
+                last_review=meanwhile,
+                due=meanwhile + datetime.timedelta(days=3),
+            )
+        calls.append(kwargs["state"])
+        return real_review(**kwargs)
+
+    monkeypatch.setattr(reviewing, "card_review", another_review_lands_first)
+    result = reviewing.review_record(
+        learner=learner,
+        card_id=card.id,
+        rating=3,
+        duration_ms=None,
+        client_review_id=uuid.uuid4().hex,
+    )
+    assert len(calls) == 2 and calls[0].last_review is None
+    assert calls[1].last_review == meanwhile
+    log = ReviewLog.objects.get(pk=result.review_id)
+    assert log.before_last_review == meanwhile and log.before_stability == 3.0
+    card.refresh_from_db()
+    assert card.last_review == log.reviewed_at and card.due == log.after_due
+    assert ReviewLog.objects.filter(card=card).count() == 1
