@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
@@ -100,15 +101,16 @@ def review_record(
     if rating not in (1, 2, 3, 4):
         raise InvalidInput("The rating must be 1, 2, 3 or 4.", code="invalid_rating")
     at = at or timezone.now()
+    review = _Review(
+        learner=learner,
+        card_id=card_id,
+        rating=rating,
+        duration_ms=duration_ms,
+        client_review_id=client_review_id,
+        at=at,
+    )
     if connection.vendor == "postgresql":
-        result = _review_record_unlocked(
-            learner=learner,
-            card_id=card_id,
-            rating=rating,
-            duration_ms=duration_ms,
-            client_review_id=client_review_id,
-            at=at,
-        )
+        result = _review_record_unlocked(review)
         if result is not None:
             return result
     try:
@@ -128,31 +130,7 @@ def review_record(
                 earlier = ReviewLog.objects.get(id=replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
 
-            before = CardState(
-                state=row[0],
-                learning_step=row[1],
-                stability=row[2],
-                difficulty=row[3],
-                due=aware(row[4]),
-                last_review=aware(row[5]),
-            )
-            after = card_review(
-                state=before,
-                rating=rating,
-                at=at,
-                desired_retention=learner.desired_retention,
-                duration_ms=duration_ms,
-            )
-            log = ReviewLog(
-                card_id=card_id,
-                learner_id=learner.pk,
-                source=ReviewLog.Source.REVIEW,
-                rating=rating,
-                reviewed_at=at,
-                duration_ms=duration_ms,
-                client_review_id=client_review_id,
-                **log_states(before=before, after=after),
-            )
+            log, _, after = review.applied_to(row)
             # The log and the card's new state: one round trip on PostgreSQL.
             row_insert(log, along=card_state_update(card_id=card_id, state=after))
             return _result(log, replayed=False)
@@ -167,55 +145,66 @@ def review_record(
         return _replay(card_id=card_id, log=earlier)
 
 
-def _review_record_unlocked(
-    *,
-    learner,
-    card_id: int,
-    rating: int,
-    duration_ms: int | None,
-    client_review_id: str,
-    at: datetime.datetime,
-) -> ReviewResult | None:
+@dataclass(frozen=True)
+class _Review:
+    """One review as asked for, before either path applies it."""
+
+    learner: Any
+    card_id: int
+    rating: int
+    duration_ms: int | None
+    client_review_id: str
+    at: datetime.datetime
+
+    def applied_to(self, row: tuple) -> tuple[ReviewLog, CardState, CardState]:
+        """The unsaved log, and the card's state before and after, from the card's columns as
+        read by ``_CARD_LOCK_SQL``."""
+        before = CardState(
+            state=row[0],
+            learning_step=row[1],
+            stability=row[2],
+            difficulty=row[3],
+            due=aware(row[4]),
+            last_review=aware(row[5]),
+        )
+        after = card_review(
+            state=before,
+            rating=self.rating,
+            at=self.at,
+            desired_retention=self.learner.desired_retention,
+            duration_ms=self.duration_ms,
+        )
+        log = ReviewLog(
+            card_id=self.card_id,
+            learner_id=self.learner.pk,
+            source=ReviewLog.Source.REVIEW,
+            rating=self.rating,
+            reviewed_at=self.at,
+            duration_ms=self.duration_ms,
+            client_review_id=self.client_review_id,
+            **log_states(before=before, after=after),
+        )
+        return log, before, after
+
+
+def _review_record_unlocked(review: _Review) -> ReviewResult | None:
     """The common case in two statements and no transaction of its own (PostgreSQL): read the
     card, then write the log and the card's new state in one statement that matches only if
     the card is still as read (a compare-and-swap; lms.sql.row_insert_if_updated).
 
     None when the locked path must answer: no such card, a replayed client review id, the card
     reviewed meanwhile by another request, or that request's same client review id winning the
-    unique constraint. BEGIN, the row lock and COMMIT were a third of a review's round trips.
+    unique constraint. BEGIN, the row lock and COMMIT were half a review's statements.
     """
+    learner_id = review.learner.pk
     with connection.cursor() as cursor:
-        cursor.execute(_CARD_LOCK_SQL, [client_review_id, card_id, learner.pk])
+        cursor.execute(_CARD_LOCK_SQL, [review.client_review_id, review.card_id, learner_id])
         row = cursor.fetchone()
     if row is None or row[6] is not None:
         return None
-    before = CardState(
-        state=row[0],
-        learning_step=row[1],
-        stability=row[2],
-        difficulty=row[3],
-        due=row[4],
-        last_review=row[5],
-    )
-    after = card_review(
-        state=before,
-        rating=rating,
-        at=at,
-        desired_retention=learner.desired_retention,
-        duration_ms=duration_ms,
-    )
-    log = ReviewLog(
-        card_id=card_id,
-        learner_id=learner.pk,
-        source=ReviewLog.Source.REVIEW,
-        rating=rating,
-        reviewed_at=at,
-        duration_ms=duration_ms,
-        client_review_id=client_review_id,
-        **log_states(before=before, after=after),
-    )
+    log, before, after = review.applied_to(row)
     update = card_state_update_if(
-        card_id=card_id, learner_id=learner.pk, before=before, state=after
+        card_id=review.card_id, learner_id=learner_id, before=before, state=after
     )
     # Inside a caller's transaction a failed statement needs a savepoint to roll back to;
     # outside one (a request) the statement is its own transaction.
