@@ -64,6 +64,12 @@ class DailyBudget:
     def new_left(self) -> int:
         return max(0, min(self.new_cards_per_day - self.new_today, self.reviews_left))
 
+    def split(self, *, due: int, due_new: int) -> tuple[int, int]:
+        """(reviews, new cards) the learner may do now of ``due`` due cards, ``due_new`` of
+        them new: seen cards first, new ones only within what is left."""
+        review_count = min(due - due_new, self.reviews_left)
+        return review_count, min(due_new, self.new_left, self.reviews_left - review_count)
+
 
 def daily_budget(*, learner, at: datetime.datetime) -> DailyBudget:
     """Today's review counts against the learner's limits (one query)."""
@@ -124,8 +130,7 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
         .filter(due__lte=at)
         .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
     )
-    review_count = min(counts["total"] - counts["new"], budget.reviews_left)
-    new_count = min(counts["new"], budget.new_left, budget.reviews_left - review_count)
+    review_count, new_count = budget.split(due=counts["total"], due_new=counts["new"])
     return _DueCounts(
         budget=budget, total=counts["total"], review_count=review_count, new_count=new_count
     )
@@ -216,8 +221,7 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
         reviewed_today=reviewed_today,
         new_today=new_today,
     )
-    review_count = min(total - new_total, budget.reviews_left)
-    new_count = min(new_total, budget.new_left, budget.reviews_left - review_count)
+    review_count, new_count = budget.split(due=total, due_new=new_total)
     take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = new_count
