@@ -141,7 +141,8 @@ def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
     card.difficulty = state.difficulty
     card.due = state.due
     card.last_review = state.last_review
-    card_state_write(card_id=card.pk, state=state)
+    with connection.cursor() as cursor:
+        cursor.execute(*card_state_update(card_id=card.pk, state=state))
 
 
 # Every review ends with this UPDATE; plain SQL, because building it with the ORM cost more CPU
@@ -152,17 +153,25 @@ _CARD_STATE_UPDATE_SQL = (
 )
 
 
-def card_state_write(*, card_id: int, state: CardState) -> None:
-    """The UPDATE of ``card_state_apply`` for a card not loaded as a model instance."""
-    with connection.cursor() as cursor:
-        cursor.execute(*card_state_update(card_id=card_id, state=state))
+def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
+    """The UPDATE of a card to ``state`` as (SQL, params), to run on its own or along another
+    statement (lms.sql.row_insert)."""
+    return _CARD_STATE_UPDATE_SQL, [
+        state.state,
+        state.learning_step,
+        state.stability,
+        state.difficulty,
+        datetime_param(state.due),
+        datetime_param(state.last_review),
+        card_id,
+    ]
 
 
 def card_state_update_if(
     *, card_id: int, learner_id: int, before: CardState, state: CardState
 ) -> tuple[str, list]:
-    """The UPDATE to ``state`` as (SQL, params), matching only while the card still has the
-    ``before`` state (every review sets a new due and last review time): a compare-and-swap."""
+    """That UPDATE, matching only while the card still has the ``before`` state (every review
+    sets a new due and last review time): a compare-and-swap."""
     sql, params = card_state_update(card_id=card_id, state=state)
     return (
         f"{sql} AND learner_id = %s AND state = %s AND due = %s "
@@ -172,19 +181,6 @@ def card_state_update_if(
             learner_id,
             before.state,
             datetime_param(before.due),
-            None if before.last_review is None else datetime_param(before.last_review),
+            datetime_param(before.last_review),
         ],
     )
-
-
-def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
-    """That UPDATE as (SQL, params), to run along another statement (lms.sql.row_insert)."""
-    return _CARD_STATE_UPDATE_SQL, [
-        state.state,
-        state.learning_step,
-        state.stability,
-        state.difficulty,
-        datetime_param(state.due),
-        None if state.last_review is None else datetime_param(state.last_review),
-        card_id,
-    ]

@@ -60,10 +60,11 @@ def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
     return _result(log, replayed=True)
 
 
-# Lock the card and look up a replay of the client review id in one statement. Plain SQL: the
-# ORM's version (select_for_update with a Subquery annotation) cost more CPU to build than the
-# review's FSRS arithmetic and both other statements together (bench/results/latest.md).
-_CARD_LOCK_SQL = (
+# Read the card and look up a replay of the client review id in one statement, locking the card
+# on the locked path. Plain SQL: the ORM's version (select_for_update with a Subquery annotation)
+# cost more CPU to build than the review's FSRS arithmetic and both other statements together
+# (bench/results/latest.md).
+_CARD_READ_SQL = (
     f"SELECT c.state, c.learning_step, c.stability, c.difficulty, c.due, c.last_review, "
     f"(SELECT l.id FROM {ReviewLog._meta.db_table} l "
     f"WHERE l.learner_id = c.learner_id AND l.client_review_id = %s LIMIT 1) "
@@ -71,13 +72,56 @@ _CARD_LOCK_SQL = (
 )
 
 
-def _card_lock(*, learner_id: int, card_id: int, client_review_id: str) -> tuple | None:
-    """(state columns…, id of an earlier log with this client review id) of the locked card."""
-    sql = _CARD_LOCK_SQL
-    if connection.features.has_select_for_update:
+@dataclass(frozen=True)
+class _Review:
+    """One review as asked for, before either path applies it."""
+
+    learner: Any
+    card_id: int
+    rating: int
+    duration_ms: int | None
+    client_review_id: str
+    at: datetime.datetime
+
+    def applied_to(self, row: tuple) -> tuple[ReviewLog, CardState, CardState]:
+        """The unsaved log, and the card's state before and after, from the card's columns as
+        read by ``_card_read``."""
+        before = CardState(
+            state=row[0],
+            learning_step=row[1],
+            stability=row[2],
+            difficulty=row[3],
+            due=aware(row[4]),
+            last_review=aware(row[5]),
+        )
+        after = card_review(
+            state=before,
+            rating=self.rating,
+            at=self.at,
+            desired_retention=self.learner.desired_retention,
+            duration_ms=self.duration_ms,
+        )
+        log = ReviewLog(
+            card_id=self.card_id,
+            learner_id=self.learner.pk,
+            source=ReviewLog.Source.REVIEW,
+            rating=self.rating,
+            reviewed_at=self.at,
+            duration_ms=self.duration_ms,
+            client_review_id=self.client_review_id,
+            **log_states(before=before, after=after),
+        )
+        return log, before, after
+
+
+def _card_read(review: _Review, *, lock: bool) -> tuple | None:
+    """(state columns…, id of an earlier log with this client review id) of the card, locked
+    where asked and the database can."""
+    sql = _CARD_READ_SQL
+    if lock and connection.features.has_select_for_update:
         sql += " FOR UPDATE OF c"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [client_review_id, card_id, learner_id])
+        cursor.execute(sql, [review.client_review_id, review.card_id, review.learner.pk])
         return cursor.fetchone()
 
 
@@ -115,9 +159,7 @@ def review_record(
             return result
     try:
         with transaction.atomic():
-            row = _card_lock(
-                learner_id=learner.pk, card_id=card_id, client_review_id=client_review_id
-            )
+            row = _card_read(review, lock=True)
             if row is None:
                 earlier = ReviewLog.objects.filter(
                     learner_id=learner.pk, client_review_id=client_review_id
@@ -145,48 +187,6 @@ def review_record(
         return _replay(card_id=card_id, log=earlier)
 
 
-@dataclass(frozen=True)
-class _Review:
-    """One review as asked for, before either path applies it."""
-
-    learner: Any
-    card_id: int
-    rating: int
-    duration_ms: int | None
-    client_review_id: str
-    at: datetime.datetime
-
-    def applied_to(self, row: tuple) -> tuple[ReviewLog, CardState, CardState]:
-        """The unsaved log, and the card's state before and after, from the card's columns as
-        read by ``_CARD_LOCK_SQL``."""
-        before = CardState(
-            state=row[0],
-            learning_step=row[1],
-            stability=row[2],
-            difficulty=row[3],
-            due=aware(row[4]),
-            last_review=aware(row[5]),
-        )
-        after = card_review(
-            state=before,
-            rating=self.rating,
-            at=self.at,
-            desired_retention=self.learner.desired_retention,
-            duration_ms=self.duration_ms,
-        )
-        log = ReviewLog(
-            card_id=self.card_id,
-            learner_id=self.learner.pk,
-            source=ReviewLog.Source.REVIEW,
-            rating=self.rating,
-            reviewed_at=self.at,
-            duration_ms=self.duration_ms,
-            client_review_id=self.client_review_id,
-            **log_states(before=before, after=after),
-        )
-        return log, before, after
-
-
 def _review_record_unlocked(review: _Review) -> ReviewResult | None:
     """The common case in two statements and no transaction of its own (PostgreSQL): read the
     card, then write the log and the card's new state in one statement that matches only if
@@ -196,15 +196,12 @@ def _review_record_unlocked(review: _Review) -> ReviewResult | None:
     reviewed meanwhile by another request, or that request's same client review id winning the
     unique constraint. BEGIN, the row lock and COMMIT were half a review's statements.
     """
-    learner_id = review.learner.pk
-    with connection.cursor() as cursor:
-        cursor.execute(_CARD_LOCK_SQL, [review.client_review_id, review.card_id, learner_id])
-        row = cursor.fetchone()
+    row = _card_read(review, lock=False)
     if row is None or row[6] is not None:
         return None
     log, before, after = review.applied_to(row)
     update = card_state_update_if(
-        card_id=review.card_id, learner_id=learner_id, before=before, state=after
+        card_id=review.card_id, learner_id=review.learner.pk, before=before, state=after
     )
     # Inside a caller's transaction a failed statement needs a savepoint to roll back to;
     # outside one (a request) the statement is its own transaction.
