@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -17,8 +18,9 @@ from django.db.models import Model
 from django.utils.dateparse import parse_datetime
 
 
-def datetime_param(value: datetime.datetime) -> Any:
-    """An aware datetime as this database's driver expects it (SQLite: naive UTC text)."""
+def datetime_param(value: datetime.datetime | None) -> Any:
+    """An aware datetime (or None) as this database's driver expects it (SQLite: naive UTC
+    text)."""
     return connection.ops.adapt_datetimefield_value(value)
 
 
@@ -47,21 +49,18 @@ def row_insert(instance: Model, *, along: tuple[str, list] | None = None) -> Non
     the same round trip (a WITH of the INSERT, run whether or not it is read), elsewhere right
     after it.
     """
-    model = type(instance)
-    fields, sql = _insert_statement(model)
-    params = [
-        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
-    ]
+    insert = _Insert.of(type(instance))
+    sql = f"{insert.into} VALUES ({insert.placeholders}) RETURNING {insert.pk}"
+    params = insert.params(instance)
+    together = along is not None and connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        if along is not None and connection.vendor == "postgresql":
+        if together:
             cursor.execute(f"WITH along AS ({along[0]}) {sql}", [*along[1], *params])
         else:
             cursor.execute(sql, params)
-        instance.pk = cursor.fetchone()[0]
-        if along is not None and connection.vendor != "postgresql":
+        _saved(instance, cursor.fetchone()[0])
+        if along is not None and not together:
             cursor.execute(*along)
-    instance._state.adding = False
-    instance._state.db = connection.alias
 
 
 def row_insert_if_updated(instance: Model, *, update: tuple[str, list]) -> bool:
@@ -71,36 +70,51 @@ def row_insert_if_updated(instance: Model, *, update: tuple[str, list]) -> bool:
     Returns False, writing nothing, when the UPDATE matched no row. One statement is one
     transaction by itself, so outside ``atomic`` this needs no BEGIN and no COMMIT round trip.
     """
-    model = type(instance)
-    fields, _ = _insert_statement(model)
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    values = ", ".join(["%s"] * len(fields))
+    insert = _Insert.of(type(instance))
     sql = (
         f"WITH matched AS ({update[0]} RETURNING 1) "
-        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "
-        f"SELECT {values} FROM matched RETURNING {connection.ops.quote_name(model._meta.pk.column)}"
+        f"{insert.into} SELECT {insert.placeholders} FROM matched RETURNING {insert.pk}"
     )
-    params = [
-        field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields
-    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*update[1], *params])
+        cursor.execute(sql, [*update[1], *insert.params(instance)])
         row = cursor.fetchone()
     if row is None:
         return False
-    instance.pk = row[0]
-    instance._state.adding = False
-    instance._state.db = connection.alias
+    _saved(instance, row[0])
     return True
 
 
-@functools.cache
-def _insert_statement(model: type[Model]) -> tuple[list, str]:
-    fields = [field for field in model._meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
-    pk = connection.ops.quote_name(model._meta.pk.column)
-    return fields, (
-        f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) "
-        f"VALUES ({placeholders}) RETURNING {pk}"
-    )
+@dataclass(frozen=True)
+class _Insert:
+    """The parts of a model's INSERT, worked out once per model."""
+
+    fields: list
+    into: str  # INSERT INTO table (columns)
+    placeholders: str
+    pk: str
+
+    @classmethod
+    @functools.cache
+    def of(cls, model: type[Model]) -> _Insert:
+        fields = [field for field in model._meta.concrete_fields if not field.primary_key]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(field.column) for field in fields)
+        return cls(
+            fields=fields,
+            into=f"INSERT INTO {quote(model._meta.db_table)} ({columns})",
+            placeholders=", ".join(["%s"] * len(fields)),
+            pk=quote(model._meta.pk.column),
+        )
+
+    def params(self, instance: Model) -> list:
+        return [
+            field.get_db_prep_save(getattr(instance, field.attname), connection)
+            for field in self.fields
+        ]
+
+
+def _saved(instance: Model, pk: Any) -> None:
+    """Mark an instance inserted with plain SQL as saved, as save() would."""
+    instance.pk = pk
+    instance._state.adding = False
+    instance._state.db = connection.alias
