@@ -574,6 +574,50 @@ def _replayed(locked: _LockedAttempt, items: list[GradedItem]) -> FinalizedAttem
     )
 
 
+def _items_grade(cursor, *, attempt_id: int, items: list[GradedItem]) -> None:
+    """Store each item's graded correctness in one UPDATE (``bulk_update`` builds a CASE per item
+    in Python, once the largest single cost of a submit)."""
+    if not items:
+        return
+    correct_ids = [item.id for item in items if item.is_correct]
+    if not correct_ids:  # "id IN ()" is no SQL
+        cursor.execute(
+            "UPDATE quizzes_examattemptitem SET is_correct = %s WHERE attempt_id = %s",
+            [False, attempt_id],
+        )
+        return
+    marks = ", ".join(["%s"] * len(correct_ids))
+    cursor.execute(
+        f"UPDATE quizzes_examattemptitem SET is_correct = (id IN ({marks})) WHERE attempt_id = %s",
+        [*correct_ids, attempt_id],
+    )
+
+
+def _certificate_issue(
+    cursor, *, locked: _LockedAttempt, attempt_id: int, grade: Decimal, at
+) -> str | None:
+    """Issue the module's certificate for this attempt; the code the learner holds afterwards."""
+    code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
+    cursor.execute(
+        _CERTIFICATE_INSERT_SQL,
+        [
+            locked.learner_id,
+            locked.module_id,
+            attempt_id,
+            code,
+            _learner_name(locked.learner_name_fields),
+            grade,
+            at,
+        ],
+    )
+    if cursor.rowcount:
+        return code
+    # Another finalization of the module issued one meanwhile: show that.
+    cursor.execute(_CERTIFICATE_CODE_SQL, [locked.learner_id, locked.module_id])
+    row = cursor.fetchone()
+    return row[0] if row else None
+
+
 def exam_attempt_finalize(
     *,
     attempt_id: int,
@@ -645,43 +689,14 @@ def exam_attempt_finalize(
                             code="attempt_finalized",
                         )
                     return _replayed(locked, _attempt_items(attempt_id))
-                if items:
-                    correct_ids = [item.id for item in items if item.is_correct]
-                    if correct_ids:
-                        marks = ", ".join(["%s"] * len(correct_ids))
-                        cursor.execute(
-                            "UPDATE quizzes_examattemptitem SET is_correct = (id IN "
-                            f"({marks})) WHERE attempt_id = %s",
-                            [*correct_ids, attempt_id],
-                        )
-                    else:
-                        cursor.execute(
-                            "UPDATE quizzes_examattemptitem SET is_correct = %s "
-                            "WHERE attempt_id = %s",
-                            [False, attempt_id],
-                        )
+                _items_grade(cursor, attempt_id=attempt_id, items=items)
                 locked.this.result = result
                 grade, passed = final_score(policy=locked.policy, attempts=locked.attempts)
                 certificate_code = locked.certificate_code
                 if passed and certificate_code is None:
-                    certificate_code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
-                    cursor.execute(
-                        _CERTIFICATE_INSERT_SQL,
-                        [
-                            locked.learner_id,
-                            locked.module_id,
-                            attempt_id,
-                            certificate_code,
-                            _learner_name(locked.learner_name_fields),
-                            grade,
-                            finalized_at,
-                        ],
+                    certificate_code = _certificate_issue(
+                        cursor, locked=locked, attempt_id=attempt_id, grade=grade, at=finalized_at
                     )
-                    if cursor.rowcount == 0:
-                        # Another finalization of the module issued one meanwhile: show that.
-                        cursor.execute(_CERTIFICATE_CODE_SQL, [locked.learner_id, locked.module_id])
-                        row = cursor.fetchone()
-                        certificate_code = row[0] if row else None
     except IntegrityError as exc:
         # A database key refused a write that slipped past the lock (SQLite has no row locks).
         raise Conflict(
