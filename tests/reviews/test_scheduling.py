@@ -97,7 +97,6 @@ def test_cached_previews_equal_fsrs_for_many_states_and_review_times():
     import random
 
     rng = random.Random(7)
-    checked = 0
     for _ in range(400):
         last_review = AT - datetime.timedelta(seconds=rng.randrange(0, 90 * 86400))
         at = last_review + datetime.timedelta(seconds=rng.randrange(0, 40 * 86400))
@@ -118,8 +117,6 @@ def test_cached_previews_equal_fsrs_for_many_states_and_review_times():
         preview = intervals_preview(state=state, at=at, desired_retention=retention)
         assert [p.seconds for p in preview] == _fsrs_preview(state, at, retention), (state, at)
         assert all(p.due == at + datetime.timedelta(seconds=p.seconds) for p in preview)
-        checked += 1
-    assert checked == 400
 
 
 @pytest.mark.parametrize(
