@@ -31,6 +31,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from lms.errors import InvalidInput
+from lms.sql import datetime_param
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.scheduling import ReminderSchedule, in_quiet_hours, local_day_of, zone_info
 from reviews.selectors import LIVE_CARDS, due_count
@@ -131,7 +132,7 @@ def _claims_insert(claims: list[tuple[int, datetime.date]], *, now: datetime.dat
             "last_error",
         )
     )
-    stamp = connection.ops.adapt_datetimefield_value(now)
+    stamp = datetime_param(now)
     constants = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
     constants += [stamp, stamp]
     statements: list[tuple[str, list]] = []
@@ -369,14 +370,18 @@ def _next_reminders_store(
                 )
         else:
             # Portable: one prepared UPDATE run for every row (one statement for Django's count).
-            adapt = connection.ops.adapt_datetimefield_value
             sql = f"UPDATE {table} SET {column} = %s WHERE {pk} = %s"
             if read is None:
-                cursor.executemany(sql, [(adapt(at), learner_id) for learner_id, at in rows])
+                cursor.executemany(
+                    sql, [(datetime_param(at), learner_id) for learner_id, at in rows]
+                )
             else:
                 cursor.executemany(
                     sql + f" AND {column} = %s",
-                    [(adapt(at), learner_id, adapt(read[learner_id])) for learner_id, at in rows],
+                    [
+                        (datetime_param(at), learner_id, datetime_param(read[learner_id]))
+                        for learner_id, at in rows
+                    ],
                 )
 
 
