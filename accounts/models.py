@@ -77,7 +77,10 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        return self.display_name or self.get_full_name() or self.username
+        """The name shown for the learner: ``accounts.api.display_name`` (the one rule)."""
+        from accounts.api import display_name
+
+        return display_name(self)
 
     def __str__(self) -> str:
         return self.username
