@@ -13,9 +13,8 @@ from accounts.models import User
 
 
 def display_name(user: User) -> str:
-    """The one rule for the name Lernpfad shows or prints for a learner (greeting, e-mail,
-    certificate): the chosen display name, else the full name, else the username. No query."""
-    return user.display_name or user.get_full_name() or user.username
+    """The name Lernpfad shows or prints for a learner (``User.public_name``). No query."""
+    return user.public_name
 
 
 def display_names(learner_ids: Iterable[int]) -> dict[int, str]:

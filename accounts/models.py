@@ -77,10 +77,9 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        """The name shown for the learner: ``accounts.api.display_name`` (the one rule)."""
-        from accounts.api import display_name
-
-        return display_name(self)
+        """The one rule for the name shown or printed for a learner (greeting, e-mail,
+        certificate): the chosen display name, else the full name, else the username."""
+        return self.display_name or self.get_full_name() or self.username
 
     def __str__(self) -> str:
         return self.username
