@@ -7,15 +7,46 @@ helpers give their parameters and results the types the ORM would.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import connection
 from django.db.models import Model
 from django.utils.dateparse import parse_datetime
+
+_Row = TypeVar("_Row")
+
+
+def rows_as(cursor, row_type: type[_Row]) -> list[_Row]:
+    """Every row the cursor has left, each as a ``row_type`` (a frozen dataclass) built by column
+    name: the typed form of Django's ``dictfetchall``. The statement names its columns after the
+    dataclass's fields (``AS field_name``); a column the type lacks, or a field no column fills,
+    is an error at the first call, not a silently shifted value."""
+    names = [column[0] for column in cursor.description]
+    _check_columns(row_type, tuple(names))
+    return [row_type(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+
+
+def row_as(cursor, row_type: type[_Row]) -> _Row | None:
+    """The cursor's next row as a ``row_type`` (see ``rows_as``), or None when there is none."""
+    names = [column[0] for column in cursor.description]
+    _check_columns(row_type, tuple(names))
+    row = cursor.fetchone()
+    return None if row is None else row_type(**dict(zip(names, row, strict=True)))
+
+
+@functools.cache
+def _check_columns(row_type: type, names: tuple[str, ...]) -> None:
+    fields = {field.name for field in dataclasses.fields(row_type)}
+    if set(names) != fields or len(names) != len(fields):
+        raise TypeError(
+            f"{row_type.__name__}: the statement's columns {sorted(names)} are not its fields "
+            f"{sorted(fields)}"
+        )
 
 
 def datetime_param(value: datetime.datetime | None) -> Any:
