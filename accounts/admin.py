@@ -1,26 +1,17 @@
-"""Admin for accounts: users with their preferences, bulk enrollment, and devices."""
+"""Admin for accounts: users with their preferences, and devices.
 
-from django import forms
-from django.contrib import admin, messages
+The users list also has "Enroll selected users in a module…": progress.admin adds it, since the
+enrollments it writes are progress' rows.
+"""
+
+from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
-from django.template.response import TemplateResponse
 from django.utils import timezone
 from knox.models import AuthToken
 
 from accounts.models import Device, User
 from accounts.services import REMINDER_SCHEDULE_FIELDS
-from courses import api as courses_api
 from reviews import api as reviews_api
-
-
-class BulkEnrollForm(forms.Form):
-    module = forms.TypedChoiceField(coerce=int, label="Module")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["module"].choices = [
-            (module.id, module.header) for module in courses_api.modules_all()
-        ]
 
 
 @admin.register(User)
@@ -47,7 +38,6 @@ class UserAdmin(DjangoUserAdmin):
     )
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
     search_fields = ("username", "email", "display_name", "first_name", "last_name")
-    actions = ("enroll_in_module",)
 
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active
@@ -57,34 +47,6 @@ class UserAdmin(DjangoUserAdmin):
                 learner=obj, changed_at=timezone.now()
             )
         super().save_model(request, obj, form, change)
-
-    @admin.action(description="Enroll selected users in a module…", permissions=["change"])
-    def enroll_in_module(self, request, queryset):
-        """Intermediate page: choose the module, then enroll every selected user."""
-        form = BulkEnrollForm(request.POST if "apply" in request.POST else None)
-        if form.is_bound and form.is_valid():
-            module_id = form.cleaned_data["module"]
-            learner_ids = list(queryset.values_list("pk", flat=True))
-            created = courses_api.enrollments_bulk_create(
-                learner_ids=learner_ids, module_id=module_id
-            )
-            self.message_user(
-                request,
-                f"Enrolled {created} user(s); {len(learner_ids) - created} were enrolled already.",
-                messages.SUCCESS,
-            )
-            return None
-        return TemplateResponse(
-            request,
-            "admin/accounts/user/bulk_enroll.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": "Enroll in a module",
-                "opts": self.model._meta,
-                "users": queryset.order_by("username"),
-                "form": form,
-            },
-        )
 
 
 @admin.register(Device)

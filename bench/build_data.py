@@ -710,7 +710,7 @@ class Builder:
 
     def enrollments(self) -> int:
         """The heavy learner, the enrolled learners, and the exam learners beyond them."""
-        from courses.models import Enrollment
+        from progress.models import Enrollment
 
         learners = sorted({self.heavy_id, *self.enrolled_ids(), *self.exam_ids()})
         return copy_rows(
@@ -729,7 +729,7 @@ class Builder:
 
     def progress(self) -> int:
         """Each enrolled learner has completed 0..32 steps (evenly spread) and is on the next."""
-        from courses.models import StepProgress
+        from progress.models import StepProgress
 
         steps = self.seed_steps
         sections = json.dumps(["verstehen", "anwenden", "uebung"])

@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, IntegerField, QuerySet, Subquery
 
-from courses.data import ModuleData, QuickCheckData, StepData
-from courses.models import (
-    Enrollment,
-    Module,
-    ProgressEvent,
-    QuickCheck,
-    Step,
-    StepNote,
-    StepProgress,
-)
-from lms.errors import NotFound
-from lms.privacy import export_rows
+from courses.data import ModuleData, ModuleOutline, OutlineStep, QuickCheckData, StepData
+from courses.models import Module, QuickCheck, Step, active_step_q
+from courses.selectors import module_outline_get
+from lms.errors import ModuleNotFound, StepNotFound
+
+__all__ = ["active_step_q"]  # re-exported: the rule "a step is active" for other apps' filters
 
 _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "level", "status")
-# The value of Step.status for a step still in its document; apps that join on their own foreign
-# key to a step (e.g. review cards) filter on it instead of importing the model.
-STEP_STATUS_ACTIVE: str = Step.Status.ACTIVE.value
 
 
 def _step_data(row: dict) -> StepData:
@@ -41,7 +33,7 @@ def _step_data(row: dict) -> StepData:
 def module_by_slug(slug: str) -> ModuleData:
     row = Module.objects.filter(slug=slug).values("id", "slug", "title", "header").first()
     if row is None:
-        raise NotFound(f"There is no module '{slug}'.", code="module_not_found")
+        raise ModuleNotFound(slug)
     return ModuleData(**row)
 
 
@@ -54,7 +46,7 @@ def module_steps(module_id: int, *, include_retired: bool = False) -> list[StepD
     """The module's steps in order (active ones only unless asked)."""
     steps = Step.objects.filter(module_id=module_id)
     if not include_retired:
-        steps = steps.filter(status=Step.Status.ACTIVE)
+        steps = steps.active()
     return [_step_data(row) for row in steps.order_by("status", "number").values(*_STEP_FIELDS)]
 
 
@@ -65,12 +57,13 @@ def steps_by_ids(step_ids: Iterable[int]) -> dict[int, StepData]:
 
 def step_by_number(module_slug: str, number: int) -> StepData:
     row = (
-        Step.objects.filter(module__slug=module_slug, number=number, status=Step.Status.ACTIVE)
+        Step.objects.active()
+        .filter(module__slug=module_slug, number=number)
         .values(*_STEP_FIELDS)
         .first()
     )
     if row is None:
-        raise NotFound(f"Module '{module_slug}' has no step {number}.", code="step_not_found")
+        raise StepNotFound(module_slug, number)
     return _step_data(row)
 
 
@@ -82,25 +75,6 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
         .values("id", "module_id", "question", "answer")
     )
     return [QuickCheckData(**row) for row in rows]
-
-
-def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
-    return Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists()
-
-
-def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
-    """True when the learner has completed every active step of the module (one query)."""
-    counts = Step.objects.filter(module_id=module_id, status=Step.Status.ACTIVE).aggregate(
-        active=Count("id"),
-        completed=Count(
-            "progress",
-            filter=Q(
-                progress__learner_id=learner_id,
-                progress__status=StepProgress.Status.COMPLETED,
-            ),
-        ),
-    )
-    return counts["active"] > 0 and counts["completed"] == counts["active"]
 
 
 def steps_not_active_query() -> QuerySet:
@@ -140,60 +114,65 @@ def module_slugs() -> list[str]:
     return list(Module.objects.order_by("series", "number").values_list("slug", flat=True))
 
 
-def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
-    """Lock the learner's enrollment row (``SELECT … FOR UPDATE``) and return its module.
-
-    Call it inside ``transaction.atomic``: it serialises a learner's writes per module (e.g. two
-    exam starts at once). None when the learner is not enrolled or the module does not exist.
-    One query.
-    """
-    row = (
-        Enrollment.objects.select_for_update(of=("self",))
-        .filter(learner_id=learner_id, module__slug=module_slug)
-        .values("module_id", "module__slug", "module__title", "module__header")
-        .first()
-    )
-    if row is None:
-        return None
-    return ModuleData(
-        id=row["module_id"],
-        slug=row["module__slug"],
-        title=row["module__title"],
-        header=row["module__header"],
-    )
-
-
 def modules_all() -> list[ModuleData]:
     """Every module, in catalogue order (for choices in other apps' forms)."""
     rows = Module.objects.order_by("series", "number").values("id", "slug", "title", "header")
     return [ModuleData(**row) for row in rows]
 
 
-def enrolled_module_ids(*, learner_id: int) -> set[int]:
-    """The ids of the modules the learner is enrolled in: one query."""
-    return set(Enrollment.objects.filter(learner_id=learner_id).values_list("module_id", flat=True))
+def modules_by_slugs(slugs: Iterable[str]) -> dict[str, ModuleData]:
+    """The modules with these slugs, by slug (one query; unknown slugs are left out)."""
+    rows = Module.objects.filter(slug__in=list(slugs)).values("id", "slug", "title", "header")
+    return {row["slug"]: ModuleData(**row) for row in rows}
 
 
-def enrollments_bulk_create(*, learner_ids: Iterable[int], module_id: int) -> int:
-    """Enroll learners in a module as an admin; existing enrollments stay. Returns the new count."""
-    # Imported here: the services import reviews.api, which may import this module.
-    from courses.services.progress import enrollments_bulk_create as create
+def module_outline(module_slug: str) -> ModuleOutline:
+    """The module with every step (retired ones too, after the active ones) and each step's
+    section kinds in order. One query, none while this process trusts its copy (one second,
+    forgotten at once on an import or admin edit here: ``lms.content_cache``)."""
+    return module_outline_get(slug=module_slug)
 
-    return create(learner_ids=learner_ids, module_id=module_id)
+
+def active_step_count(module_id: Any) -> Subquery:
+    """The number of active steps of ``module_id`` (a value or ``OuterRef``), as a subquery
+    expression for another app's annotation."""
+    count = (
+        Step.objects.active()
+        .filter(module_id=module_id)
+        .order_by()
+        .values("module_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return Subquery(count, output_field=IntegerField())
 
 
-def learner_export(learner_id: int) -> dict:
-    """Everything the courses app stores about the learner (data export): four queries."""
-    step = ("step__module__slug", "step__number", "step__term")
+def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], OutlineStep]:
+    """Every active step of these modules by (module id, number), with its section kinds in
+    order: one query."""
+    steps: dict[tuple[int, int], OutlineStep] = {}
+    kinds: dict[int, list[str]] = {}
+    rows = (
+        Step.objects.active()
+        .filter(module_id__in=list(module_ids))
+        .order_by("number", "sections__position")
+        .values_list("id", "module_id", "number", "slug", "term", "content_hash", "sections__kind")
+    )
+    for step_id, module_id, number, slug, term, content_hash, kind in rows:
+        if step_id not in kinds:
+            kinds[step_id] = []
+            steps[(module_id, number)] = (step_id, number, slug, term, content_hash)
+        if kind is not None:
+            kinds[step_id].append(kind)
     return {
-        "enrollments": export_rows(
-            Enrollment.objects.filter(learner_id=learner_id), context=("module__slug",)
-        ),
-        "step_progress": export_rows(
-            StepProgress.objects.filter(learner_id=learner_id), context=step
-        ),
-        "progress_events": export_rows(
-            ProgressEvent.objects.filter(learner_id=learner_id), context=step
-        ),
-        "notes": export_rows(StepNote.objects.filter(learner_id=learner_id), context=step),
+        key: OutlineStep(
+            id=step_id,
+            number=number,
+            slug=slug,
+            term=term,
+            is_active=True,
+            content_hash=content_hash,
+            section_kinds=tuple(kinds[step_id]),
+        )
+        for key, (step_id, number, slug, term, content_hash) in steps.items()
     }

@@ -29,3 +29,34 @@ class QuickCheckData:
     module_id: int
     question: str
     answer: str
+
+
+@dataclass(frozen=True)
+class OutlineStep:
+    """A step as an outline shows it, with its section kinds in document order."""
+
+    id: int
+    number: int
+    slug: str
+    term: str
+    is_active: bool
+    content_hash: str
+    section_kinds: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ModuleOutline:
+    """A module and all its steps: the active ones in order, then the retired ones."""
+
+    id: int
+    slug: str
+    title: str
+    steps: tuple[OutlineStep, ...]
+
+    @property
+    def active_steps(self) -> tuple[OutlineStep, ...]:
+        return tuple(step for step in self.steps if step.is_active)
+
+    @property
+    def step_ids(self) -> list[int]:
+        return [step.id for step in self.steps]

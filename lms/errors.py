@@ -54,6 +54,34 @@ class InvalidInput(DomainError):
     status_code = status.HTTP_400_BAD_REQUEST
 
 
+# --- the not-found errors every app meets: one wording each --------------------------------
+
+
+class ModuleNotFound(NotFound):
+    code = "module_not_found"
+
+    def __init__(self, module_slug: str) -> None:
+        super().__init__(f"There is no module '{module_slug}'.")
+
+
+class StepNotFound(NotFound):
+    code = "step_not_found"
+
+    def __init__(self, module_slug: str, number: int) -> None:
+        super().__init__(f"Module '{module_slug}' has no step {number}.")
+
+
+class NotEnrolled(NotFound):
+    """The learner is not enrolled in the module (a 404: the learner's progress there is not
+    something that exists)."""
+
+    code = "not_enrolled"
+
+    def __init__(self, module_slug: str, *, enroll_first: bool = False) -> None:
+        hint = "; enroll first" if enroll_first else ""
+        super().__init__(f"You are not enrolled in '{module_slug}'{hint}.")
+
+
 def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "detail": detail}}
 

@@ -8,7 +8,9 @@ from quizzes.views import certificate_verify
 
 api_v1 = [
     path("", include("courses.rest.urls")),
+    path("", include("progress.rest.urls")),
     path("", include("accounts.rest.urls")),
+    path("", include("privacy.rest.urls")),
     path("", include("quizzes.rest.urls")),
     path("", include("reviews.rest.urls")),
 ]

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from courses import api as courses_api
 from lms.errors import NotFound
+from progress import api as progress_api
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -224,7 +225,7 @@ def exam_overview(
     now = now or timezone.now()
     module = courses_api.module_by_slug(module_slug)
     policy = exam_policy_get(module_id=module.id)
-    enrolled = courses_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
+    enrolled = progress_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
     attempts = list(learner_attempts(learner_id=learner_id, module_id=module.id))
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from accounts.rest import privacy_views, views
+from accounts.rest import views
 
 urlpatterns = [
     path("auth/register/", views.RegisterView.as_view(), name="auth-register"),
@@ -15,7 +15,5 @@ urlpatterns = [
         views.DeviceDetailView.as_view(),
         name="auth-device-detail",
     ),
-    path("me/", views.MeView.as_view(), name="me"),
-    # Privacy (accounts/rest/privacy_views.py); DELETE on me/ is mixed into MeView.
-    path("me/export/", privacy_views.DataExportView.as_view(), name="me-export"),
+    # me/ (GET, PATCH here; DELETE is erasure) and me/export/ are routed by privacy.rest.urls.
 ]

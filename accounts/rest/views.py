@@ -9,7 +9,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from accounts.rest.privacy_views import AccountDeleteMixin
 from accounts.rest.serializers import (
     DeviceSerializer,
     MeSerializer,
@@ -121,8 +120,9 @@ class DeviceDetailView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-# DELETE (erasure after re-entering the password) comes from accounts.rest.privacy_views.
-class MeView(AccountDeleteMixin, APIView):
+# DELETE (erasure after re-entering the password) is added by privacy.rest.views.MeView, which
+# is what the route serves.
+class MeView(APIView):
     @extend_schema(responses=MeSerializer, summary="My account and preferences")
     def get(self, request):
         return Response(MeSerializer(request.user).data)

@@ -32,8 +32,10 @@ INSTALLED_APPS = [
     "lms",
     "accounts",
     "courses",
+    "progress",
     "quizzes",
     "reviews",
+    "privacy",
     "web",
 ]
 
@@ -57,7 +59,7 @@ WSGI_APPLICATION = "lms.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -176,7 +178,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # Choice sets whose field name ("status") other components use too get a name of their own.
     "ENUM_NAME_OVERRIDES": {
-        "StepProgressStatusEnum": "courses.models.progress.StepProgress.Status",
+        "StepProgressStatusEnum": "progress.models.StepProgress.Status",
     },
     # Every operation also documents the one error shape for its 4xx statuses (lms/openapi.py).
     "POSTPROCESSING_HOOKS": [

@@ -23,6 +23,7 @@ from django.utils import timezone
 from courses import api as courses_api
 from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import aware, datetime_param, json_value
+from progress import api as progress_api
 from quizzes.drawing import DrawCandidate, attempt_draw
 from quizzes.eligibility import AttemptState, Eligibility, exam_eligibility
 from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
@@ -179,7 +180,7 @@ def learner_eligibility(
         enrolled=enrolled,
         steps_required=policy.requires_all_steps_completed,
         steps_completed=(
-            courses_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
+            progress_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
             if policy.requires_all_steps_completed
             else True
         ),
@@ -202,7 +203,7 @@ def exam_attempt_start(
         with transaction.atomic():
             # The lock makes concurrent starts of one learner queue up, so "attempts used" and
             # "attempt in progress" are read after the previous start has committed.
-            module = courses_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug)
+            module = progress_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug)
             if module is None:
                 courses_api.module_by_slug(module_slug)  # 404 for a module that does not exist
                 raise Conflict("Enroll in the module before taking its exam.", code="not_enrolled")

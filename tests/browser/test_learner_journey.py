@@ -325,7 +325,7 @@ def test_same_journey_in_english_on_a_phone(
 def test_pages_work_without_javascript(chromium, live_server, course, screenshot_dir):
     """Progressive enhancement: with JavaScript off, reading, completing and reviewing work."""
     from accounts.services import user_register
-    from courses.services.progress import enrollment_create
+    from progress.services.enrollment import enrollment_create
 
     learner = user_register(username="nojs", email="nojs@example.org", password=PASSWORD)
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)

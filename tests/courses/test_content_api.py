@@ -142,7 +142,7 @@ def test_a_step_etag_is_read_again_after_a_second(course, api_client, monkeypatc
     import time
 
     from courses.models import Step
-    from courses.selectors.content import STEP_ETAG_MAX_AGE
+    from courses.selectors import STEP_ETAG_MAX_AGE
 
     first = api_client.get(MODULE + "steps/3/")
     Step.objects.filter(module__slug="self-hosting-27", number=3).update(

@@ -35,7 +35,7 @@ def make_learner(db):
 
 @pytest.fixture
 def enroll(course):
-    from courses.models import Enrollment
+    from progress.models import Enrollment
 
     def enroll(user, module=None):
         return Enrollment.objects.create(

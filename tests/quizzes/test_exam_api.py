@@ -169,7 +169,8 @@ def test_steps_completed_required_when_switched_on(learner_api, learner, exam, b
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "steps_incomplete"
 
-    from courses.models import Step, StepProgress
+    from courses.models import Step
+    from progress.models import StepProgress
 
     now = timezone.now()
     StepProgress.objects.bulk_create(

@@ -125,7 +125,8 @@ def test_start_with_all_steps_required_costs_one_more_fixed_query(
 ):
     from django.utils import timezone
 
-    from courses.models import Step, StepProgress
+    from courses.models import Step
+    from progress.models import StepProgress
 
     policy.requires_all_steps_completed = True
     policy.save()

@@ -159,7 +159,7 @@ def test_fingerprint_covers_a_s_data(world):
     """Guard: the fingerprint sees A's notes, reviews, attempts, notifications and tokens."""
     from knox.models import AuthToken
 
-    from courses.models import StepNote
+    from progress.models import StepNote
     from reviews.models import Notification
 
     user_id = world.a.user.pk

@@ -125,7 +125,7 @@ def _queries(client) -> int:
 
 
 def test_export_query_count_does_not_grow_with_the_data(world, django_assert_num_queries):
-    from accounts.privacy import account_export
+    from privacy.services import account_export
 
     fresh = actor_create("nina")
     # Through the API (token authentication included): the same for an empty and a full account.

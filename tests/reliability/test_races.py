@@ -156,7 +156,7 @@ def test_fifty_reviews_of_one_card_at_once_each_build_on_the_one_before(world):
 
 
 def test_fifty_duplicate_sync_uploads_apply_the_event_once(world):
-    from courses.models import ProgressEvent
+    from progress.models import ProgressEvent
 
     event = {
         "client_event_id": "offline-sync-1",

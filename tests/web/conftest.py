@@ -24,7 +24,7 @@ def learner_client(client, learner):
 
 @pytest.fixture
 def enrolled(course, learner):
-    from courses.services.progress import enrollment_create
+    from progress.services.enrollment import enrollment_create
 
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)
     return learner

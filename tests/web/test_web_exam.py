@@ -78,7 +78,7 @@ def test_unanswered_items_are_listed_before_submitting(learner_client, enrolled,
 
 def test_another_learners_attempt_and_certificate_are_404(client, learner_client, enrolled, course):
     from accounts.services import user_register
-    from courses.services.progress import enrollment_create
+    from progress.services.enrollment import enrollment_create
 
     attempt_id, url = start(learner_client)
     other = user_register(

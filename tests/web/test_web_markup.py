@@ -38,7 +38,7 @@ def pages(client, urls=PAGES):
 @pytest.fixture
 def all_pages(client, learner, course):
     """Visitor pages, then the learner's pages (enrolled, one step done)."""
-    from courses.services.progress import enrollment_create
+    from progress.services.enrollment import enrollment_create
 
     found = list(pages(client, VISITOR_PAGES))
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)

@@ -183,7 +183,7 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
         MODULE + "steps/1/progress/", {"event": "completed", "viewed": kinds}
     )
     assert response.status_code == 302
-    from courses.selectors.progress import module_progress_get
+    from progress.selectors import module_progress_get
 
     progress = module_progress_get(learner_id=learner.pk, module_slug=course.slug)
     assert progress.completed_steps == 1
@@ -196,7 +196,7 @@ def test_completing_needs_the_sections_the_page_showed(learner_client, enrolled,
     response = learner_client.post(
         MODULE + "steps/2/progress/", {"event": "completed"}, follow=True
     )
-    from courses.selectors.progress import module_progress_get
+    from progress.selectors import module_progress_get
 
     progress = module_progress_get(learner_id=enrolled.pk, module_slug=course.slug)
     assert progress.completed_steps == 0

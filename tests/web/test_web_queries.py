@@ -28,8 +28,8 @@ def count_queries(client, url: str) -> int:
 
 def fill_learner_data(learner, course) -> None:
     """All 32 steps completed, their review cards created and reviewed, notes and ratings."""
-    from courses.models import StepProgress
-    from courses.services.progress import step_notes_put
+    from progress.models import StepProgress
+    from progress.services.notes import step_notes_put
     from quizzes.selectors import quick_check_ratings_for_step
     from quizzes.services.quick_checks import quick_check_rate
     from reviews.api import cards_for_step_ensure
@@ -99,7 +99,7 @@ PAGES = [
 def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course):
     client.force_login(enrolled)
     # One completed step with its cards: the "one row" case.
-    from courses.services.progress import step_event_record
+    from progress.services.step_events import step_event_record
     from reviews.api import cards_for_step_ensure
 
     first = course.steps.get(number=1)
@@ -117,7 +117,7 @@ def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course
         count_queries(client, url)  # warm-up: first visits record progress, create policies
     few = {url: count_queries(client, url) for url in PAGES}
 
-    from courses.models import StepProgress
+    from progress.models import StepProgress
 
     StepProgress.objects.filter(learner=enrolled).delete()
     fill_learner_data(enrolled, course)

@@ -6,8 +6,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from courses.selectors.content import module_list
-from courses.selectors.progress import enrollment_list, module_progress_get
+from courses.selectors import module_list
+from progress.selectors import enrollment_list, module_progress_get
 from reviews.selectors import due_count
 from web.views.exam import exam_status_for_dashboard
 

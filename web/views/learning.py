@@ -1,12 +1,13 @@
 """Module page and step reader, and the learner's actions on a step.
 
-Content comes from ``courses.selectors.content`` (as in the content API); the learner's state and
+Content comes from ``courses.selectors`` (as in the content API); the learner's state and
 every write go through the same services and selectors the REST API uses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,16 +17,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from courses.models import Section
-from courses.selectors.content import module_get, step_get
-from courses.selectors.progress import module_progress_get, outline_status_get, step_notes_get
-from courses.services.progress import (
-    enrollment_create,
-    step_event_record,
-    step_notes_put,
-    step_open_record,
-)
+from courses.selectors import module_get, step_get
 from lms.errors import DomainError, NotFound
+from progress.selectors import module_progress_get, outline_status_get, step_notes_get
+from progress.services.enrollment import enrollment_create
+from progress.services.notes import step_notes_put
+from progress.services.step_events import step_event_record, step_open_record
 from quizzes.selectors import quick_check_ratings_for_step
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
@@ -36,12 +33,12 @@ from web.views.common import error_message, safe_next
 class Block:
     """A section prepared for the template: its lines, each marked as text or command."""
 
-    section: Section
+    section: Any  # a courses Section, as courses.selectors.step_get reads it
     items: list[dict] = field(default_factory=list)
     note: str = ""
 
 
-def _blocks(sections: list[Section]) -> list[Block]:
+def _blocks(sections: list[Any]) -> list[Block]:
     blocks = []
     for section in sections:
         commands = set(section.commands or [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from courses.selectors.content import module_list
+from courses.selectors import module_list
 from web.views.dashboard import dashboard
 
 

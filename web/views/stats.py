@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
 
-from courses.selectors.progress import enrollment_list, module_progress_get
+from progress.selectors import enrollment_list, module_progress_get
 from reviews.selectors import review_stats
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top).

@@ -1,0 +1,305 @@
+"""Course content: modules, their steps, sections, quick checks and term cards.
+
+Rows are identified by natural keys (module slug, term slug) so learner data that points at a
+step survives re-imports. Steps that leave a document are retired, never deleted.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class ModuleManager(models.Manager):
+    def get_by_natural_key(self, slug: str) -> Module:
+        return self.get(slug=slug)
+
+
+class Module(models.Model):
+    """One course module, e.g. "Self-Hosting 27: GPU, CUDA und Inferenzoptimierung"."""
+
+    slug = models.SlugField(max_length=120, unique=True)
+    series = models.CharField(max_length=120)
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=255)
+    header = models.CharField(max_length=400, help_text="The header line as in the document.")
+    source_path = models.CharField(max_length=400)
+    # The "Abschlussprüfung" block: its heading and the (empty) blocks as exported.
+    exam_header = models.CharField(max_length=400, blank=True)
+    exam_heading = models.CharField(max_length=200, blank=True)
+    exam_blocks = models.JSONField(default=list, blank=True)
+    exam_block_count = models.PositiveIntegerField(default=0)
+
+    objects = ModuleManager()
+
+    class Meta:
+        ordering = ["series", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["series", "number"], name="module_series_number_unique")
+        ]
+
+    def natural_key(self) -> tuple[str]:
+        return (self.slug,)
+
+    def __str__(self) -> str:
+        return self.header
+
+
+# The one place that says what an active step is (still in its document); other apps filter
+# through their own foreign key with ``active_step_q`` (courses.api).
+STEP_ACTIVE = "active"
+
+
+def active_step_q(path: str = "") -> Q:
+    """``Q`` for "the step is active", for a query that reaches the step through ``path``
+    (``"step__"`` from a row with a step foreign key; ``""`` on Step itself)."""
+    return Q(**{f"{path}status": STEP_ACTIVE})
+
+
+class StepQuerySet(models.QuerySet):
+    def active(self) -> StepQuerySet:
+        """Steps still in their document (retired ones are kept for their learner data)."""
+        return self.filter(active_step_q())
+
+    def retired(self) -> StepQuerySet:
+        return self.exclude(active_step_q())
+
+
+class StepManager(models.Manager.from_queryset(StepQuerySet)):
+    def get_by_natural_key(self, module_slug: str, slug: str) -> Step:
+        return self.get(module__slug=module_slug, slug=slug)
+
+
+class Step(models.Model):
+    """A step of a module: one term with its lead, level and sections."""
+
+    class Status(models.TextChoices):
+        ACTIVE = STEP_ACTIVE, "active"
+        RETIRED = "retired", "retired (gone from the document)"
+
+    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="steps")
+    slug = models.SlugField(max_length=120, help_text="Stable key: the term, slugified.")
+    number = models.PositiveIntegerField()
+    total = models.PositiveIntegerField(help_text="The n of 'Schritt i / n' in the source.")
+    term = models.CharField(max_length=200)
+    lead = models.TextField(help_text="Lead paragraph; its first sentence is the definition.")
+    definition = models.TextField()
+    level = models.CharField(max_length=10)
+    as_of = models.DateField(null=True, blank=True)
+    source_count = models.PositiveIntegerField(null=True, blank=True)
+    source_status = models.CharField(max_length=60, blank=True)
+    footer = models.CharField(max_length=400, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    retired_at = models.DateTimeField(null=True, blank=True)
+    source_line = models.PositiveIntegerField(default=0)
+    # Hash of the document block last imported: an unchanged block is skipped on re-import, so
+    # admin edits survive until the document itself changes.
+    source_hash = models.CharField(max_length=64, editable=False)
+    # Hash of the content as served (the ETag); recomputed whenever the content changes.
+    content_hash = models.CharField(max_length=64, editable=False)
+
+    objects = StepManager()
+
+    class Meta:
+        ordering = ["module", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["module", "slug"], name="step_module_slug_unique"),
+            models.UniqueConstraint(
+                fields=["module", "number"],
+                condition=active_step_q(),
+                name="step_active_number_unique",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["module", "status", "number"]),
+            # The few retired steps, for the "card's content is gone" subquery that every due
+            # count runs (courses.api.steps_not_active_query): reading an almost empty index
+            # instead of scanning every step of every module cost ~1 ms per due-queue request.
+            models.Index(fields=["id"], condition=~active_step_q(), name="step_not_active"),
+        ]
+
+    def natural_key(self) -> tuple[str, str]:
+        return (*self.module.natural_key(), self.slug)
+
+    natural_key.dependencies = ["courses.module"]
+
+    @property
+    def is_active(self) -> bool:
+        return self.status == self.Status.ACTIVE
+
+    def __str__(self) -> str:
+        return f"{self.number}. {self.term}"
+
+
+class TermCardManager(models.Manager):
+    def get_by_natural_key(self, module_slug: str, slug: str) -> TermCard:
+        return self.get(module__slug=module_slug, slug=slug)
+
+
+class TermCard(models.Model):
+    """A "Lernbegriff" card; it belongs to the step of the same term in the same module."""
+
+    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="term_cards")
+    step = models.OneToOneField(Step, on_delete=models.CASCADE, related_name="term_card")
+    slug = models.SlugField(max_length=120)
+    term = models.CharField(max_length=200)
+    kind_line = models.CharField(max_length=60, default="Lernbegriff")
+    title_line = models.CharField(max_length=400)
+    lead = models.TextField()
+    command = models.CharField(max_length=200, blank=True)
+    source_path = models.CharField(max_length=400)
+    source_hash = models.CharField(max_length=64, editable=False)
+    content_hash = models.CharField(max_length=64, editable=False)
+
+    objects = TermCardManager()
+
+    class Meta:
+        ordering = ["module", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["module", "slug"], name="termcard_module_slug_unique")
+        ]
+
+    def natural_key(self) -> tuple[str, str]:
+        return (*self.module.natural_key(), self.slug)
+
+    natural_key.dependencies = ["courses.module", "courses.step"]
+
+    def __str__(self) -> str:
+        return self.title_line
+
+
+class SectionManager(models.Manager):
+    def get_by_natural_key(self, owner: str, module_slug: str, slug: str, position: int):
+        if owner == "step":
+            return self.get(step__module__slug=module_slug, step__slug=slug, position=position)
+        return self.get(card__module__slug=module_slug, card__slug=slug, position=position)
+
+
+class Section(models.Model):
+    """A section of a step or of a term card, in document order, with its original heading."""
+
+    class Kind(models.TextChoices):
+        # Module steps
+        VERSTEHEN = "verstehen", "1. Verstehen"
+        ANWENDEN = "anwenden", "2. Anwenden"
+        UEBUNG = "uebung", "Übung"
+        EINORDNEN = "einordnen", "3. Technisch einordnen"
+        VERTIEFEN = "vertiefen", "4. Vertiefen"
+        PRUEFEN = "pruefen", "5. Prüfen"
+        ZUSAMMENFASSUNG = "zusammenfassung", "Zusammenfassung"
+        PRAXISAUFGABE = "praxisaufgabe", "Optionale Praxisaufgabe"
+        LERNAUFTRAG = "lernauftrag", "Lernauftrag für diesen Schritt"
+        # Term cards
+        ORIENTIERUNG = "orientierung", "Orientierung"
+        PRAKTISCHE_ANWENDUNG = "praktische_anwendung", "Praktische Anwendung"
+        TECHNISCHES_VERSTAENDNIS = "technisches_verstaendnis", "Technisches Verständnis"
+        BETRIEB_DEBUGGING = "betrieb_debugging", "Betrieb und Debugging"
+        QUICK_CHECK = "quick_check", "Quick-Check"
+
+    step = models.ForeignKey(
+        Step, on_delete=models.CASCADE, related_name="sections", null=True, blank=True
+    )
+    card = models.ForeignKey(
+        TermCard, on_delete=models.CASCADE, related_name="sections", null=True, blank=True
+    )
+    position = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    heading = models.CharField(max_length=200)
+    body = models.TextField(blank=True, help_text="The section's lines, one per line.")
+    is_truncated = models.BooleanField(
+        default=False, help_text="The source cut this text off with '...'."
+    )
+    commands = models.JSONField(default=list, blank=True)
+
+    objects = SectionManager()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(step__isnull=False) & Q(card__isnull=True))
+                | (Q(step__isnull=True) & Q(card__isnull=False)),
+                name="section_has_one_owner",
+            ),
+            models.UniqueConstraint(fields=["step", "position"], name="section_step_position"),
+            models.UniqueConstraint(fields=["card", "position"], name="section_card_position"),
+        ]
+
+    def natural_key(self) -> tuple:
+        if self.step_id:
+            return ("step", *self.step.natural_key(), self.position)
+        return ("card", *self.card.natural_key(), self.position)
+
+    natural_key.dependencies = ["courses.step", "courses.termcard"]
+
+    @property
+    def lines(self) -> list[str]:
+        return self.body.split("\n") if self.body else []
+
+    def __str__(self) -> str:
+        return self.heading
+
+
+class QuickCheckManager(models.Manager):
+    def get_by_natural_key(self, module_slug: str, text_hash: str) -> QuickCheck:
+        return self.get(module__slug=module_slug, text_hash=text_hash)
+
+
+class QuickCheck(models.Model):
+    """A distinct question/answer line of a module, stored once however many steps show it."""
+
+    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="quick_checks")
+    question = models.TextField()
+    answer = models.TextField()
+    text_hash = models.CharField(max_length=64, help_text="sha256 of question + answer.")
+    is_active = models.BooleanField(default=True)
+    steps = models.ManyToManyField(Step, through="StepQuickCheck", related_name="quick_checks")
+
+    objects = QuickCheckManager()
+
+    class Meta:
+        ordering = ["module", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["module", "text_hash"], name="quickcheck_module_text")
+        ]
+        # The few inactive quick checks (courses.api.quick_checks_inactive_query), as above.
+        indexes = [
+            models.Index(fields=["id"], condition=Q(is_active=False), name="quickcheck_inactive")
+        ]
+
+    def natural_key(self) -> tuple[str, str]:
+        return (*self.module.natural_key(), self.text_hash)
+
+    natural_key.dependencies = ["courses.module"]
+
+    def __str__(self) -> str:
+        return self.question
+
+
+class StepQuickCheckManager(models.Manager):
+    def get_by_natural_key(self, module_slug: str, slug: str, position: int):
+        return self.get(step__module__slug=module_slug, step__slug=slug, position=position)
+
+
+class StepQuickCheck(models.Model):
+    """Where a quick check stands in a step's "5. Prüfen" block."""
+
+    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="quick_check_links")
+    quick_check = models.ForeignKey(QuickCheck, on_delete=models.CASCADE, related_name="links")
+    position = models.PositiveIntegerField()
+
+    objects = StepQuickCheckManager()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["step", "position"], name="stepquickcheck_position"),
+        ]
+
+    def natural_key(self) -> tuple:
+        return (*self.step.natural_key(), self.position)
+
+    natural_key.dependencies = ["courses.step", "courses.quickcheck"]
+
+    def __str__(self) -> str:
+        return f"{self.step_id}#{self.position}"

@@ -1,1 +1,0 @@
-"""Read queries of the courses app, each with the joins it needs."""

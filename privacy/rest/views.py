@@ -1,0 +1,90 @@
+"""Privacy endpoints: GET /api/v1/me/export/ (my data as JSON) and DELETE /api/v1/me/ (erasure).
+
+``/me/`` is one route with three methods: GET and PATCH are the accounts app's (its MeView), DELETE
+is erasure across every app; ``MeView`` here is both, and privacy.rest.urls routes ``me/`` to it.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import logout as session_logout
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.rest.throttles import LoginRateThrottle
+from accounts.rest.views import MeView as AccountMeView
+from privacy import services as privacy
+
+
+class AccountDeleteSerializer(serializers.Serializer):
+    password = serializers.CharField(max_length=4096, trim_whitespace=False)
+
+
+class DataExportView(APIView):
+    @extend_schema(
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="All my data")},
+        summary="Everything Lernpfad stores about me, as JSON (data export)",
+        description=(
+            "Profile and preferences, devices and token metadata (never a token), enrollments, "
+            "progress and its events, notes, quick-check ratings, review cards and logs, "
+            "reminders and notifications, exam attempts (answers, correctness and correct keys "
+            "only as far as the exam's review policy shows them now) and certificates."
+        ),
+    )
+    def get(self, request):
+        export = privacy.account_export(user=request.user)
+        response = Response(export)
+        filename = f"lernpfad-{request.user.username}.json"
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+class _DeleteBodySchema(AutoSchema):
+    """Documents the request body of DELETE too (drf-spectacular only does for POST/PUT/PATCH)."""
+
+    def _get_request_body(self, direction="request"):
+        if self.method != "DELETE":
+            return super()._get_request_body(direction)
+        self.method = "POST"
+        try:
+            return super()._get_request_body(direction)
+        finally:
+            self.method = "DELETE"
+
+
+# DELETE on /me/, mixed into accounts' MeView below. No docstring on purpose: drf-spectacular
+# would take it as the description of MeView's other operations.
+class AccountDeleteMixin:
+    schema = _DeleteBodySchema()
+
+    # Re-entering the password is a log-in: the same throttle keeps it from being guessed.
+    def get_throttles(self):
+        if self.request.method == "DELETE":
+            self.throttle_scope = "login"
+            return [LoginRateThrottle()]
+        return super().get_throttles()
+
+    @extend_schema(
+        request=AccountDeleteSerializer,
+        responses={204: OpenApiResponse(description="Account and personal data deleted")},
+        summary="Delete my account and my data (enter the password again)",
+        description=(
+            "Deletes the account, its tokens and sessions, progress, notes, reviews, reminders, "
+            "notifications and exam attempts. The answers of the first finished attempt per "
+            "module are kept without any link to the account, so item statistics stay right; "
+            "certificates are revoked (their verification link stops working)."
+        ),
+    )
+    def delete(self, request):
+        data = AccountDeleteSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        privacy.account_delete(user=request.user, password=data.validated_data["password"])
+        session_logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(AccountDeleteMixin, AccountMeView):
+    pass

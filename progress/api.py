@@ -1,0 +1,77 @@
+"""What other apps may ask of the progress app. They never import progress.models directly."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from courses.data import ModuleData
+from lms.privacy import export_rows
+from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
+from progress.selectors import enrollments_with_progress
+from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
+
+
+def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
+    return Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists()
+
+
+def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
+    """True when the enrolled learner has completed every active step of the module (one
+    query); False when not enrolled or the module has no step."""
+    counts = (
+        enrollments_with_progress(
+            Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
+        )
+        .values("total_steps", "completed_steps")
+        .first()
+    )
+    return (
+        counts is not None
+        and counts["total_steps"] > 0
+        and counts["completed_steps"] == counts["total_steps"]
+    )
+
+
+def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
+    """Lock the learner's enrollment row (``SELECT … FOR UPDATE``) and return its module.
+
+    Call it inside ``transaction.atomic``: it serialises a learner's writes per module (e.g. two
+    exam starts at once). None when the learner is not enrolled or the module does not exist.
+    One query.
+    """
+    row = (
+        Enrollment.objects.select_for_update(of=("self",))
+        .filter(learner_id=learner_id, module__slug=module_slug)
+        .values("module_id", "module__slug", "module__title", "module__header")
+        .first()
+    )
+    if row is None:
+        return None
+    return ModuleData(
+        id=row["module_id"],
+        slug=row["module__slug"],
+        title=row["module__title"],
+        header=row["module__header"],
+    )
+
+
+def enrollments_bulk_create(*, learner_ids: Iterable[int], module_id: int) -> int:
+    """Enroll learners in a module as an admin; existing enrollments stay. Returns the new count."""
+    return _enrollments_bulk_create(learner_ids=learner_ids, module_id=module_id)
+
+
+def learner_export(learner_id: int) -> dict:
+    """Everything the progress app stores about the learner (data export): four queries."""
+    step = ("step__module__slug", "step__number", "step__term")
+    return {
+        "enrollments": export_rows(
+            Enrollment.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
+        "step_progress": export_rows(
+            StepProgress.objects.filter(learner_id=learner_id), context=step
+        ),
+        "progress_events": export_rows(
+            ProgressEvent.objects.filter(learner_id=learner_id), context=step
+        ),
+        "notes": export_rows(StepNote.objects.filter(learner_id=learner_id), context=step),
+    }

@@ -1,0 +1,196 @@
+"""How one progress event changes a learner's progress row, and what makes an offline event
+valid: plain Python on a row in memory, no queries (the services lock, read and write the rows).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from lms.errors import Conflict, InvalidInput
+from progress.models import ProgressEvent, StepProgress
+
+EventKind = ProgressEvent.Kind
+EventResult = ProgressEvent.Result
+
+CLIENT_EVENT_ID_MAX_LENGTH = 64
+# A phone clock may run a little fast: within this a future timestamp is taken as "now";
+# further ahead it is rejected, because it would pin "last activity" in the future.
+CLOCK_SKEW_TOLERANCE = datetime.timedelta(minutes=5)
+# Nothing was learned on Lernpfad before this; earlier timestamps are a broken client clock.
+EARLIEST_EVENT_TIME = datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
+
+_COMPLETED = StepProgress.Status.COMPLETED
+_IN_PROGRESS = StepProgress.Status.IN_PROGRESS
+_NOT_STARTED = StepProgress.Status.NOT_STARTED
+
+
+def _snapshot(progress: StepProgress) -> tuple:
+    return (
+        progress.status,
+        progress.first_opened_at,
+        progress.completed_at,
+        tuple(progress.sections_viewed),
+        progress.last_section,
+        progress.status_changed_at,
+    )
+
+
+def missing_sections(progress: StepProgress | None, section_kinds: Sequence[str]) -> list[str]:
+    """The step's section kinds the learner has not viewed yet, in document order."""
+    viewed = set(progress.sections_viewed) if progress else set()
+    return [kind for kind in section_kinds if kind not in viewed]
+
+
+def event_apply(
+    progress: StepProgress,
+    *,
+    kind: str,
+    section: str,
+    at: datetime.datetime,
+    section_kinds: Sequence[str],
+) -> tuple[str, bool]:
+    """Apply one event to a progress row in memory.
+
+    Returns the EventResult value and whether the row must be written (an "opened" that
+    changes no state still moves ``last_event_at``, the resume point). Raises
+    InvalidInput/Conflict for an event that cannot apply; the row is then unchanged.
+    """
+    before = _snapshot(progress)
+    # An offline event older than the step's newest one must not move the resume point back.
+    newest = progress.last_event_at is None or at >= progress.last_event_at
+    if kind == EventKind.COMPLETED:
+        if progress.status == _COMPLETED:
+            return EventResult.UNCHANGED, False
+        if progress.status_changed_at and at < progress.status_changed_at:
+            return EventResult.STALE, False
+        missing = missing_sections(progress, section_kinds)
+        if missing:
+            raise Conflict(
+                "The step is completed only after all its sections have been viewed.",
+                code="sections_not_viewed",
+                detail={"missing_sections": missing},
+            )
+        progress.status = _COMPLETED
+        progress.completed_at = at
+        progress.status_changed_at = at
+    elif kind == EventKind.REOPENED:
+        if progress.status != _COMPLETED:
+            return EventResult.UNCHANGED, False
+        if progress.status_changed_at and at < progress.status_changed_at:
+            return EventResult.STALE, False
+        progress.status = _IN_PROGRESS
+        progress.completed_at = None
+        progress.status_changed_at = at
+    elif kind in (EventKind.OPENED, EventKind.SECTION_VIEWED):
+        if kind == EventKind.SECTION_VIEWED:
+            if section not in section_kinds:
+                raise InvalidInput(
+                    f"This step has no section '{section}'.",
+                    code="unknown_section",
+                    detail={"section": section, "sections": list(section_kinds)},
+                )
+            if section not in progress.sections_viewed:
+                progress.sections_viewed = [*progress.sections_viewed, section]
+            if newest:
+                progress.last_section = section
+        if progress.status == _NOT_STARTED:
+            progress.status = _IN_PROGRESS
+    else:
+        raise InvalidInput(f"Unknown event '{kind}'.", code="unknown_event")
+    if progress.first_opened_at is None or at < progress.first_opened_at:
+        progress.first_opened_at = at
+    result = EventResult.APPLIED if _snapshot(progress) != before else EventResult.UNCHANGED
+    dirty = result == EventResult.APPLIED
+    if (dirty or kind == EventKind.OPENED) and newest and progress.last_event_at != at:
+        progress.last_event_at = at
+        dirty = True
+    return result, dirty
+
+
+# --- offline events ------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SyncEvent:
+    index: int
+    client_event_id: str
+    kind: str
+    module: str
+    number: int
+    section: str
+    occurred_at: datetime.datetime
+
+
+def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEvent:
+    """Validate one raw event; raises InvalidInput with the reason."""
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("An event must be an object.", code="invalid_event")
+    client_event_id = raw.get("client_event_id")
+    if (
+        not isinstance(client_event_id, str)
+        or not client_event_id.strip()
+        or len(client_event_id) > CLIENT_EVENT_ID_MAX_LENGTH
+    ):
+        raise InvalidInput(
+            f"client_event_id must be a non-empty string of at most "
+            f"{CLIENT_EVENT_ID_MAX_LENGTH} characters.",
+            code="invalid_client_event_id",
+        )
+    kind = raw.get("event")
+    if kind not in EventKind.values:
+        raise InvalidInput(
+            f"event must be one of {', '.join(EventKind.values)}.",
+            code="unknown_event",
+            detail={"allowed": list(EventKind.values)},
+        )
+    module = raw.get("module")
+    if not isinstance(module, str) or not module:
+        raise InvalidInput("module must be a module slug.", code="invalid_module")
+    number = raw.get("step")
+    # bool is an int in Python; "step": true is a client bug, not step 1.
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise InvalidInput("step must be a step number (1, 2, ...).", code="invalid_step")
+    section = raw.get("section") or ""
+    if kind == EventKind.SECTION_VIEWED and (not isinstance(section, str) or not section):
+        raise InvalidInput("section_viewed needs the section kind.", code="invalid_section")
+    if not isinstance(section, str):
+        raise InvalidInput("section must be a section kind.", code="invalid_section")
+    occurred_at = client_time_parse(raw.get("occurred_at"), now=now)
+    return SyncEvent(
+        index=index,
+        client_event_id=client_event_id,
+        kind=kind,
+        module=module,
+        number=number,
+        section=section,
+        occurred_at=occurred_at,
+    )
+
+
+def client_time_parse(value: Any, *, now: datetime.datetime) -> datetime.datetime:
+    try:
+        parsed = parse_datetime(value) if isinstance(value, str) else None
+    except ValueError:
+        parsed = None
+    if parsed is None or timezone.is_naive(parsed):
+        raise InvalidInput(
+            "occurred_at must be an ISO 8601 time with a UTC offset, e.g. 2026-03-01T09:30:00Z.",
+            code="invalid_timestamp",
+        )
+    parsed = parsed.astimezone(datetime.UTC)
+    if parsed > now + CLOCK_SKEW_TOLERANCE:
+        raise InvalidInput(
+            "occurred_at lies in the future; check the device clock.",
+            code="timestamp_in_future",
+            detail={"server_time": now.isoformat()},
+        )
+    if parsed < EARLIEST_EVENT_TIME:
+        raise InvalidInput("occurred_at is implausibly old.", code="timestamp_too_old")
+    # Within the tolerance the event happened "now" as far as the server can tell.
+    return min(parsed, now)

@@ -1,0 +1,164 @@
+"""Learner data attached to content: enrollment, progress per step, the offline event log, notes.
+
+The tables kept the names they had in the courses app (``db_table``), so the split moved no row.
+
+Rows point at steps (never at sections): a re-import keeps step rows, so progress survives it.
+Sections are recorded by kind, which is stable across re-imports.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
+
+# A note is free text the learner writes for one prompt of a step; 10 000 characters is several
+# pages, far more than the prompts ask for, and small enough to keep rows and responses bounded.
+NOTE_MAX_LENGTH = 10_000
+
+
+class Enrollment(models.Model):
+    """A learner takes a module."""
+
+    class Source(models.TextChoices):
+        SELF = "self", "self-enrolled"
+        ADMIN = "admin", "enrolled by an admin"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrollments"
+    )
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="enrollments"
+    )
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.SELF)
+    enrolled_at = models.DateTimeField()
+    # Last activity and the resume point are read from the progress rows
+    # (StepProgress.last_event_at), so recording an event never has to write this row too.
+
+    class Meta:
+        db_table = "courses_enrollment"
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "module"], name="enrollment_unique")
+        ]
+        indexes = [models.Index(fields=["module", "enrolled_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} in {self.module_id}"
+
+
+class StepProgress(models.Model):
+    """One learner's progress on one step."""
+
+    class Status(models.TextChoices):
+        NOT_STARTED = "not_started", "not started"
+        IN_PROGRESS = "in_progress", "in progress"
+        COMPLETED = "completed", "completed"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="step_progress"
+    )
+    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="progress")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.NOT_STARTED)
+    first_opened_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    # Section kinds the learner has opened (stable across re-imports, unlike section rows).
+    sections_viewed = models.JSONField(default=list, blank=True)
+    last_section = models.CharField(max_length=30, blank=True)
+    # When (event time) the status last changed: an offline "completed"/"reopened" older than
+    # this is stale and must not undo a newer change.
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+    # Event time of the newest event on this step: the module's last activity is the newest of
+    # these, and the step with the newest one is where "resume" starts looking.
+    last_event_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "courses_stepprogress"
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "step"], name="stepprogress_unique"),
+            models.CheckConstraint(
+                condition=~Q(status="completed") | Q(completed_at__isnull=False),
+                name="stepprogress_completed_has_time",
+            ),
+        ]
+        verbose_name_plural = "step progress"
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}/{self.step_id}: {self.status}"
+
+
+class ProgressEvent(models.Model):
+    """A progress event a mobile app recorded offline and synced; the log makes replays no-ops.
+
+    Only accepted events are logged (applied or already in effect): a rejected event may be sent
+    again once its cause is fixed (e.g. after enrolling).
+    """
+
+    class Kind(models.TextChoices):
+        OPENED = "opened", "opened"
+        SECTION_VIEWED = "section_viewed", "section viewed"
+        COMPLETED = "completed", "completed"
+        REOPENED = "reopened", "reopened"
+
+    class Result(models.TextChoices):
+        APPLIED = "applied", "applied"
+        UNCHANGED = "unchanged", "already in effect"
+        STALE = "stale", "older than the step's last status change"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="progress_events"
+    )
+    client_event_id = models.CharField(max_length=64)
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.CASCADE, related_name="progress_events"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    section = models.CharField(max_length=30, blank=True)
+    occurred_at = models.DateTimeField(help_text="Client time (clamped to the time received).")
+    received_at = models.DateTimeField()
+    result = models.CharField(max_length=10, choices=Result.choices)
+
+    class Meta:
+        db_table = "courses_progressevent"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "client_event_id"], name="progressevent_client_id_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}:{self.client_event_id} {self.kind}"
+
+
+class StepNote(models.Model):
+    """A learner's private answer to a writing prompt of a step (Praxisaufgabe, Lernauftrag)."""
+
+    class Prompt(models.TextChoices):
+        PRAXISAUFGABE = "praxisaufgabe", "Optionale Praxisaufgabe"
+        LERNAUFTRAG = "lernauftrag", "Lernauftrag für diesen Schritt"
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="step_notes"
+    )
+    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="notes")
+    prompt = models.CharField(max_length=20, choices=Prompt.choices)
+    text = models.TextField(max_length=NOTE_MAX_LENGTH)
+    created_at = models.DateTimeField()
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        db_table = "courses_stepnote"
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "step", "prompt"], name="stepnote_unique"),
+            models.CheckConstraint(
+                condition=Q(prompt__in=["praxisaufgabe", "lernauftrag"]), name="stepnote_prompt"
+            ),
+            # An empty answer is no note: the service deletes the row instead.
+            models.CheckConstraint(
+                condition=~Q(text="") & LessThanOrEqual(Length("text"), NOTE_MAX_LENGTH),
+                name="stepnote_text_length",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}/{self.step_id}/{self.prompt}"

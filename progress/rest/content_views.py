@@ -1,0 +1,92 @@
+"""The content endpoints that also show or record the signed-in learner's progress: the module
+with its outline (and the learner's status on each step) and the step (reading it records the
+opening). Readable without log-in (open courseware).
+
+They live here, not in courses.rest: content knows nothing of learners, so the view that joins
+the two sits in the app that owns the learner's side (the one import-linter exception that lets
+progress.rest use courses.rest's serializers and courses.selectors; see ARCHITECTURE.md).
+"""
+
+from django.http import HttpResponse, HttpResponseNotModified
+from django.utils.cache import patch_cache_control
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from courses.rest.serializers import StepDetailSerializer
+from courses.selectors import module_get, step_etag, step_get
+from lms.content_cache import ContentCache
+from lms.errors import StepNotFound
+from progress.rest.serializers import ModuleDetailWithProgressSerializer
+from progress.selectors import outline_status_get
+from progress.services import step_events as progress_step_events
+
+
+class ModuleDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=ModuleDetailWithProgressSerializer)
+    def get(self, request, module: str):
+        content = module_get(slug=module)
+        # An enrolled learner also sees the status of each step (two more queries).
+        outline_status = None
+        if request.user.is_authenticated:
+            outline_status = outline_status_get(
+                learner_id=request.user.pk, module_id=content.pk, steps=content.active_steps
+            )
+        return Response(
+            ModuleDetailWithProgressSerializer(
+                content, context={"outline_status": outline_status}
+            ).data
+        )
+
+
+# Step bodies by ETag, rendered to JSON, in each process (lms.content_cache: the ETag is a hash
+# of everything the body shows, so an entry is never stale). A step read from here costs no
+# query while its ETag is trusted (courses.selectors.step_etag), instead of three
+# queries, the serializer and the renderer.
+_step_bodies = ContentCache(name="step bodies", max_entries=2000)
+_renderer = JSONRenderer()
+
+
+class StepDetailView(APIView):
+    """A step with its sections; ``If-None-Match`` with the current ETag gets ``304``."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: StepDetailSerializer, 304: OpenApiResponse(description="Not modified")}
+    )
+    def get(self, request, module: str, number: int):
+        etag = step_etag(module_slug=module, number=number)
+        if etag is None:
+            raise StepNotFound(module, number)
+        if_none_match = request.headers.get("If-None-Match")
+        if if_none_match and (
+            etag in {tag.strip() for tag in if_none_match.split(",")} or if_none_match == "*"
+        ):
+            # Opening a cached step is still opening it (anonymous 304s need no query).
+            if request.user.is_authenticated:
+                progress_step_events.step_open_record(
+                    learner_id=request.user.pk, module_slug=module, number=number
+                )
+            response = HttpResponseNotModified()
+            response["ETag"] = etag
+            return response
+        body = _step_bodies.get(etag)
+        if body is None:
+            content = step_get(module_slug=module, number=number)
+            body = _renderer.render(StepDetailSerializer(content).data)
+            # Keyed by what was read now (an import may have changed the step meanwhile).
+            etag = content.etag
+            _step_bodies.put(etag, body)
+        if request.user.is_authenticated:
+            progress_step_events.step_open_record(
+                learner_id=request.user.pk, module_slug=module, number=number
+            )
+        response = HttpResponse(body, content_type=_renderer.media_type)
+        response["ETag"] = etag
+        patch_cache_control(response, no_cache=True)
+        return response

@@ -1,0 +1,154 @@
+"""Personal API of the progress app: enrollment, progress, offline sync and notes.
+
+Everything here needs log-in (the default permission) and only ever reads or writes the
+requesting learner's own rows.
+"""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from progress import selectors as progress_selectors
+from progress.rest.serializers import (
+    EnrollmentSerializer,
+    ModuleProgressSerializer,
+    StepEventSerializer,
+    StepNotesSerializer,
+    StepProgressStateSerializer,
+    SyncRequestSerializer,
+    SyncResponseSerializer,
+)
+from progress.services import enrollment as enrollment_services
+from progress.services import notes as notes_services
+from progress.services import step_events as step_event_services
+from progress.services import sync as sync_services
+
+
+class EnrollmentListView(generics.ListAPIView):
+    """My enrollments with progress counts (paginated)."""
+
+    serializer_class = EnrollmentSerializer
+
+    def get_queryset(self):
+        return progress_selectors.enrollment_list(learner_id=self.request.user.pk)
+
+
+class EnrollmentView(APIView):
+    """My enrollment in one module."""
+
+    @extend_schema(responses=EnrollmentSerializer, summary="My enrollment in this module")
+    def get(self, request, module: str):
+        enrollment = progress_selectors.enrollment_get(
+            learner_id=request.user.pk, module_slug=module
+        )
+        return Response(EnrollmentSerializer(enrollment).data)
+
+    @extend_schema(
+        request=None,
+        responses={201: EnrollmentSerializer, 200: EnrollmentSerializer},
+        summary="Enroll in this module (201 the first time, 200 after)",
+    )
+    def post(self, request, module: str):
+        _, created = enrollment_services.enrollment_create(
+            learner_id=request.user.pk, module_slug=module
+        )
+        enrollment = progress_selectors.enrollment_get(
+            learner_id=request.user.pk, module_slug=module
+        )
+        return Response(
+            EnrollmentSerializer(enrollment).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+    @extend_schema(
+        responses={204: OpenApiResponse(description="Unenrolled; progress and notes are kept")},
+        summary="Unenroll from this module",
+    )
+    def delete(self, request, module: str):
+        enrollment_services.enrollment_delete(learner_id=request.user.pk, module_slug=module)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ModuleProgressView(APIView):
+    @extend_schema(responses=ModuleProgressSerializer, summary="My progress in this module")
+    def get(self, request, module: str):
+        progress = progress_selectors.module_progress_get(
+            learner_id=request.user.pk, module_slug=module
+        )
+        return Response(ModuleProgressSerializer(progress).data)
+
+
+class StepProgressEventView(APIView):
+    @extend_schema(
+        request=StepEventSerializer,
+        responses={200: StepProgressStateSerializer},
+        summary="Record a progress event for this step (idempotent)",
+        description=(
+            "Events: opened, section_viewed (with the section kind), completed (only after "
+            "every section was viewed, else 409 with the missing sections), reopened."
+        ),
+    )
+    def post(self, request, module: str, number: int):
+        serializer = StepEventSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        outcome = step_event_services.step_event_record(
+            learner_id=request.user.pk,
+            module_slug=module,
+            number=number,
+            kind=serializer.validated_data["event"],
+            section=serializer.validated_data["section"],
+        )
+        payload = StepProgressStateSerializer.payload(module=module, number=number, outcome=outcome)
+        return Response(StepProgressStateSerializer(payload).data)
+
+
+class ProgressSyncView(APIView):
+    @extend_schema(
+        request=SyncRequestSerializer,
+        responses={200: SyncResponseSerializer},
+        summary="Apply progress events recorded offline",
+        description=(
+            "Each event: client_event_id, event, module, step, section (for section_viewed), "
+            "occurred_at (ISO 8601 with offset). Replays are ignored, events apply in "
+            "occurred_at order, a bad event is rejected with its reason while the rest apply. "
+            "At most 500 events per request."
+        ),
+    )
+    def post(self, request):
+        serializer = SyncRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        results = sync_services.progress_sync(
+            learner_id=request.user.pk, events=serializer.validated_data["events"]
+        )
+        return Response(SyncResponseSerializer(SyncResponseSerializer.payload(results)).data)
+
+
+class StepNotesView(APIView):
+    @extend_schema(responses=StepNotesSerializer, summary="My notes on this step")
+    def get(self, request, module: str, number: int):
+        notes = progress_selectors.step_notes_get(
+            learner_id=request.user.pk, module_slug=module, number=number
+        )
+        return Response(StepNotesSerializer(StepNotesSerializer.payload(notes)).data)
+
+    @extend_schema(
+        request=StepNotesSerializer,
+        responses=StepNotesSerializer,
+        summary="Write my notes on this step",
+        description=(
+            "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that "
+            "note; prompts left out stay as they are."
+        ),
+    )
+    def put(self, request, module: str, number: int):
+        serializer = StepNotesSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        notes = notes_services.step_notes_put(
+            learner_id=request.user.pk,
+            module_slug=module,
+            number=number,
+            notes=serializer.validated_data,
+        )
+        result = progress_selectors.StepNotes(module_slug=module, number=number, notes=notes)
+        return Response(StepNotesSerializer(StepNotesSerializer.payload(result)).data)

@@ -1,0 +1,347 @@
+"""Reads of learner data: enrollments, a module's progress, the outline status, notes.
+
+Each function uses a fixed number of queries, whatever the number of steps or progress rows.
+Percentages count the module's current (active) steps only: progress on a step that a re-import
+retired is kept but no longer counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import (
+    Count,
+    DateTimeField,
+    FilteredRelation,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Coalesce
+
+from courses import api as courses_api
+from lms.errors import NotEnrolled
+from lms.sql import aware, json_value
+from progress.models import Enrollment, StepNote, StepProgress
+from progress.sql import enrollment_progress_rows
+
+_COMPLETED = StepProgress.Status.COMPLETED
+_IN_PROGRESS = StepProgress.Status.IN_PROGRESS
+_NOT_STARTED = StepProgress.Status.NOT_STARTED
+
+
+def percent(completed: int, total: int) -> int:
+    """Whole percent, rounded down: 31 of 32 steps is 96 %, never a premature 100 %."""
+    return completed * 100 // total if total else 0
+
+
+def _not_enrolled(module_slug: str) -> NotEnrolled:
+    """NotEnrolled, or ModuleNotFound raised when there is no such module (one query)."""
+    courses_api.module_by_slug(module_slug)
+    return NotEnrolled(module_slug)
+
+
+def step_unavailable(*, module_slug: str, number: int, enroll_first: bool = False) -> NotEnrolled:
+    """Why the learner has no progress on a step: raises ModuleNotFound or StepNotFound, else
+    returns NotEnrolled to raise (at most two queries, only on this error path)."""
+    courses_api.module_by_slug(module_slug)
+    courses_api.step_by_number(module_slug, number)
+    return NotEnrolled(module_slug, enroll_first=enroll_first)
+
+
+# --- enrollments --------------------------------------------------------------------------
+
+
+def enrollments_with_progress(queryset: QuerySet[Enrollment]) -> QuerySet[Enrollment]:
+    """Annotate ``total_steps``, ``completed_steps`` (current steps) and ``last_activity_at``."""
+    completed = (
+        StepProgress.objects.filter(
+            courses_api.active_step_q("step__"),
+            learner_id=OuterRef("learner_id"),
+            step__module_id=OuterRef("module_id"),
+            status=_COMPLETED,
+        )
+        .order_by()
+        .values("learner_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    last_activity = (
+        StepProgress.objects.filter(
+            learner_id=OuterRef("learner_id"), step__module_id=OuterRef("module_id")
+        )
+        .order_by()
+        .values("learner_id")
+        .annotate(last=Max("last_event_at"))
+        .values("last")
+    )
+    return queryset.annotate(
+        total_steps=Coalesce(
+            courses_api.active_step_count(OuterRef("module_id")),
+            Value(0),
+            output_field=IntegerField(),
+        ),
+        completed_steps=Coalesce(Subquery(completed), Value(0), output_field=IntegerField()),
+        last_activity_at=Subquery(last_activity, output_field=DateTimeField()),
+    )
+
+
+def enrollment_list(*, learner_id: int) -> QuerySet[Enrollment]:
+    """The learner's enrollments with their module and progress counts, newest first."""
+    return enrollments_with_progress(
+        Enrollment.objects.filter(learner_id=learner_id).select_related("module")
+    ).order_by("-enrolled_at", "-id")
+
+
+def enrollment_get(*, learner_id: int, module_slug: str) -> Enrollment:
+    enrollment = (
+        enrollments_with_progress(
+            Enrollment.objects.filter(learner_id=learner_id, module__slug=module_slug)
+        )
+        .select_related("module")
+        .first()
+    )
+    if enrollment is None:
+        raise _not_enrolled(module_slug)
+    return enrollment
+
+
+# --- module progress ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class StepStatus:
+    """One current step and where the learner stands on it."""
+
+    id: int
+    number: int
+    slug: str
+    term: str
+    status: str
+    section_kinds: tuple[str, ...]
+    sections_viewed: tuple[str, ...]
+    last_section: str
+    first_opened_at: datetime.datetime | None
+    completed_at: datetime.datetime | None
+
+    @property
+    def missing_sections(self) -> list[str]:
+        return [kind for kind in self.section_kinds if kind not in self.sections_viewed]
+
+
+@dataclasses.dataclass(frozen=True)
+class ResumePoint:
+    """Where to continue: a step and the section to open in it."""
+
+    number: int
+    slug: str
+    term: str
+    section: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleProgress:
+    module_slug: str
+    module_title: str
+    enrolled_at: datetime.datetime
+    last_activity_at: datetime.datetime | None
+    steps: list[StepStatus]
+    next_step: ResumePoint | None
+
+    @property
+    def total_steps(self) -> int:
+        return len(self.steps)
+
+    def _count(self, status: str) -> int:
+        return sum(1 for step in self.steps if step.status == status)
+
+    @property
+    def completed_steps(self) -> int:
+        return self._count(_COMPLETED)
+
+    @property
+    def in_progress_steps(self) -> int:
+        return self._count(_IN_PROGRESS)
+
+    @property
+    def not_started_steps(self) -> int:
+        return self._count(_NOT_STARTED)
+
+    @property
+    def percent_complete(self) -> int:
+        return percent(self.completed_steps, self.total_steps)
+
+
+def resume_step(
+    steps: Sequence[tuple[int, str, datetime.datetime | None]],
+) -> int | None:
+    """The id of the step to resume, from (id, status, last event time) in step order.
+
+    The step the learner worked on last while it is not completed; else the first step after
+    it that is not completed, wrapping round to the start; None when every step is completed.
+    """
+    worked_on = [(at, index) for index, (_, _, at) in enumerate(steps) if at is not None]
+    start = max(worked_on)[1] if worked_on else 0
+    for step_id, status, _ in [*steps[start:], *steps[:start]]:
+        if status != _COMPLETED:
+            return step_id
+    return None
+
+
+def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
+    """The learner's progress in a module: 1 query, plus the module's outline once a second
+    per process (``courses.api.module_outline``). Retired steps' rows count as activity."""
+    outline = courses_api.module_outline(module_slug)
+    rows = enrollment_progress_rows(
+        learner_id=learner_id, module_id=outline.id, step_ids=outline.step_ids
+    )
+    if not rows:
+        raise NotEnrolled(module_slug)
+    by_step = {row.step_id: row for row in rows if row.step_id is not None}
+    steps = []
+    last_event_by_step = {}
+    for step in outline.active_steps:
+        kinds = step.section_kinds
+        row = by_step.get(step.id)
+        if row is not None:
+            viewed = json_value(row.sections_viewed)
+            last_event_by_step[step.id] = aware(row.last_event_at)
+        steps.append(
+            StepStatus(
+                id=step.id,
+                number=step.number,
+                slug=step.slug,
+                term=step.term,
+                status=row.status if row else _NOT_STARTED,
+                section_kinds=kinds,
+                # Only kinds the step still has: a re-import may have dropped a section.
+                sections_viewed=tuple(kind for kind in kinds if kind in viewed) if row else (),
+                last_section=row.last_section if row else "",
+                first_opened_at=aware(row.first_opened_at) if row else None,
+                completed_at=aware(row.completed_at) if row else None,
+            )
+        )
+    resume_id = resume_step([(s.id, s.status, last_event_by_step.get(s.id)) for s in steps])
+    resume = next((step for step in steps if step.id == resume_id), None)
+    next_step = None
+    if resume is not None:
+        section = resume.last_section if resume.last_section in resume.section_kinds else ""
+        section = section or next(iter(resume.missing_sections or resume.section_kinds), "")
+        next_step = ResumePoint(
+            number=resume.number, slug=resume.slug, term=resume.term, section=section
+        )
+    return ModuleProgress(
+        module_slug=module_slug,
+        module_title=outline.title,
+        enrolled_at=aware(rows[0].enrolled_at),
+        last_activity_at=max(
+            filter(None, (aware(row.last_event_at) for row in rows)), default=None
+        ),
+        steps=steps,
+        next_step=next_step,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class OutlineStatus:
+    """An enrolled learner's status per outline step, for the module detail."""
+
+    enrolled_at: datetime.datetime
+    last_activity_at: datetime.datetime | None
+    status_by_step: dict[int, str]
+    total_steps: int
+    completed_steps: int
+    next_step_number: int | None
+
+    @property
+    def percent_complete(self) -> int:
+        return percent(self.completed_steps, self.total_steps)
+
+
+def outline_status_get(
+    *, learner_id: int, module_id: int, steps: Sequence[Any]
+) -> OutlineStatus | None:
+    """Status of the given (active, ordered) steps (anything with ``id`` and ``number``) for
+    the learner; None when not enrolled.
+
+    One query: the enrollment LEFT JOIN the learner's progress rows of the module's steps (one
+    row per step of the module, so the enrollment shows even without any progress).
+    """
+    joined = list(
+        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
+        .annotate(
+            mine=FilteredRelation(
+                "module__steps__progress",
+                condition=Q(module__steps__progress__learner_id=learner_id),
+            )
+        )
+        .values_list("enrolled_at", "mine__step_id", "mine__status", "mine__last_event_at")
+    )
+    if not joined:
+        return None
+    enrolled_at = joined[0][0]
+    rows = {
+        step_id: (status, last_event_at)
+        for _, step_id, status, last_event_at in joined
+        if step_id is not None
+    }
+    status_by_step = {step.id: rows.get(step.id, (_NOT_STARTED,))[0] for step in steps}
+    resume_id = resume_step(
+        [(step.id, status_by_step[step.id], rows.get(step.id, (0, None))[1]) for step in steps]
+    )
+    return OutlineStatus(
+        enrolled_at=enrolled_at,
+        last_activity_at=max(filter(None, (at for _, at in rows.values())), default=None),
+        status_by_step=status_by_step,
+        total_steps=len(steps),
+        completed_steps=sum(1 for s in status_by_step.values() if s == _COMPLETED),
+        next_step_number=next((s.number for s in steps if s.id == resume_id), None),
+    )
+
+
+# --- notes --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class StepNotes:
+    module_slug: str
+    number: int
+    notes: dict[str, StepNote]
+
+    @property
+    def updated_at(self) -> datetime.datetime | None:
+        return max((note.updated_at for note in self.notes.values()), default=None)
+
+
+def enrolled_step_id(*, learner_id: int, module_slug: str, number: int) -> int | None:
+    """The id of the module's active step ``number`` reached through the learner's enrollment;
+    None when not enrolled or there is no such step (one query)."""
+    return (
+        Enrollment.objects.filter(
+            courses_api.active_step_q("module__steps__"),
+            learner_id=learner_id,
+            module__slug=module_slug,
+            module__steps__number=number,
+        )
+        .values_list("module__steps__id", flat=True)
+        .first()
+    )
+
+
+def step_notes_get(*, learner_id: int, module_slug: str, number: int) -> StepNotes:
+    """The learner's notes on a step: 2 queries (step with enrollment, notes)."""
+    step_id = enrolled_step_id(learner_id=learner_id, module_slug=module_slug, number=number)
+    if step_id is None:
+        raise step_unavailable(module_slug=module_slug, number=number)
+    notes = {
+        note.prompt: note
+        for note in StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
+    }
+    return StepNotes(module_slug=module_slug, number=number, notes=notes)

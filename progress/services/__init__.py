@@ -1,0 +1,1 @@
+"""Write operations of the progress app: one module per business area."""

@@ -1,0 +1,78 @@
+"""The learner's notes on a step's writing prompts (Praxisaufgabe, Lernauftrag)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from django.db import transaction
+from django.utils import timezone
+
+from lms.errors import InvalidInput
+from progress.models import NOTE_MAX_LENGTH, StepNote
+from progress.services.step_context import step_context_lock_or_raise
+
+NOTE_PROMPTS = tuple(StepNote.Prompt.values)
+
+
+@transaction.atomic
+def step_notes_put(
+    *, learner_id: int, module_slug: str, number: int, notes: Mapping[str, str]
+) -> dict[str, StepNote]:
+    """Set the learner's notes for the given prompts of a step; an empty text deletes a note.
+
+    Prompts not given stay as they are. Returns the step's notes after the change, by prompt.
+    """
+    unknown = sorted(set(notes) - set(NOTE_PROMPTS))
+    if unknown:
+        raise InvalidInput(
+            f"Notes exist for the prompts {', '.join(NOTE_PROMPTS)}.",
+            code="unknown_prompt",
+            detail={"unknown": unknown},
+        )
+    too_long = sorted(prompt for prompt, text in notes.items() if len(text) > NOTE_MAX_LENGTH)
+    if too_long:
+        raise InvalidInput(
+            f"A note has at most {NOTE_MAX_LENGTH} characters.",
+            code="note_too_long",
+            detail={"prompts": too_long, "max_length": NOTE_MAX_LENGTH},
+        )
+    context = step_context_lock_or_raise(
+        learner_id=learner_id, module_slug=module_slug, number=number
+    )
+    absent = sorted(
+        prompt
+        for prompt, text in notes.items()
+        if text.strip() and prompt not in context.section_kinds
+    )
+    if absent:
+        raise InvalidInput(
+            "This step does not ask for these notes.",
+            code="prompt_not_in_step",
+            detail={"prompts": absent},
+        )
+    now = timezone.now()
+    existing = {
+        note.prompt: note
+        for note in StepNote.objects.filter(learner_id=learner_id, step_id=context.step_id)
+    }
+    for prompt, text in notes.items():
+        text = text.strip()
+        note = existing.get(prompt)
+        if not text:
+            if note is not None:
+                note.delete()
+                del existing[prompt]
+        elif note is None:
+            existing[prompt] = StepNote.objects.create(
+                learner_id=learner_id,
+                step_id=context.step_id,
+                prompt=prompt,
+                text=text,
+                created_at=now,
+                updated_at=now,
+            )
+        elif note.text != text:
+            note.text = text
+            note.updated_at = now
+            note.save(update_fields=["text", "updated_at"])
+    return existing

@@ -1,0 +1,114 @@
+"""Locking and reading one learner's progress row on one step, for every write that changes it.
+
+Enrolling created the row, so an event only ever updates it: the row is locked (SELECT ... FOR
+UPDATE) in the same statement that reads it, and two requests of the same learner (browser and
+phone at once) apply one after the other. PostgreSQL re-reads a row it waited for, so the second
+one sees the first one's change. A step added to the module later gets its row on the first
+event. Event times are UTC; an offline event carries its client time, an online event the
+server's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import NoReturn
+
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from courses import api as courses_api
+from progress.models import Enrollment, StepProgress
+from progress.selectors import enrolled_step_id, step_unavailable
+
+# The columns of a progress row read together with the step (see _step_context_lock).
+PROGRESS_FIELDS = (
+    "id",
+    "status",
+    "first_opened_at",
+    "completed_at",
+    "sections_viewed",
+    "last_section",
+    "status_changed_at",
+    "last_event_at",
+    "updated_at",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class StepContext:
+    step_id: int
+    section_kinds: tuple[str, ...]
+    progress: StepProgress
+
+
+def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[tuple]:
+    """The learner's progress row of the step, locked, with the step's section kinds.
+
+    One statement: progress JOIN step LEFT JOIN sections, only while the learner is enrolled;
+    one result row per section. FOR UPDATE OF the progress row only.
+    """
+    return list(
+        StepProgress.objects.select_for_update(of=("self",))
+        .filter(
+            Exists(
+                Enrollment.objects.filter(
+                    learner_id=learner_id, module_id=OuterRef("step__module_id")
+                )
+            ),
+            courses_api.active_step_q("step__"),
+            learner_id=learner_id,
+            step__module__slug=module_slug,
+            step__number=number,
+        )
+        .order_by("step__sections__position")
+        .values_list(*PROGRESS_FIELDS, "step_id", "step__sections__kind")
+    )
+
+
+def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> StepContext | None:
+    """Lock and read the learner's progress on a step; None when not enrolled or no such step.
+
+    One statement when the row exists (enrolling created it); a step added to the module after
+    the enrollment gets its row here (3 statements more, once).
+    """
+    rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+    if not rows:
+        step_id = enrolled_step_id(learner_id=learner_id, module_slug=module_slug, number=number)
+        if step_id is None:
+            return None
+        # ON CONFLICT DO NOTHING: a concurrent first event may be creating the same row.
+        StepProgress.objects.bulk_create(
+            [StepProgress(learner_id=learner_id, step_id=step_id, updated_at=timezone.now())],
+            ignore_conflicts=True,
+        )
+        rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+    width = len(PROGRESS_FIELDS)
+    values = dict(zip(PROGRESS_FIELDS, rows[0][:width], strict=True))
+    values.update(learner_id=learner_id, step_id=rows[0][width])
+    names = [field.attname for field in StepProgress._meta.concrete_fields]
+    progress = StepProgress.from_db(
+        StepProgress.objects.db, names, [values[name] for name in names]
+    )
+    return StepContext(
+        step_id=progress.step_id,
+        section_kinds=tuple(row[width + 1] for row in rows if row[width + 1] is not None),
+        progress=progress,
+    )
+
+
+def _raise_missing(*, learner_id: int, module_slug: str, number: int) -> NoReturn:
+    """Say why there is no step context: no module, no such step, or not enrolled."""
+    raise step_unavailable(module_slug=module_slug, number=number, enroll_first=True)
+
+
+def step_context_lock_or_raise(*, learner_id: int, module_slug: str, number: int) -> StepContext:
+    context = step_context_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+    if context is None:
+        _raise_missing(learner_id=learner_id, module_slug=module_slug, number=number)
+    return context
+
+
+def progress_write(progress: StepProgress, *, now: datetime.datetime) -> None:
+    progress.updated_at = now
+    progress.save(update_fields=[name for name in PROGRESS_FIELDS if name != "id"])

@@ -1,0 +1,84 @@
+"""Progress events of a learner online: opening a step, viewing a section, completing and
+reopening it (the offline batch is progress.services.sync)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from progress.event_rules import EventKind, EventResult, event_apply, missing_sections
+from progress.models import StepProgress
+from progress.services.step_context import (
+    progress_write,
+    step_context_lock,
+    step_context_lock_or_raise,
+)
+from reviews import api as reviews_api
+
+
+@dataclasses.dataclass(frozen=True)
+class StepEventOutcome:
+    """The step's progress after an event, and what the event did."""
+
+    progress: StepProgress
+    result: str
+    section_kinds: tuple[str, ...]
+
+    @property
+    def missing_sections(self) -> list[str]:
+        return missing_sections(self.progress, self.section_kinds)
+
+
+def step_event_record(
+    *,
+    learner_id: int,
+    module_slug: str,
+    number: int,
+    kind: str,
+    section: str = "",
+    at: datetime.datetime | None = None,
+) -> StepEventOutcome:
+    """Record a progress event of an enrolled learner; repeating it changes nothing.
+
+    Two queries (lock and read, write; one when nothing changes), plus what
+    reviews.api.cards_for_step_ensure needs when the event completes the step.
+    """
+    at = at or timezone.now()
+    with transaction.atomic():
+        context = step_context_lock_or_raise(
+            learner_id=learner_id, module_slug=module_slug, number=number
+        )
+        progress = context.progress
+        result, dirty = event_apply(
+            progress, kind=kind, section=section, at=at, section_kinds=context.section_kinds
+        )
+        if dirty:
+            progress_write(progress, now=at)
+        if result == EventResult.APPLIED and kind == EventKind.COMPLETED:
+            reviews_api.cards_for_step_ensure(learner_id=learner_id, step_id=context.step_id, at=at)
+    return StepEventOutcome(progress=progress, result=result, section_kinds=context.section_kinds)
+
+
+def step_open_record(*, learner_id: int, module_slug: str, number: int) -> None:
+    """The learner opened a step through the content API: record it when enrolled, else no-op.
+
+    Two statements: lock-and-read and the write for an enrolled learner, the lookup and the
+    enrollment check for one who is not.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        context = step_context_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+        if context is None:
+            return
+        _, dirty = event_apply(
+            context.progress,
+            kind=EventKind.OPENED,
+            section="",
+            at=now,
+            section_kinds=context.section_kinds,
+        )
+        if dirty:
+            progress_write(context.progress, now=now)

@@ -1,0 +1,91 @@
+"""The progress app's plain SQL: the learner's enrollment with their progress rows on a module.
+
+The progress page reads this on every request; built with the ORM the same read cost more CPU
+than everything else the request does (bench/results/latest.md, module progress). Only the
+progress app's own tables are named: the module's step ids come in as parameters (from
+``courses.api.module_outline``). Table and column names come from ``_meta``, every value is
+bound, and rows come back as a frozen row type by column name (``lms.sql.rows_as``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from lms.sql import rows_as
+from progress.models import Enrollment, StepProgress
+
+
+@dataclass(frozen=True)
+class EnrollmentProgressRow:
+    """The enrollment, and one of the learner's progress rows on the given steps (all None
+    when there is none)."""
+
+    enrolled_at: Any
+    step_id: int | None
+    status: str | None
+    sections_viewed: Any
+    last_section: str | None
+    first_opened_at: Any
+    completed_at: Any
+    last_event_at: Any
+
+
+@functools.cache
+def _statement(*, vendor: str, step_count: int) -> str:
+    quote = connection.ops.quote_name
+    enrollment, progress = Enrollment._meta, StepProgress._meta
+
+    def e(name: str) -> str:
+        return f"e.{quote(enrollment.get_field(name).column)}"
+
+    def p(name: str) -> str:
+        return f"p.{quote(progress.get_field(name).column)}"
+
+    if step_count == 0:
+        steps = "1 = 0"
+    elif vendor == "postgresql":
+        steps = f"{p('step')} = ANY(%s)"
+    else:
+        steps = f"{p('step')} IN ({', '.join(['%s'] * step_count)})"
+    columns = ", ".join(
+        f"{p(name)} AS {name}"
+        for name in (
+            "status",
+            "sections_viewed",
+            "last_section",
+            "first_opened_at",
+            "completed_at",
+            "last_event_at",
+        )
+    )
+    return (
+        f"SELECT {e('enrolled_at')} AS enrolled_at, {p('step')} AS step_id, {columns} "
+        f"FROM {quote(enrollment.db_table)} e "
+        f"LEFT JOIN {quote(progress.db_table)} p "
+        f"ON {p('learner')} = {e('learner')} AND {steps} "
+        f"WHERE {e('learner')} = %s AND {e('module')} = %s"
+    )
+
+
+def enrollment_progress_rows(
+    *, learner_id: int, module_id: int, step_ids: Sequence[int]
+) -> list[EnrollmentProgressRow]:
+    """The learner's enrollment in the module joined to their progress rows on ``step_ids``:
+    no row when not enrolled; one row with the progress columns None when there is no progress.
+    One query."""
+    vendor = connection.vendor
+    sql = _statement(vendor=vendor, step_count=len(step_ids))
+    if not step_ids:
+        params: list = []
+    elif vendor == "postgresql":
+        params = [list(step_ids)]
+    else:
+        params = list(step_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, learner_id, module_id])
+        return rows_as(cursor, EnrollmentProgressRow)

@@ -1,0 +1,136 @@
+"""GET/PUT /api/v1/modules/{module}/steps/{number}/notes/: private notes per writing prompt."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from courses.services.importing import course_import
+from progress.models import NOTE_MAX_LENGTH, StepNote
+
+pytestmark = pytest.mark.django_db
+
+NOTES = "/api/v1/modules/self-hosting-27/steps/{}/notes/"
+
+
+def client_for(user, *, enroll_in=("self-hosting-27",)) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    for module in enroll_in:
+        assert client.post(f"/api/v1/modules/{module}/enrollment/").status_code == 201
+    return client
+
+
+@pytest.fixture
+def lena(make_user):
+    return make_user("lena")
+
+
+@pytest.fixture
+def client(course, lena):
+    return client_for(lena)
+
+
+def test_notes_start_empty(client):
+    body = client.get(NOTES.format(2)).json()
+    assert body == {
+        "module": "self-hosting-27",
+        "number": 2,
+        "praxisaufgabe": "",
+        "lernauftrag": "",
+        "updated_at": None,
+    }
+
+
+def test_put_and_get_notes(client, lena):
+    text = "CUDA ist die Plattform, mit der Programme auf der GPU rechnen.\nBeispiel: PyTorch."
+    response = client.put(
+        NOTES.format(2), {"praxisaufgabe": text, "lernauftrag": "Kerndefinition."}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert response.json()["praxisaufgabe"] == text
+    body = client.get(NOTES.format(2)).json()
+    assert body["praxisaufgabe"] == text and body["lernauftrag"] == "Kerndefinition."
+    assert body["updated_at"] is not None
+    assert StepNote.objects.filter(learner=lena, step__number=2).count() == 2
+
+
+def test_a_prompt_left_out_stays_and_an_empty_one_is_deleted(client, lena):
+    client.put(NOTES.format(3), {"praxisaufgabe": "A", "lernauftrag": "B"}, format="json")
+    body = client.put(NOTES.format(3), {"lernauftrag": "B2"}, format="json").json()
+    assert (body["praxisaufgabe"], body["lernauftrag"]) == ("A", "B2")
+    body = client.put(NOTES.format(3), {"praxisaufgabe": "  "}, format="json").json()
+    assert (body["praxisaufgabe"], body["lernauftrag"]) == ("", "B2")
+    assert list(StepNote.objects.values_list("prompt", flat=True)) == ["lernauftrag"]
+
+
+def test_notes_are_per_step(client):
+    client.put(NOTES.format(4), {"lernauftrag": "Schritt vier"}, format="json")
+    assert client.get(NOTES.format(5)).json()["lernauftrag"] == ""
+
+
+def test_notes_are_private(client, make_user, lena):
+    client.put(NOTES.format(2), {"lernauftrag": "Geheim"}, format="json")
+    mara = client_for(make_user("mara"))
+    assert mara.get(NOTES.format(2)).json()["lernauftrag"] == ""
+    mara.put(NOTES.format(2), {"lernauftrag": "Maras Text"}, format="json")
+    assert client.get(NOTES.format(2)).json()["lernauftrag"] == "Geheim"
+    assert StepNote.objects.get(learner=lena).text == "Geheim"
+
+
+@pytest.mark.parametrize(
+    "data, code",
+    [
+        ({"lernauftrag": "x" * (NOTE_MAX_LENGTH + 1)}, "invalid"),
+        ({}, "invalid"),
+        ({"tagebuch": "x"}, "invalid"),
+        ({"lernauftrag": ["eine", "Liste"]}, "invalid"),
+        ({"lernauftrag": None}, "invalid"),
+    ],
+)
+def test_bad_notes_are_400_and_write_nothing(client, data, code):
+    response = client.put(NOTES.format(2), data, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert not StepNote.objects.exists()
+
+
+def test_the_longest_note_fits(client):
+    text = "ä" * NOTE_MAX_LENGTH
+    assert client.put(NOTES.format(2), {"lernauftrag": text}, format="json").status_code == 200
+    assert client.get(NOTES.format(2)).json()["lernauftrag"] == text
+
+
+def test_a_step_without_the_prompt_takes_no_note_for_it(lena, module_document):
+    # The small test document has neither "Optionale Praxisaufgabe" nor "Lernauftrag".
+    course_import(paths=[module_document()])
+    client = client_for(lena, enroll_in=["homelab-3"])
+    url = "/api/v1/modules/homelab-3/steps/1/notes/"
+    response = client.put(url, {"lernauftrag": "x"}, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "prompt_not_in_step"
+    assert response.json()["error"]["detail"] == {"prompts": ["lernauftrag"]}
+
+
+def test_notes_need_enrollment_and_an_existing_step(course, lena, client):
+    client.delete("/api/v1/modules/self-hosting-27/enrollment/")
+    for method in ("get", "put"):
+        response = getattr(client, method)(NOTES.format(2), {"lernauftrag": "x"}, format="json")
+        assert response.status_code == 404
+        assert response.json()["error"]["code"] == "not_enrolled"
+    client.post("/api/v1/modules/self-hosting-27/enrollment/")
+    assert client.get(NOTES.format(99)).json()["error"]["code"] == "step_not_found"
+    assert client.get("/api/v1/modules/nope/steps/1/notes/").json()["error"]["code"] == (
+        "module_not_found"
+    )
+
+
+def test_notes_need_log_in(course, api_client):
+    assert api_client.get(NOTES.format(2)).status_code == 401
+    assert api_client.put(NOTES.format(2), {"lernauftrag": "x"}, format="json").status_code == 401
+
+
+def test_notes_query_counts_are_constant(client, django_assert_num_queries):
+    with django_assert_num_queries(2):  # step with enrollment, notes
+        client.get(NOTES.format(6))
+    client.put(NOTES.format(6), {"praxisaufgabe": "A", "lernauftrag": "B"}, format="json")
+    with django_assert_num_queries(2):
+        assert client.get(NOTES.format(6)).json()["lernauftrag"] == "B"

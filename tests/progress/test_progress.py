@@ -1,0 +1,493 @@
+"""Progress through the API: step events, opening a step, module progress, outline status."""
+
+import json
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from courses.models import Section, Step
+from courses.services.importing import course_import
+from progress.models import StepProgress
+
+pytestmark = pytest.mark.django_db
+
+MODULE = "/api/v1/modules/self-hosting-27/"
+# Statements that open or close a transaction (Django logs BEGIN/COMMIT and savepoints too): the
+# budgets below count the statements that read or write data.
+TRANSACTION_CONTROL = re.compile(
+    r"^\s*(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT|BEGIN|COMMIT|ROLLBACK)\b"
+)
+
+
+def data_statements(context: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])]
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def lena(make_user):
+    return make_user("lena")
+
+
+@pytest.fixture
+def client(lena):
+    return client_for(lena)
+
+
+@pytest.fixture
+def enrolled(course, client):
+    assert client.post(MODULE + "enrollment/").status_code == 201
+    return client
+
+
+def started(learner) -> list[StepProgress]:
+    """The learner's rows that record anything (enrolling creates a "not started" row per step)."""
+    return list(
+        StepProgress.objects.filter(learner=learner).exclude(
+            status="not_started", first_opened_at__isnull=True
+        )
+    )
+
+
+def kinds(module_slug: str, number: int) -> list[str]:
+    return list(
+        Section.objects.filter(
+            step__module__slug=module_slug, step__number=number, step__status="active"
+        )
+        .order_by("position")
+        .values_list("kind", flat=True)
+    )
+
+
+def event(client, number, name, section="", module="self-hosting-27"):
+    data = {"event": name, **({"section": section} if section else {})}
+    return client.post(f"/api/v1/modules/{module}/steps/{number}/progress/", data, format="json")
+
+
+def complete(client, number, module="self-hosting-27"):
+    for kind in kinds(module, number):
+        assert event(client, number, "section_viewed", kind, module=module).status_code == 200
+    response = event(client, number, "completed", module=module)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def row(learner, number, module="self-hosting-27") -> StepProgress:
+    return StepProgress.objects.get(
+        learner=learner, step__module__slug=module, step__number=number, step__status="active"
+    )
+
+
+# --- events ------------------------------------------------------------------------------
+
+
+def test_a_step_completes_only_after_every_section_was_viewed(enrolled, lena):
+    step_kinds = kinds("self-hosting-27", 4)
+    assert len(step_kinds) == 9 and step_kinds[-2:] == ["praxisaufgabe", "lernauftrag"]
+    for kind in step_kinds[:-1]:
+        body = event(enrolled, 4, "section_viewed", kind).json()
+        assert body["result"] == "applied" and body["status"] == "in_progress"
+    response = event(enrolled, 4, "completed")
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error["code"] == "sections_not_viewed"
+    assert error["detail"] == {"missing_sections": ["lernauftrag"]}
+    assert row(lena, 4).status == "in_progress"
+
+    event(enrolled, 4, "section_viewed", "lernauftrag")
+    body = event(enrolled, 4, "completed").json()
+    assert body["status"] == "completed" and body["missing_sections"] == []
+    assert body["sections_viewed"] == step_kinds
+    progress = row(lena, 4)
+    assert progress.status == "completed" and progress.completed_at is not None
+    assert progress.first_opened_at <= progress.completed_at
+    assert progress.last_section == "lernauftrag"
+
+
+def test_repeating_an_event_changes_nothing(enrolled, lena):
+    event(enrolled, 2, "section_viewed", "verstehen")
+    before = list(StepProgress.objects.filter(learner=lena).values())
+    again = event(enrolled, 2, "section_viewed", "verstehen").json()
+    assert again["result"] == "unchanged"
+    assert list(StepProgress.objects.filter(learner=lena).values()) == before
+
+    complete(enrolled, 2)
+    done = list(StepProgress.objects.filter(learner=lena).values())
+    assert event(enrolled, 2, "completed").json()["result"] == "unchanged"
+    assert list(StepProgress.objects.filter(learner=lena).values()) == done
+    # Viewing a section of a completed step again keeps it completed.
+    assert event(enrolled, 2, "section_viewed", "uebung").json()["status"] == "completed"
+
+
+def test_reopen_and_complete_again(enrolled, lena):
+    complete(enrolled, 3)
+    body = event(enrolled, 3, "reopened").json()
+    assert body["result"] == "applied" and body["status"] == "in_progress"
+    assert body["completed_at"] is None
+    assert event(enrolled, 3, "reopened").json()["result"] == "unchanged"
+    # The sections stay viewed, so completing again needs no second read-through.
+    assert event(enrolled, 3, "completed").json()["status"] == "completed"
+    assert StepProgress.objects.filter(learner=lena).exclude(status="not_started").count() == 1
+
+
+@pytest.mark.parametrize(
+    "data, code",
+    [
+        ({"event": "section_viewed", "section": "kapitel-9"}, "unknown_section"),
+        ({"event": "section_viewed", "section": "orientierung"}, "unknown_section"),
+        ({"event": "section_viewed"}, "invalid"),
+        ({"event": "gelesen"}, "invalid"),
+        ({}, "invalid"),
+    ],
+)
+def test_bad_events_are_400_and_write_nothing(enrolled, lena, data, code):
+    response = enrolled.post(MODULE + "steps/1/progress/", data, format="json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == code
+    assert not started(lena)
+
+
+@pytest.mark.parametrize(
+    "url, code",
+    [
+        ("/api/v1/modules/nope/steps/1/progress/", "module_not_found"),
+        (MODULE + "steps/99/progress/", "step_not_found"),
+    ],
+)
+def test_unknown_module_or_step_is_404(enrolled, url, code):
+    response = enrolled.post(url, {"event": "opened"}, format="json")
+    assert response.status_code == 404 and response.json()["error"]["code"] == code
+
+
+def test_events_need_enrollment(course, client):
+    response = event(client, 1, "section_viewed", "verstehen")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_enrolled"
+    assert not StepProgress.objects.exists()
+
+
+def test_enrolling_creates_a_not_started_row_per_step(enrolled, lena):
+    rows = StepProgress.objects.filter(learner=lena)
+    assert rows.count() == 32 and {row.status for row in rows} == {"not_started"}
+
+
+def test_completion_creates_review_cards_inside_the_transaction(enrolled, lena, monkeypatch):
+    calls = []
+
+    def ensure(*, learner_id, step_id, at):
+        calls.append((learner_id, step_id, at, connection.in_atomic_block))
+
+    monkeypatch.setattr("reviews.api.cards_for_step_ensure", ensure)
+    complete(enrolled, 5)
+    step = Step.objects.get(module__slug="self-hosting-27", number=5)
+    assert len(calls) == 1
+    learner_id, step_id, at, in_transaction = calls[0]
+    assert (learner_id, step_id, in_transaction) == (lena.pk, step.pk, True)
+    assert at == row(lena, 5).completed_at
+    event(enrolled, 5, "completed")  # unchanged: no second call
+    assert len(calls) == 1
+
+
+def test_a_failing_card_hook_rolls_the_completion_back(enrolled, lena, monkeypatch):
+    def broken(**kwargs):
+        raise RuntimeError("reviews down")
+
+    for kind in kinds("self-hosting-27", 6):
+        event(enrolled, 6, "section_viewed", kind)
+    monkeypatch.setattr("reviews.api.cards_for_step_ensure", broken)
+    with pytest.raises(RuntimeError):
+        event(enrolled, 6, "completed")
+    assert row(lena, 6).status == "in_progress"
+
+
+# --- opening a step through the content API -------------------------------------------------
+
+
+def test_opening_a_step_records_it_for_an_enrolled_learner(enrolled, lena):
+    assert enrolled.get(MODULE + "steps/7/").status_code == 200
+    progress = row(lena, 7)
+    assert progress.status == "in_progress" and progress.first_opened_at is not None
+    assert progress.last_event_at == progress.first_opened_at
+    first = progress.first_opened_at
+    enrolled.get(MODULE + "steps/7/")
+    again = row(lena, 7)
+    # Opening again moves the resume point (last event) but not the first opening.
+    assert again.first_opened_at == first and again.last_event_at > first
+    body = enrolled.get(MODULE + "progress/").json()
+    assert body["next_step"]["number"] == 7
+    assert body["last_activity_at"] is not None
+
+
+def test_a_304_still_records_the_opening(enrolled, lena, api_client):
+    etag = api_client.get(MODULE + "steps/8/")["ETag"]
+    response = enrolled.get(MODULE + "steps/8/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304
+    assert row(lena, 8).status == "in_progress"
+
+
+def test_opening_records_nothing_without_enrollment_or_log_in(course, client, api_client, lena):
+    assert client.get(MODULE + "steps/1/").status_code == 200
+    assert api_client.get(MODULE + "steps/1/").status_code == 200
+    assert not StepProgress.objects.exists()
+
+
+def test_opening_a_step_costs_few_queries(enrolled, django_assert_max_num_queries, api_client):
+    etag = api_client.get(MODULE + "steps/9/")["ETag"]
+    with CaptureQueriesContext(connection) as first:
+        enrolled.get(MODULE + "steps/9/")
+    # ETag and body are cached since the anonymous read: lock/step/progress row, insert.
+    assert len(data_statements(first)) == 2
+    with CaptureQueriesContext(connection) as cached:
+        assert enrolled.get(MODULE + "steps/9/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+    # Lock/step/progress row, update of its last event time.
+    assert len(data_statements(cached)) == 2
+
+
+# --- module progress ---------------------------------------------------------------------
+
+
+def test_progress_of_a_new_learner(enrolled):
+    body = enrolled.get(MODULE + "progress/").json()
+    assert body["percent_complete"] == 0 and body["total_steps"] == 32
+    assert (body["completed_steps"], body["in_progress_steps"], body["not_started_steps"]) == (
+        0,
+        0,
+        32,
+    )
+    assert body["next_step"] == {
+        "number": 1,
+        "slug": "gpu-compute",
+        "term": "GPU compute",
+        "section": "verstehen",
+    }
+    assert body["last_activity_at"] is None
+    assert body["steps"][0]["status"] == "not_started"
+    assert body["steps"][0]["sections_total"] == 9
+
+
+def test_progress_counts_percent_and_resume_point(enrolled, lena):
+    complete(enrolled, 1)
+    complete(enrolled, 2)
+    event(enrolled, 3, "section_viewed", "verstehen")
+    event(enrolled, 3, "section_viewed", "uebung")
+    body = enrolled.get(MODULE + "progress/").json()
+    assert body["percent_complete"] == 6  # 2 of 32, rounded down
+    assert (body["completed_steps"], body["in_progress_steps"], body["not_started_steps"]) == (
+        2,
+        1,
+        29,
+    )
+    assert body["next_step"]["number"] == 3 and body["next_step"]["section"] == "uebung"
+    step3 = body["steps"][2]
+    assert step3["status"] == "in_progress"
+    assert step3["sections_viewed"] == ["verstehen", "uebung"]
+    assert "anwenden" in step3["missing_sections"] and "uebung" not in step3["missing_sections"]
+    assert body["last_activity_at"] is not None
+
+
+def test_resume_goes_to_the_next_unfinished_step_and_wraps(enrolled, lena):
+    complete(enrolled, 3)
+    assert enrolled.get(MODULE + "progress/").json()["next_step"]["number"] == 4
+    # Everything but step 1 done, the last one worked on is 32: resume wraps to step 1.
+    now = timezone.now()
+    StepProgress.objects.filter(learner=lena, step__number__gt=1).exclude(step__number=3).update(
+        status="completed", completed_at=now, updated_at=now
+    )
+    complete(enrolled, 32)  # already completed: unchanged, the resume point stays at 3
+    enrolled.get(MODULE + "steps/32/")
+    body = enrolled.get(MODULE + "progress/").json()
+    assert body["completed_steps"] == 31 and body["percent_complete"] == 96
+    assert body["next_step"]["number"] == 1
+    complete(enrolled, 1)
+    body = enrolled.get(MODULE + "progress/").json()
+    assert body["percent_complete"] == 100 and body["next_step"] is None
+
+
+def test_progress_needs_enrollment(course, client):
+    response = client.get(MODULE + "progress/")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_enrolled"
+    assert client.get("/api/v1/modules/nope/progress/").json()["error"]["code"] == (
+        "module_not_found"
+    )
+
+
+# --- module detail with the learner's status ---------------------------------------------------
+
+
+def test_module_detail_shows_step_status_to_an_enrolled_learner(enrolled, client, api_client):
+    complete(enrolled, 1)
+    event(enrolled, 2, "section_viewed", "verstehen")
+    body = enrolled.get(MODULE).json()
+    statuses = [step["status"] for step in body["outline"]]
+    assert statuses[:3] == ["completed", "in_progress", "not_started"]
+    assert body["progress"]["percent_complete"] == 3
+    assert body["progress"]["completed_steps"] == 1 and body["progress"]["total_steps"] == 32
+    assert body["progress"]["next_step_number"] == 2
+    anonymous = api_client.get(MODULE).json()
+    assert anonymous["progress"] is None
+    assert {step["status"] for step in anonymous["outline"]} == {None}
+
+
+def test_module_detail_for_a_learner_who_is_not_enrolled(course, client):
+    body = client.get(MODULE).json()
+    assert body["progress"] is None and body["outline"][0]["status"] is None
+
+
+# --- query counts ------------------------------------------------------------------------
+
+
+@pytest.fixture(params=["5 steps", "32 steps"])
+def sized(request, db, module_document, seed_paths, lena):
+    """A module of 5 or 32 steps, the learner enrolled in it."""
+    if request.param == "5 steps":
+        course_import(paths=[module_document()])
+        slug = "homelab-3"
+    else:
+        course_import(paths=seed_paths)
+        slug = "self-hosting-27"
+    client = client_for(lena)
+    assert client.post(f"/api/v1/modules/{slug}/enrollment/").status_code == 201
+    return slug, Step.objects.filter(module__slug=slug).count(), client
+
+
+def fill_progress(learner, slug):
+    """Every step completed with every section viewed (set up directly, not under test)."""
+    StepProgress.objects.filter(learner=learner).delete()
+    now = timezone.now()
+    rows = []
+    for step in Step.objects.filter(module__slug=slug).prefetch_related("sections"):
+        viewed = [section.kind for section in step.sections.all()]
+        rows.append(
+            StepProgress(
+                learner=learner,
+                step=step,
+                status="completed",
+                first_opened_at=now,
+                completed_at=now,
+                sections_viewed=viewed,
+                last_section=viewed[-1],
+                updated_at=now,
+            )
+        )
+    StepProgress.objects.bulk_create(rows)
+
+
+@pytest.mark.parametrize("progress", ["none", "full"])
+def test_progress_query_count_is_constant(sized, lena, progress, django_assert_num_queries):
+    slug, steps, client = sized
+    if progress == "full":
+        fill_progress(lena, slug)
+    # Every step of the module with the learner's progress row, and the first time this process
+    # sees this version of the outline its sections (lms.content_cache); then one.
+    with django_assert_num_queries(2):
+        body = client.get(f"/api/v1/modules/{slug}/progress/").json()
+    with django_assert_num_queries(1):
+        assert client.get(f"/api/v1/modules/{slug}/progress/").json() == body
+    assert body["total_steps"] == steps
+    assert body["completed_steps"] == (steps if progress == "full" else 0)
+
+
+@pytest.mark.parametrize("progress", ["none", "some", "full"])
+def test_progress_body_is_what_the_declared_fields_give(sized, lena, progress):
+    """ModuleProgressSerializer writes its dict directly; DRF's generic walk over the declared
+    fields (the OpenAPI contract) must give exactly the same."""
+    from rest_framework import serializers
+
+    from progress.rest.serializers import ModuleProgressSerializer
+    from progress.selectors import module_progress_get
+
+    slug, _, client = sized
+    if progress == "full":
+        fill_progress(lena, slug)
+    if progress == "some":
+        for kind in kinds(slug, 2)[:2]:
+            event(client, 2, "section_viewed", kind, module=slug)
+    state = module_progress_get(learner_id=lena.pk, module_slug=slug)
+    generic = serializers.Serializer.to_representation(ModuleProgressSerializer(), state)
+    assert ModuleProgressSerializer(state).data == generic
+    assert client.get(f"/api/v1/modules/{slug}/progress/").json() == json.loads(json.dumps(generic))
+
+
+@pytest.mark.parametrize("progress", ["none", "full"])
+def test_module_detail_query_count_for_a_learner(sized, lena, progress, django_assert_num_queries):
+    slug, steps, client = sized
+    if progress == "full":
+        fill_progress(lena, slug)
+    # 3 content queries + the enrollment joined with the progress rows.
+    with django_assert_num_queries(4):
+        body = client.get(f"/api/v1/modules/{slug}/").json()
+    assert len(body["outline"]) == steps
+    expected = "completed" if progress == "full" else "not_started"
+    assert {step["status"] for step in body["outline"]} == {expected}
+
+
+@pytest.mark.parametrize(
+    "name, section, expected",
+    [
+        ("opened", "", 2),  # lock + step + progress row in one, insert
+        ("section_viewed", "verstehen", 2),
+        ("section_viewed_again", "verstehen", 1),  # unchanged: no write at all
+        ("completed", "", 4),  # 2 + reviews.api.cards_for_step_ensure (2)
+    ],
+)
+def test_recording_an_event_takes_at_most_4_queries(sized, lena, name, section, expected):
+    slug, _, client = sized
+    if name == "completed":
+        for kind in kinds(slug, 1):
+            event(client, 1, "section_viewed", kind, module=slug)
+    if name == "section_viewed_again":
+        event(client, 1, "section_viewed", section, module=slug)
+    with CaptureQueriesContext(connection) as context:
+        response = event(client, 1, name.removesuffix("_again"), section, module=slug)
+    assert response.status_code == 200
+    assert len(data_statements(context)) == expected, data_statements(context)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_event_locks_its_progress_row_in_a_real_transaction(module_document, make_user):
+    """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements, COMMIT."""
+    course_import(paths=[module_document()])
+    learner = make_user("lena")
+    client = client_for(learner)
+    client.post("/api/v1/modules/homelab-3/enrollment/")
+    for kind in kinds("homelab-3", 2):
+        event(client, 2, "section_viewed", kind, module="homelab-3")
+    with CaptureQueriesContext(connection) as context:
+        response = event(client, 2, "completed", module="homelab-3")
+    assert response.json()["status"] == "completed"
+    statements = data_statements(context)
+    assert len(statements) == 4, statements
+    # The first statement reads progress row, step and sections and locks only the progress row.
+    assert statements[0].rstrip().endswith('FOR UPDATE OF "courses_stepprogress"')
+    assert [q["sql"] for q in context.captured_queries][:: len(context.captured_queries) - 1] == [
+        "BEGIN",
+        "COMMIT",
+    ]
+
+
+def test_totals_with_a_real_token_stay_within_5_queries(sized, lena, django_assert_num_queries):
+    """Authentication included: the token lookup is one query (accounts.auth)."""
+    from knox.models import AuthToken
+
+    slug, _, _ = sized
+    fill_progress(lena, slug)
+    _, token = AuthToken.objects.create(user=lena)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    with django_assert_num_queries(3):  # token + 2 (the outline's sections: first time only)
+        assert client.get(f"/api/v1/modules/{slug}/progress/").status_code == 200
+    with django_assert_num_queries(2):  # token + 1
+        assert client.get(f"/api/v1/modules/{slug}/progress/").status_code == 200
+    with django_assert_num_queries(5):  # token + 3 content + outline status
+        assert client.get(f"/api/v1/modules/{slug}/").json()["progress"]["percent_complete"] == 100
