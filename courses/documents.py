@@ -238,6 +238,13 @@ class TermCardDoc:
         return None
 
 
+class _Footer(NamedTuple):
+    text: str
+    as_of: datetime.date
+    source_count: int
+    status: str
+
+
 class _Line(NamedTuple):
     number: int  # 1-based line in the source
     text: str  # right-stripped, never empty
@@ -436,6 +443,7 @@ class _ModuleParser:
         return self.items[-1].number
 
     def _parse_step(self, position: int, *, expected: int) -> tuple[StepDoc, int]:
+        """A step block: "Schritt i / n", term, lead, level line, sections, footer."""
         start = position
         schritt = self.items[position]
         step_match = _STEP_RE.match(schritt.text)
@@ -446,8 +454,30 @@ class _ModuleParser:
                 schritt.number,
                 f"step number out of sequence: expected step {expected}, found {schritt.text!r}",
             )
-        position += 1
+        term, position = self._parse_term(position + 1, schritt=schritt, number=number)
+        lead, level, position = self._parse_lead(position, number=number)
+        sections, quick_checks, position = self._parse_sections(position, number=number)
+        footer, position = self._parse_footer(position, number=number)
+        step = StepDoc(
+            number=number,
+            total=total,
+            term=term.text,
+            lead=tuple(item.text for item in lead),
+            definition=first_sentence(" ".join(item.text for item in lead)),
+            level=level.text,
+            sections=tuple(sections),
+            quick_checks=tuple(quick_checks),
+            as_of=footer.as_of if footer else None,
+            source_count=footer.source_count if footer else None,
+            status=footer.status if footer else "",
+            footer=footer.text if footer else "",
+            line=schritt.number,
+            source_lines=tuple(item.text for item in self.items[start:position]),
+        )
+        return step, position
 
+    def _parse_term(self, position: int, *, schritt: _Line, number: int) -> tuple[_Line, int]:
+        """The term line right after "Schritt i / n": short, not a sentence, not the level."""
         term_kind = self._kind(position)
         if term_kind is None:
             raise self._error(schritt.number, f"step {number} ends before its term")
@@ -472,8 +502,10 @@ class _ModuleParser:
                 f"step {number} has no term: expected a short term after {schritt.text!r}, "
                 f"found the sentence {_shorten(term.text)!r}",
             )
-        position += 1
+        return term, position + 1
 
+    def _parse_lead(self, position: int, *, number: int) -> tuple[list[_Line], _Line, int]:
+        """The lead paragraph (one line at least) and the level line that ends it ("S4")."""
         lead: list[_Line] = []
         while True:
             kind = self._kind(position)
@@ -499,8 +531,12 @@ class _ModuleParser:
                 level.number,
                 f"step {number} has no lead paragraph between its term and the level line",
             )
-        position += 1
+        return lead, level, position + 1
 
+    def _parse_sections(
+        self, position: int, *, number: int
+    ) -> tuple[list[SectionDoc], list[QuickCheckDoc], int]:
+        """The step's sections in the module's heading order, with the quick checks of Prüfen."""
         sections: list[SectionDoc] = []
         quick_checks: list[QuickCheckDoc] = []
         kind = self._kind(position)
@@ -531,12 +567,11 @@ class _ModuleParser:
             quick_checks.extend(checks)
             previous = heading
             kind = self._kind(position)
+        return sections, quick_checks, position
 
-        footer = ""
-        as_of: datetime.date | None = None
-        source_count: int | None = None
-        status = ""
-        end = position
+    def _parse_footer(self, position: int, *, number: int) -> tuple[_Footer | None, int]:
+        """The optional footer line ("Stand …, n Quellen, status"); None when the step has none."""
+        kind = self._kind(position)
         if kind == "footer":
             footer_item = self.items[position]
             footer_match = _FOOTER_RE.match(footer_item.text)
@@ -547,31 +582,16 @@ class _ModuleParser:
                 raise self._error(
                     footer_item.number, f"invalid date {footer_match['date']!r} in the footer"
                 ) from None
-            footer = footer_item.text
-            source_count = int(footer_match["count"])
-            status = footer_match["status"]
-            position += 1
-            end = position
-        elif kind not in (None, "step", "exam"):
+            footer = _Footer(
+                text=footer_item.text,
+                as_of=as_of,
+                source_count=int(footer_match["count"]),
+                status=footer_match["status"],
+            )
+            return footer, position + 1
+        if kind not in (None, "step", "exam"):
             raise self._unexpected(self.items[position], kind, f"in step {number}")
-
-        step = StepDoc(
-            number=number,
-            total=total,
-            term=term.text,
-            lead=tuple(item.text for item in lead),
-            definition=first_sentence(" ".join(item.text for item in lead)),
-            level=level.text,
-            sections=tuple(sections),
-            quick_checks=tuple(quick_checks),
-            as_of=as_of,
-            source_count=source_count,
-            status=status,
-            footer=footer,
-            line=schritt.number,
-            source_lines=tuple(item.text for item in self.items[start:end]),
-        )
-        return step, position
+        return None, position
 
     def _build_section(
         self, heading: _Line, body: list[_Line], *, step_number: int
