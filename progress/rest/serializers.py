@@ -171,17 +171,6 @@ class ModuleProgressSerializer(serializers.Serializer):
 # --- offline sync -------------------------------------------------------------------------
 
 
-class SyncEventInputSerializer(serializers.Serializer):
-    """One offline event (documentation only: events are checked one by one by the service)."""
-
-    client_event_id = serializers.CharField(max_length=64)
-    event = serializers.ChoiceField(choices=ProgressEvent.Kind.choices)
-    module = serializers.CharField()
-    step = serializers.IntegerField(min_value=1)
-    section = serializers.CharField(required=False)
-    occurred_at = serializers.DateTimeField(help_text="Client time, ISO 8601 with offset.")
-
-
 class SyncRequestSerializer(serializers.Serializer):
     # Each item stays raw JSON here: a malformed event is rejected on its own by the service
     # instead of failing the whole batch.
