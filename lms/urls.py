@@ -4,7 +4,6 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from quizzes.views import certificate_verify
 
 api_v1 = [
     path("", include("courses.rest.urls")),
@@ -28,7 +27,7 @@ urlpatterns = [
         name="api-docs",
     ),
     path("admin/", admin.site.urls),
-    path("certificates/<str:code>/", certificate_verify, name="certificate-verify"),
+    path("", include("quizzes.urls")),
     path("", include("reviews.urls")),
     path("", include("web.urls")),
 ]
