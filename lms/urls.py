@@ -4,7 +4,6 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-
 api_v1 = [
     path("", include("courses.rest.urls")),
     path("", include("progress.rest.urls")),
