@@ -20,6 +20,12 @@ from typing import Any
 _caches: list[ContentCache | ShortLivedCache] = []
 
 
+def _now() -> float:
+    """The clock ShortLivedCache entries expire by (tests stop it, so that what a test counts
+    does not depend on how fast the machine runs it)."""
+    return time.monotonic()
+
+
 class ContentCache:
     """A bounded dict for values that are a pure function of their (content-hash) key."""
 
@@ -56,14 +62,14 @@ class ShortLivedCache:
 
     def get(self, key: Hashable) -> Any | None:
         entry = self._entries.get(key)
-        if entry is None or entry[0] < time.monotonic():
+        if entry is None or entry[0] < _now():
             return None
         return entry[1]
 
     def put(self, key: Hashable, value: Any) -> None:
         if len(self._entries) >= self.max_entries:
             self._entries.clear()
-        self._entries[key] = (time.monotonic() + self.max_age, value)
+        self._entries[key] = (_now() + self.max_age, value)
 
     def clear(self) -> None:
         self._entries.clear()

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from tests.factories import learner_create
+
 REQUIRE_SERVICES = os.environ.get("LERNPFAD_REQUIRE_SERVICES") == "1"
 SEED_DIR = Path(settings.BASE_DIR) / "fixtures" / "documents"
 
@@ -61,6 +63,24 @@ def _cold_content_caches():
     content_caches_clear()
     yield
     content_caches_clear()
+
+
+@pytest.fixture(autouse=True)
+def _content_trust_clock_stopped(monkeypatch):
+    """What a process trusts for a second (lms.content_cache.ShortLivedCache) stays trusted for
+    the whole test, so a query count does not depend on the machine's speed; a test of the
+    expiry moves the clock itself (``content_trust_clock``)."""
+    from lms import content_cache
+
+    monkeypatch.setattr(content_cache, "_now", lambda: 0.0)
+
+
+@pytest.fixture
+def content_trust_clock(monkeypatch):
+    """Set the clock of lms.content_cache: ``content_trust_clock(seconds)``."""
+    from lms import content_cache
+
+    return lambda seconds: monkeypatch.setattr(content_cache, "_now", lambda: seconds)
 
 
 @pytest.fixture(autouse=True)
@@ -159,20 +179,8 @@ def module_document(tmp_path):
     return write
 
 
-def user_password(username: str) -> str:
-    """The password make_user gives a user (long and uncommon enough for the validators)."""
-    return f"{username}-Lernpfad-Passwort-2026"
-
-
 @pytest.fixture
-def make_user(db):
-    """Create a learner: ``make_user("lena")``; the password is ``user_password("lena")``."""
-    from django.contrib.auth import get_user_model
-
-    def create(username: str = "lena", **fields):
-        fields.setdefault("email", f"{username}@example.org")
-        return get_user_model().objects.create_user(
-            username=username, password=user_password(username), **fields
-        )
-
-    return create
+def make_learner(db):
+    """Create a learner: ``make_learner("lena", time_zone="Asia/Tokyo")``; the password is
+    ``tests.factories.learner_password("lena")``."""
+    return learner_create

@@ -34,8 +34,8 @@ def client_for(user) -> APIClient:
 
 
 @pytest.fixture
-def lena(make_user):
-    return make_user("lena")
+def lena(make_learner):
+    return make_learner("lena")
 
 
 @pytest.fixture
@@ -397,6 +397,25 @@ def test_progress_query_count_is_constant(sized, lena, progress, django_assert_n
     assert body["completed_steps"] == (steps if progress == "full" else 0)
 
 
+def test_a_step_retired_by_another_process_leaves_the_progress_page_within_a_second(
+    enrolled, content_trust_clock
+):
+    """The module outline the progress page reads is trusted for a second, like a step's ETag:
+    a change another process made (here written straight to the table, so this process is not
+    told) shows once that second is over, and not before; one made here shows at once."""
+    from courses.selectors import STEP_ETAG_MAX_AGE
+    from lms.content_cache import content_changed
+
+    assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 32
+    Step.objects.filter(module__slug="self-hosting-27", number=32).update(status="retired")
+    assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 32
+    content_trust_clock(STEP_ETAG_MAX_AGE + 0.01)
+    assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 31
+    Step.objects.filter(module__slug="self-hosting-27", number=31).update(status="retired")
+    content_changed()
+    assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 30
+
+
 @pytest.mark.parametrize("progress", ["none", "some", "full"])
 def test_progress_body_is_what_the_declared_fields_give(sized, lena, progress):
     """ModuleProgressSerializer writes its dict directly; DRF's generic walk over the declared
@@ -455,10 +474,10 @@ def test_recording_an_event_takes_at_most_4_queries(sized, lena, name, section, 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_an_event_locks_its_progress_row_in_a_real_transaction(module_document, make_user):
+def test_an_event_locks_its_progress_row_in_a_real_transaction(module_document, make_learner):
     """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements, COMMIT."""
     course_import(paths=[module_document()])
-    learner = make_user("lena")
+    learner = make_learner("lena")
     client = client_for(learner)
     client.post("/api/v1/modules/homelab-3/enrollment/")
     for kind in kinds("homelab-3", 2):
