@@ -12,7 +12,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from accounts.models import Device
-from tests.conftest import user_password
+from tests.factories import learner_password
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +39,7 @@ def token_client(token: str) -> APIClient:
 def login(api_client, username="lena", device="phone"):
     response = api_client.post(
         TOKEN,
-        {"username": username, "password": user_password(username), "device_name": device},
+        {"username": username, "password": learner_password(username), "device_name": device},
         format="json",
     )
     assert response.status_code == 200, response.content
@@ -71,8 +71,8 @@ def test_register_returns_a_working_token(api_client):
     assert Device.objects.get(user__username="mara").name == "Pixel 8"
 
 
-def test_tokens_are_stored_hashed(api_client, make_user):
-    make_user("lena")
+def test_tokens_are_stored_hashed(api_client, make_learner):
+    make_learner("lena")
     token = login(api_client)["token"]
     row = AuthToken.objects.get(user__username="lena")
     assert token not in (row.digest, row.token_key)
@@ -93,8 +93,8 @@ def test_tokens_are_stored_hashed(api_client, make_user):
         ({"username": "mit leerzeichen"}, "username"),
     ],
 )
-def test_register_rejects_bad_input_and_writes_nothing(api_client, make_user, changes, field):
-    make_user("lena")
+def test_register_rejects_bad_input_and_writes_nothing(api_client, make_learner, changes, field):
+    make_learner("lena")
     data = {"username": "mara", "email": "mara@example.org", "password": STRONG, **changes}
     response = api_client.post(REGISTER, data, format="json")
     assert response.status_code == 400, response.content
@@ -115,11 +115,11 @@ def test_register_reports_every_password_problem(api_client):
     assert "zu kurz" in messages[0] and "zu üblich" in messages[1]
 
 
-def test_token_by_username_or_email(api_client, make_user):
-    make_user("lena")
+def test_token_by_username_or_email(api_client, make_learner):
+    make_learner("lena")
     by_name = login(api_client)
     by_mail = api_client.post(
-        TOKEN, {"email": "LENA@example.org", "password": user_password("lena")}, format="json"
+        TOKEN, {"email": "LENA@example.org", "password": learner_password("lena")}, format="json"
     )
     assert by_mail.status_code == 200
     assert by_mail.json()["token"] != by_name["token"]
@@ -134,25 +134,25 @@ def test_token_by_username_or_email(api_client, make_user):
         {"email": "nobody@example.org", "password": "falsch-falsch-falsch"},
     ],
 )
-def test_wrong_credentials_are_one_400(api_client, make_user, data):
-    make_user("lena")
+def test_wrong_credentials_are_one_400(api_client, make_learner, data):
+    make_learner("lena")
     response = api_client.post(TOKEN, data, format="json")
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid_credentials"
     assert AuthToken.objects.count() == 0
 
 
-def test_inactive_user_gets_no_token(api_client, make_user):
-    make_user("lena", is_active=False)
+def test_inactive_user_gets_no_token(api_client, make_learner):
+    make_learner("lena", is_active=False)
     response = api_client.post(
-        TOKEN, {"username": "lena", "password": user_password("lena")}, format="json"
+        TOKEN, {"username": "lena", "password": learner_password("lena")}, format="json"
     )
     assert response.status_code == 400
 
 
-def test_token_needs_exactly_one_of_username_and_email(api_client, make_user):
-    make_user("lena")
-    both = {"username": "lena", "email": "lena@example.org", "password": user_password("lena")}
+def test_token_needs_exactly_one_of_username_and_email(api_client, make_learner):
+    make_learner("lena")
+    both = {"username": "lena", "email": "lena@example.org", "password": learner_password("lena")}
     assert api_client.post(TOKEN, both, format="json").status_code == 400
     assert api_client.post(TOKEN, {"password": "x"}, format="json").status_code == 400
 
@@ -163,8 +163,8 @@ def test_token_needs_exactly_one_of_username_and_email(api_client, make_user):
         "DEFAULT_THROTTLE_RATES": {"login": "3/min"},
     }
 )
-def test_repeated_failures_get_429_in_the_error_shape(api_client, make_user):
-    make_user("lena")
+def test_repeated_failures_get_429_in_the_error_shape(api_client, make_learner):
+    make_learner("lena")
     wrong = {"username": "lena", "password": "falsch-falsch-falsch"}
     for _ in range(3):
         assert api_client.post(TOKEN, wrong, format="json").status_code == 400
@@ -174,7 +174,7 @@ def test_repeated_failures_get_429_in_the_error_shape(api_client, make_user):
     assert error["code"] == "throttled" and error["detail"]["retry_after_seconds"] > 0
     assert "Retry-After" in response.headers
     # The right password does not get through the throttle either, nor does registering.
-    right = {"username": "lena", "password": user_password("lena")}
+    right = {"username": "lena", "password": learner_password("lena")}
     assert api_client.post(TOKEN, right, format="json").status_code == 429
     new = {"username": "mara", "email": "mara@example.org", "password": STRONG}
     assert api_client.post(REGISTER, new, format="json").status_code == 429
@@ -183,8 +183,8 @@ def test_repeated_failures_get_429_in_the_error_shape(api_client, make_user):
     assert other.status_code == 200
 
 
-def test_logout_revokes_only_this_token(api_client, make_user):
-    make_user("lena")
+def test_logout_revokes_only_this_token(api_client, make_learner):
+    make_learner("lena")
     phone = token_client(login(api_client, device="phone")["token"])
     tablet = token_client(login(api_client, device="tablet")["token"])
     assert phone.post("/api/v1/auth/logout/").status_code == 204
@@ -193,9 +193,9 @@ def test_logout_revokes_only_this_token(api_client, make_user):
     assert list(Device.objects.values_list("name", flat=True)) == ["tablet"]
 
 
-def test_logout_all_revokes_every_token(api_client, make_user):
-    make_user("lena")
-    make_user("mara")
+def test_logout_all_revokes_every_token(api_client, make_learner):
+    make_learner("lena")
+    make_learner("mara")
     phone = token_client(login(api_client, device="phone")["token"])
     tablet = token_client(login(api_client, device="tablet")["token"])
     mara = token_client(login(api_client, username="mara")["token"])
@@ -205,8 +205,8 @@ def test_logout_all_revokes_every_token(api_client, make_user):
     assert mara.get("/api/v1/me/").status_code == 200
 
 
-def test_session_logout_needs_csrf_and_ends_the_session(make_user):
-    user = make_user("lena")
+def test_session_logout_needs_csrf_and_ends_the_session(make_learner):
+    user = make_learner("lena")
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(user)
     assert client.get("/api/v1/me/").status_code == 200
@@ -218,8 +218,8 @@ def test_session_logout_needs_csrf_and_ends_the_session(make_user):
     assert client.get("/api/v1/me/").status_code in (401, 403)
 
 
-def test_devices_list_and_revoke_one(api_client, make_user):
-    make_user("lena")
+def test_devices_list_and_revoke_one(api_client, make_learner):
+    make_learner("lena")
     phone_login = login(api_client, device="phone")
     tablet_login = login(api_client, device="tablet")
     phone = token_client(phone_login["token"])
@@ -231,8 +231,8 @@ def test_devices_list_and_revoke_one(api_client, make_user):
     assert phone.delete(f"/api/v1/auth/tokens/{tablet_id}/").status_code == 404
 
 
-def test_logging_in_again_on_a_device_replaces_its_token(api_client, make_user):
-    make_user("lena")
+def test_logging_in_again_on_a_device_replaces_its_token(api_client, make_learner):
+    make_learner("lena")
     old = login(api_client, device="phone")["token"]
     new = login(api_client, device="phone")["token"]
     assert token_client(old).get("/api/v1/me/").status_code == 401
@@ -246,16 +246,16 @@ def test_logging_in_again_on_a_device_replaces_its_token(api_client, make_user):
         "TOKEN_LIMIT_PER_USER": 3,
     }
 )
-def test_the_oldest_tokens_go_beyond_the_limit(api_client, make_user):
-    make_user("lena")
+def test_the_oldest_tokens_go_beyond_the_limit(api_client, make_learner):
+    make_learner("lena")
     tokens = [login(api_client, device=f"device {i}")["token"] for i in range(4)]
     assert AuthToken.objects.count() == 3
     assert token_client(tokens[0]).get("/api/v1/me/").status_code == 401
     assert token_client(tokens[3]).get("/api/v1/me/").status_code == 200
 
 
-def test_an_expired_token_is_refused(api_client, make_user):
-    make_user("lena")
+def test_an_expired_token_is_refused(api_client, make_learner):
+    make_learner("lena")
     token = login(api_client)["token"]
     AuthToken.objects.update(expiry=timezone.now() - datetime.timedelta(seconds=1))
     response = token_client(token).get("/api/v1/me/")
@@ -263,7 +263,7 @@ def test_an_expired_token_is_refused(api_client, make_user):
     assert response.json()["error"]["code"] == "authentication_failed"
 
 
-def test_a_garbage_token_is_401_in_the_error_shape(make_user):
+def test_a_garbage_token_is_401_in_the_error_shape(make_learner):
     response = token_client("not-a-token").get("/api/v1/me/")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "authentication_failed"
@@ -284,8 +284,8 @@ def test_token_endpoints_need_log_in(api_client, method, url):
     assert response.json()["error"]["code"] == "not_authenticated"
 
 
-def test_device_list_query_count_is_constant(api_client, make_user, django_assert_num_queries):
-    user = make_user("lena")
+def test_device_list_query_count_is_constant(api_client, make_learner, django_assert_num_queries):
+    user = make_learner("lena")
     client = APIClient()
     client.force_authenticate(user)
     login(api_client, device="phone")
@@ -298,9 +298,9 @@ def test_device_list_query_count_is_constant(api_client, make_user, django_asser
 
 
 def test_a_token_request_costs_one_query_to_authenticate(
-    api_client, make_user, django_assert_num_queries
+    api_client, make_learner, django_assert_num_queries
 ):
-    make_user("lena")
+    make_learner("lena")
     for device in ("phone", "tablet", "laptop"):
         token = login(api_client, device=device)["token"]
     client = token_client(token)
@@ -309,8 +309,8 @@ def test_a_token_request_costs_one_query_to_authenticate(
         assert client.get("/api/v1/me/").status_code == 200
 
 
-def test_expired_tokens_of_other_devices_go_at_the_next_log_in(api_client, make_user):
-    make_user("lena")
+def test_expired_tokens_of_other_devices_go_at_the_next_log_in(api_client, make_learner):
+    make_learner("lena")
     old = login(api_client, device="old phone")["token"]
     AuthToken.objects.update(expiry=timezone.now() - datetime.timedelta(days=1))
     login(api_client, device="new phone")

@@ -9,8 +9,8 @@ ME = "/api/v1/me/"
 
 
 @pytest.fixture
-def lena(make_user):
-    return make_user("lena", display_name="Lena")
+def lena(make_learner):
+    return make_learner("lena", display_name="Lena")
 
 
 @pytest.fixture
@@ -92,8 +92,8 @@ def test_quiet_hours_can_be_cleared_together(client, lena):
         ({"display_name": "x" * 151}, "display_name"),
     ],
 )
-def test_patch_rejects_bad_values_and_changes_nothing(client, lena, make_user, changes, field):
-    make_user("mara")
+def test_patch_rejects_bad_values_and_changes_nothing(client, lena, make_learner, changes, field):
+    make_learner("mara")
     before = client.get(ME).json()
     response = client.patch(ME, {"display_name": "Neu", **changes}, format="json")
     assert response.status_code == 400, response.content

@@ -38,8 +38,8 @@ def assert_upcoming(user: User, local_time: datetime.time) -> None:
 
 
 @pytest.fixture
-def lena(make_user):
-    user = make_user("lena")
+def lena(make_learner):
+    user = make_learner("lena")
     # Not what any writer would store: a test sees whether a change stored a new value.
     User.objects.filter(pk=user.pk).update(next_reminder_at=LONG_AGO)
     user.refresh_from_db()
@@ -159,27 +159,27 @@ def test_demo_setup_stores_it(capsys):
     assert_upcoming(User.objects.get(username="lena"), datetime.time(18, 0))
 
 
-def test_an_account_created_without_it_is_due_for_the_next_planner_run(make_user):
+def test_an_account_created_without_it_is_due_for_the_next_planner_run(make_learner):
     """createsuperuser, the admin's add form, tests: the column's default is the creation time,
     so the next planner run reads the account and stores its exact instant."""
     before = timezone.now()
-    user = make_user("neu")
+    user = make_learner("neu")
     assert before <= user.next_reminder_at <= timezone.now()
 
 
 @pytest.fixture
-def accounts_of_every_kind(make_user):
+def accounts_of_every_kind(make_learner):
     made = [
-        make_user("tokyo", time_zone="Asia/Tokyo", reminder_time=datetime.time(7, 0)),
-        make_user(
+        make_learner("tokyo", time_zone="Asia/Tokyo", reminder_time=datetime.time(7, 0)),
+        make_learner(
             "owl",
             reminder_time=datetime.time(23, 0),
             quiet_hours_start=datetime.time(22, 0),
             quiet_hours_end=datetime.time(7, 0),
         ),
-        make_user("off", reminder_email=False),
-        make_user("gone", is_active=False),
-        make_user("nomail", email=""),
+        make_learner("off", reminder_email=False),
+        make_learner("gone", is_active=False),
+        make_learner("nomail", email=""),
     ]
     User.objects.update(next_reminder_at=LONG_AGO)
     return made

@@ -16,8 +16,8 @@ MODULE = "/api/v1/modules/self-hosting-27/"
 
 
 @pytest.fixture
-def lena(make_user):
-    return make_user("lena")
+def lena(make_learner):
+    return make_learner("lena")
 
 
 @pytest.fixture
@@ -60,11 +60,11 @@ def test_unenrolling_keeps_progress_for_a_later_return(course, client, lena):
     assert client.get(MODULE + "progress/").json()["in_progress_steps"] == 1
 
 
-def test_my_enrollments_list_shows_progress(course, client, make_user):
+def test_my_enrollments_list_shows_progress(course, client, make_learner):
     client.post(MODULE + "enrollment/")
     client.post(MODULE + "steps/1/progress/", {"event": "opened"}, format="json")
     other = APIClient()
-    other.force_authenticate(make_user("mara"))
+    other.force_authenticate(make_learner("mara"))
     other.post(MODULE + "enrollment/")
     body = client.get("/api/v1/enrollments/").json()
     assert body["count"] == 1

@@ -20,8 +20,8 @@ def client_for(user, *, enroll_in=("self-hosting-27",)) -> APIClient:
 
 
 @pytest.fixture
-def lena(make_user):
-    return make_user("lena")
+def lena(make_learner):
+    return make_learner("lena")
 
 
 @pytest.fixture
@@ -67,9 +67,9 @@ def test_notes_are_per_step(client):
     assert client.get(NOTES.format(5)).json()["lernauftrag"] == ""
 
 
-def test_notes_are_private(client, make_user, lena):
+def test_notes_are_private(client, make_learner, lena):
     client.put(NOTES.format(2), {"lernauftrag": "Geheim"}, format="json")
-    mara = client_for(make_user("mara"))
+    mara = client_for(make_learner("mara"))
     assert mara.get(NOTES.format(2)).json()["lernauftrag"] == ""
     mara.put(NOTES.format(2), {"lernauftrag": "Maras Text"}, format="json")
     assert client.get(NOTES.format(2)).json()["lernauftrag"] == "Geheim"

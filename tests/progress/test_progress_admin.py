@@ -13,8 +13,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def learners(make_user):
-    return [make_user(name) for name in ("anna", "ben", "cem")]
+def learners(make_learner):
+    return [make_learner(name) for name in ("anna", "ben", "cem")]
 
 
 def test_bulk_enroll_users_through_an_intermediate_page(course, admin_client, learners):
@@ -116,7 +116,7 @@ def test_step_progress_list(enrollments, admin_client, course):
 
 
 def test_enrollment_changelist_query_count_is_constant(
-    enrollments, admin_client, make_user, course
+    enrollments, admin_client, make_learner, course
 ):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -125,7 +125,7 @@ def test_enrollment_changelist_query_count_is_constant(
         admin_client.get("/admin/progress/enrollment/")
     now = timezone.now()
     for index in range(10):
-        learner = make_user(f"more{index}")
+        learner = make_learner(f"more{index}")
         Enrollment.objects.create(learner=learner, module=course, enrolled_at=now)
         _progress(learner, course, [1, 2])
     with CaptureQueriesContext(connection) as many:

@@ -39,9 +39,9 @@ def run_together(*calls):
 
 
 @pytest.fixture
-def learner_client(module_document, make_user):
+def learner_client(module_document, make_learner):
     course_import(paths=[module_document()])
-    learner = make_user("lena")
+    learner = make_learner("lena")
 
     def client():
         c = APIClient()

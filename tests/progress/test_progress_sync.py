@@ -22,8 +22,8 @@ TRANSACTION_CONTROL = re.compile(r"^\s*(SAVEPOINT|RELEASE SAVEPOINT|BEGIN|COMMIT
 
 
 @pytest.fixture
-def lena(make_user):
-    return make_user("lena")
+def lena(make_learner):
+    return make_learner("lena")
 
 
 @pytest.fixture

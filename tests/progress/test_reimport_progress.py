@@ -90,8 +90,10 @@ def notes_by_slug(learner) -> dict[tuple[str, str], tuple]:
     }
 
 
-def test_reimport_keeps_progress_and_notes_on_their_steps(course, make_user, seed_paths, tmp_path):
-    learner = make_user("lena")
+def test_reimport_keeps_progress_and_notes_on_their_steps(
+    course, make_learner, seed_paths, tmp_path
+):
+    learner = make_learner("lena")
     client = APIClient()
     client.force_authenticate(learner)
     client.post(MODULE + "enrollment/")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 from django.utils import timezone
-from rest_framework.test import APIClient
+
+from tests.factories import api_client_for, learner_create
 
 FORBIDDEN_BEFORE_REVIEW = {"correct_keys", "is_correct", "score", "explanation", "correct"}
 
@@ -20,15 +21,11 @@ def _fresh_throttle_cache():
 
 @pytest.fixture
 def make_learner(db):
-    from django.contrib.auth import get_user_model
+    """The shared learner factory, with a display name by default: it goes on certificates."""
 
-    def make(username: str = "lena", display_name: str = "Lena Lernende"):
-        return get_user_model().objects.create_user(
-            username=username,
-            email=f"{username}@example.org",
-            password="a-long-test-password-1",
-            display_name=display_name,
-        )
+    def make(username: str = "lena", **fields):
+        fields.setdefault("display_name", "Lena Lernende")
+        return learner_create(username, **fields)
 
     return make
 
@@ -47,12 +44,7 @@ def enroll(course):
 
 @pytest.fixture
 def client_for():
-    def make(user) -> APIClient:
-        client = APIClient()
-        client.force_authenticate(user)
-        return client
-
-    return make
+    return api_client_for
 
 
 @pytest.fixture

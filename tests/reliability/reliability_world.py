@@ -14,6 +14,8 @@ from typing import Any
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from tests.factories import learner_create
+
 PASSWORD = "Lernpfad-reliability-42"
 # Learner A's username; every text A writes contains it, so a response that carries A's data to
 # someone else is recognisable (it appears in no course content).
@@ -55,11 +57,9 @@ class World:
 
 def actor_create(username: str, *, staff: bool = False, device: str = "phone") -> Actor:
     from accounts import services as account_services
-    from accounts.models import User
 
-    user = User.objects.create_user(
-        username=username,
-        email=f"{username}@example.org",
+    user = learner_create(
+        username,
         password=PASSWORD,
         is_staff=staff,
         is_superuser=staff,

@@ -43,6 +43,8 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from tests.factories import learner_create
+
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.redis,
@@ -287,7 +289,6 @@ def send_planner(redis_url: str, now: datetime.datetime | None = None) -> None:
 @pytest.fixture
 def due_learners(course):
     """Learners whose reminder time was ten minutes ago and who have cards due."""
-    from accounts.models import User
     from reviews import api as reviews_api
 
     step = course.steps.order_by("number").first()
@@ -296,10 +297,8 @@ def due_learners(course):
     def create(count: int, prefix: str) -> list:
         learners = []
         for index in range(count):
-            learner = User.objects.create_user(
-                username=f"{prefix}{index}",
-                email=f"{prefix}{index}@example.org",
-                password="x-not-used-1234",
+            learner = learner_create(
+                f"{prefix}{index}",
                 time_zone="UTC",
                 reminder_time=(now - datetime.timedelta(minutes=10)).time(),
             )
@@ -469,11 +468,8 @@ def terminate_other_backends() -> int:
 @pytest.fixture
 def learner_token(course):
     from accounts import services as account_services
-    from accounts.models import User
 
-    user = User.objects.create_user(
-        username="gina", email="gina@example.org", password="x-12345678"
-    )
+    user = learner_create("gina")
     _instance, token = account_services.token_create(user=user, device_name="phone")
     return token
 

@@ -11,20 +11,6 @@ UTC = datetime.UTC
 
 
 @pytest.fixture
-def make_learner(db):
-    """Create a learner: ``make_learner("lena", time_zone="Asia/Tokyo")``."""
-    from django.contrib.auth import get_user_model
-
-    def create(username: str = "lena", **fields):
-        fields.setdefault("email", f"{username}@example.org")
-        return get_user_model().objects.create_user(
-            username=username, password=f"{username}-Lernpfad-Passwort-2026", **fields
-        )
-
-    return create
-
-
-@pytest.fixture
 def learner(make_learner):
     return make_learner("lena")
 

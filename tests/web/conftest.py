@@ -1,19 +1,17 @@
-"""Fixtures of the web page tests: a learner (registered through the accounts service)."""
+"""Fixtures of the web page tests: a learner (signed up through the accounts service)."""
 
 from __future__ import annotations
 
 import pytest
 
-PASSWORD = "a-long-and-unusual-passphrase-17"
+from tests.factories import learner_password, learner_register
+
+PASSWORD = learner_password("lena")
 
 
 @pytest.fixture
 def learner(db):
-    from accounts.services import user_register
-
-    return user_register(
-        username="lena", email="lena@example.org", password=PASSWORD, display_name="Lena"
-    )
+    return learner_register("lena", display_name="Lena")
 
 
 @pytest.fixture

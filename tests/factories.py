@@ -1,0 +1,56 @@
+"""The one set of builders for test data: learners, enrollments, API clients.
+
+Fixtures in the conftests are thin wrappers around these, so every test makes a learner the same
+way (and the password a test logs in with is always ``learner_password(username)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+
+def learner_password(username: str) -> str:
+    """The password ``learner_create`` gives a user (long and uncommon enough for the
+    validators)."""
+    return f"{username}-Lernpfad-Passwort-2026"
+
+
+def learner_create(username: str = "lena", **fields: Any):
+    """A learner row as ``create_user`` makes it (address ``<username>@example.org``); any
+    field of the user may be given (``time_zone="Asia/Tokyo"``, ``is_staff=True`` …)."""
+    fields.setdefault("email", f"{username}@example.org")
+    fields.setdefault("password", learner_password(username))
+    return get_user_model().objects.create_user(username=username, **fields)
+
+
+def learner_register(username: str = "lena", **fields: Any):
+    """A learner signed up through the accounts service, as the sign-up page and the API do
+    (preferences validated, next reminder instant stored)."""
+    from accounts.services import user_register
+
+    fields.setdefault("email", f"{username}@example.org")
+    fields.setdefault("password", learner_password(username))
+    return user_register(username=username, **fields)
+
+
+def enrollment_create(learner, module, *, at=None):
+    """Enroll ``learner`` in ``module`` (a Module row) the way the service does: with a "not
+    started" progress row per active step."""
+    from progress.services.enrollment import enrollment_create as enroll
+
+    enrollment, _ = enroll(learner_id=learner.pk, module_slug=module.slug)
+    if at is not None:
+        type(enrollment).objects.filter(pk=enrollment.pk).update(enrolled_at=at)
+        enrollment.refresh_from_db()
+    return enrollment
+
+
+def api_client_for(user) -> APIClient:
+    """An API client authenticated as ``user`` without a token (no auth queries, so query
+    counts are the view's own)."""
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
