@@ -156,3 +156,37 @@ def test_exam_attempt_page_queries_do_not_grow_with_the_items(client, enrolled, 
         assert html.count('class="exam-item"') == items
         client.post(attempt_url.replace("/attempts/", "/attempts/") + "submit/")
     assert counts[0] == counts[1]
+
+
+TRANSACTION_CONTROL = re.compile(
+    r"^\s*(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT|BEGIN|COMMIT|ROLLBACK)\b"
+)
+
+
+@pytest.mark.parametrize("viewed_before", [0, 5])
+def test_completing_a_step_on_its_page_is_six_statements(client, enrolled, course, viewed_before):
+    """Session, user, and progress.services.step_events.step_complete: lock and read, write,
+    the review cards (two). However many of the page's sections were already viewed."""
+    from progress.services.step_events import step_event_record
+
+    client.force_login(enrolled)
+    html = client.get(MODULE + "steps/3/").content.decode()
+    kinds = re.findall(r'name="viewed" value="([a-z_]+)"', html)
+    assert len(kinds) == 9
+    for kind in kinds[:viewed_before]:
+        step_event_record(
+            learner_id=enrolled.pk,
+            module_slug=course.slug,
+            number=3,
+            kind="section_viewed",
+            section=kind,
+        )
+    with CaptureQueriesContext(connection) as context:
+        response = client.post(
+            MODULE + "steps/3/progress/", {"event": "completed", "viewed": kinds}
+        )
+    assert response.status_code == 302
+    statements = [
+        q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])
+    ]
+    assert len(statements) == 6, statements

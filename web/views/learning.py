@@ -18,11 +18,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, step_get
-from lms.errors import DomainError, NotEnrolled, NotFound
+from lms.errors import NotEnrolled, NotFound
 from progress.selectors import module_progress_get, outline_status_get, step_notes_get
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
-from progress.services.step_events import step_event_record, step_open_record
+from progress.services.step_events import step_complete, step_event_record, step_open_record
 from quizzes.selectors import quick_check_ratings_for_step
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
@@ -191,9 +191,9 @@ def enroll(request: HttpRequest, module: str) -> HttpResponse:
 def step_progress(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """Mark a step complete (or not done again).
 
-    The reader shows every section on one page above this button, so pressing it records the
-    sections the page displayed (``viewed``) before completing: the same rule the API enforces
-    (complete only after all sections were viewed), fed by what this page showed.
+    The reader shows every section on one page above this button, so completing sends the
+    sections the page displayed (``viewed``): ``step_complete`` counts them as viewed and
+    applies the API's rule (complete only after all sections were viewed) in one transaction.
     """
     event = request.POST.get("event")
     step_url = _step_page(request, module=module, number=number)
@@ -202,7 +202,12 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
         return redirect(step_url)
     try:
         if event == "completed":
-            _complete(request, module=module, number=number)
+            step_complete(
+                learner_id=request.user.pk,
+                module_slug=module,
+                number=number,
+                sections_shown=request.POST.getlist("viewed"),
+            )
             messages.success(request, _("Step completed. Its review cards are in your queue."))
         else:
             step_event_record(
@@ -214,30 +219,6 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
         return redirect("web:module", module)
     next_url = reverse("web:step", args=[module, number + 1])
     return redirect(next_url if request.POST.get("go_next") else step_url)
-
-
-def _complete(request: HttpRequest, *, module: str, number: int) -> None:
-    learner_id = request.user.pk
-    try:
-        step_event_record(
-            learner_id=learner_id, module_slug=module, number=number, kind="completed"
-        )
-    except DomainError as exc:
-        if exc.code != "sections_not_viewed":
-            raise
-        shown = set(request.POST.getlist("viewed"))
-        for kind in exc.detail.get("missing_sections", []):
-            if kind in shown:
-                step_event_record(
-                    learner_id=learner_id,
-                    module_slug=module,
-                    number=number,
-                    kind="section_viewed",
-                    section=kind,
-                )
-        step_event_record(
-            learner_id=learner_id, module_slug=module, number=number, kind="completed"
-        )
 
 
 @login_required
