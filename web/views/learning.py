@@ -114,7 +114,7 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "previous_number": content.previous_number,
             "next_number": content.next_number,
             "learner": learner,
-            "progress_api_url": f"/api/v1/modules/{module}/steps/{number}/progress/",
+            "progress_api_url": reverse("step-progress", args=[module, number]),
         },
     )
 
