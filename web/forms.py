@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from accounts.services import user_authenticate
 from lms.errors import DomainError
 
 
@@ -55,8 +56,6 @@ class LoginForm(AuthenticationForm):
     )
 
     def clean(self):
-        from accounts.services import user_authenticate
-
         login = self.cleaned_data.get("username")
         password = self.cleaned_data.get("password")
         if login and password:
