@@ -206,3 +206,39 @@ def test_completing_a_step_on_its_page_is_six_statements(client, enrolled, cours
         q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])
     ]
     assert len(statements) == 6, statements
+
+
+WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+
+
+def test_a_get_writes_nothing_but_the_step_readers_opening(client, enrolled, course):
+    """Every write is a POST. The one exception is the step reader recording that the learner
+    opened the step, as the REST step read does (progress.services.step_events.step_open_record).
+    Not pinned here, both the quizzes app's: the exam result page grading an overdue attempt,
+    and quizzes.selectors.exam_overview creating a module's default exam policy on its first
+    read (dashboard, exam page); the exam start below has created it already."""
+    from progress.models import StepProgress
+
+    client.force_login(enrolled)
+    attempt = client.post(MODULE + "exam/start/")["Location"]
+    pages = [
+        "/",
+        "/help/keyboard/",
+        "/settings/",
+        MODULE,
+        MODULE + "steps/1/",
+        "/review/",
+        "/stats/",
+        MODULE + "exam/",
+        attempt,
+        attempt + "submit/",
+    ]
+    opening = f'UPDATE "{StepProgress._meta.db_table}"'
+    for url in pages:
+        with CaptureQueriesContext(connection) as context:
+            assert client.get(url).status_code == 200, url
+        writes = [q["sql"] for q in context.captured_queries if WRITE.match(q["sql"])]
+        if url == MODULE + "steps/1/":
+            assert len(writes) == 1 and writes[0].startswith(opening), writes
+        else:
+            assert writes == [], (url, writes)
