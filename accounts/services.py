@@ -178,6 +178,18 @@ def user_authenticate(*, password: str, username: str = "", email: str = "") -> 
     return user
 
 
+def user_authenticate_by_login(*, login: str, password: str) -> User:
+    """The active user for a log-in form's one field: its username, else (when the field holds
+    an @) its e-mail address. Usernames may contain @: a username wins over another account's
+    e-mail address."""
+    try:
+        return user_authenticate(username=login, password=password)
+    except InvalidInput:
+        if "@" not in login:
+            raise
+        return user_authenticate(email=login, password=password)
+
+
 @transaction.atomic
 def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     """Change the learner's profile and preferences; every rule is checked before a write."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from django.utils import timezone
@@ -47,6 +47,27 @@ def missing_sections(progress: StepProgress | None, section_kinds: Sequence[str]
     return [kind for kind in section_kinds if kind not in viewed]
 
 
+def _status_event_skipped(
+    progress: StepProgress, *, completes: bool, at: datetime.datetime
+) -> EventResult | None:
+    """Why a "completed" (``completes``) or "reopened" event changes nothing: UNCHANGED when the
+    step already has that status, STALE when it is older than the last status change; else
+    None."""
+    if (progress.status == _COMPLETED) == completes:
+        return EventResult.UNCHANGED
+    if progress.status_changed_at and at < progress.status_changed_at:
+        return EventResult.STALE
+    return None
+
+
+def _sections_not_viewed(missing: list[str]) -> Conflict:
+    return Conflict(
+        "The step is completed only after all its sections have been viewed.",
+        code="sections_not_viewed",
+        detail={"missing_sections": missing},
+    )
+
+
 def event_apply(
     progress: StepProgress,
     *,
@@ -65,25 +86,19 @@ def event_apply(
     # An offline event older than the step's newest one must not move the resume point back.
     newest = progress.last_event_at is None or at >= progress.last_event_at
     if kind == EventKind.COMPLETED:
-        if progress.status == _COMPLETED:
-            return EventResult.UNCHANGED, False
-        if progress.status_changed_at and at < progress.status_changed_at:
-            return EventResult.STALE, False
+        skipped = _status_event_skipped(progress, completes=True, at=at)
+        if skipped:
+            return skipped, False
         missing = missing_sections(progress, section_kinds)
         if missing:
-            raise Conflict(
-                "The step is completed only after all its sections have been viewed.",
-                code="sections_not_viewed",
-                detail={"missing_sections": missing},
-            )
+            raise _sections_not_viewed(missing)
         progress.status = _COMPLETED
         progress.completed_at = at
         progress.status_changed_at = at
     elif kind == EventKind.REOPENED:
-        if progress.status != _COMPLETED:
-            return EventResult.UNCHANGED, False
-        if progress.status_changed_at and at < progress.status_changed_at:
-            return EventResult.STALE, False
+        skipped = _status_event_skipped(progress, completes=False, at=at)
+        if skipped:
+            return skipped, False
         progress.status = _IN_PROGRESS
         progress.completed_at = None
         progress.status_changed_at = at
@@ -111,6 +126,42 @@ def event_apply(
         progress.last_event_at = at
         dirty = True
     return result, dirty
+
+
+def completion_apply(
+    progress: StepProgress,
+    *,
+    sections_shown: Collection[str],
+    at: datetime.datetime,
+    section_kinds: Sequence[str],
+) -> tuple[str, bool]:
+    """Complete a step on a page that showed the learner ``sections_shown``: those the step has
+    and the learner had not viewed count as viewed now (in document order, as "section_viewed"
+    events would), then "completed" applies. Returns what ``event_apply`` returns.
+
+    Sections are marked only when the completion applies: on a completed step, or for a stale
+    completion, nothing changes. Raises Conflict ``sections_not_viewed`` listing the missing
+    sections the page did not show; the row is then unchanged.
+    """
+    viewed = False
+    if _status_event_skipped(progress, completes=True, at=at) is None:
+        missing = missing_sections(progress, section_kinds)
+        not_shown = [kind for kind in missing if kind not in sections_shown]
+        if not_shown:
+            raise _sections_not_viewed(not_shown)
+        for kind in missing:
+            _, dirty = event_apply(
+                progress,
+                kind=EventKind.SECTION_VIEWED,
+                section=kind,
+                at=at,
+                section_kinds=section_kinds,
+            )
+            viewed = viewed or dirty
+    result, dirty = event_apply(
+        progress, kind=EventKind.COMPLETED, section="", at=at, section_kinds=section_kinds
+    )
+    return result, viewed or dirty
 
 
 # --- offline events ------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from accounts.services import user_authenticate_by_login
 from lms.errors import DomainError
 
 
@@ -44,7 +45,8 @@ class SignUpForm(forms.Form):
 
 
 class LoginForm(AuthenticationForm):
-    """Django's log-in form; the user name or the e-mail address goes to the accounts service."""
+    """Django's log-in form; its one field (user name or e-mail address) goes to the accounts
+    service, which decides which account it names."""
 
     username = forms.CharField(
         label=_("User name or e-mail address"),
@@ -55,20 +57,13 @@ class LoginForm(AuthenticationForm):
     )
 
     def clean(self):
-        from accounts.services import user_authenticate
-
         login = self.cleaned_data.get("username")
         password = self.cleaned_data.get("password")
         if login and password:
             try:
-                self.user_cache = user_authenticate(username=login, password=password)
+                self.user_cache = user_authenticate_by_login(login=login, password=password)
             except DomainError:
-                if "@" not in login:
-                    raise self.get_invalid_login_error() from None
-                try:
-                    self.user_cache = user_authenticate(email=login, password=password)
-                except DomainError:
-                    raise self.get_invalid_login_error() from None
+                raise self.get_invalid_login_error() from None
             self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
 

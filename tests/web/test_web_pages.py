@@ -203,6 +203,16 @@ def test_completing_needs_the_sections_the_page_showed(learner_client, enrolled,
     assert "sections" in response.content.decode()
 
 
+def test_the_pages_scripts_post_to_the_apis_own_urls(learner_client, enrolled, course):
+    """The step reader records sections and the exam page saves answers through the API."""
+    step = learner_client.get(MODULE + "steps/4/").content.decode()
+    assert 'data-progress-url="/api/v1/modules/self-hosting-27/steps/4/progress/"' in step
+    attempt_url = learner_client.post(MODULE + "exam/start/")["Location"]
+    attempt_id = re.search(r"(\d+)", attempt_url).group(1)
+    attempt = learner_client.get(attempt_url).content.decode()
+    assert f'data-save-url="/api/v1/exam-attempts/{attempt_id}/answers/"' in attempt
+
+
 def test_personal_actions_need_a_login(client, course):
     response = client.post(MODULE + "enroll/")
     assert response.status_code == 302 and response["Location"].startswith("/login/")

@@ -96,7 +96,23 @@ PAGES = [
 ]
 
 
-def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course):
+@pytest.fixture
+def content_cache_clock_stopped(monkeypatch):
+    """The short-lived content caches' clock stands still (lms.content_cache): a module outline
+    is trusted for a second, and on a busy machine filling the learner data takes longer, so the
+    many-rows visits would pay the outline's reload once and differ from the few-rows visits by
+    a query that has nothing to do with the learner's data."""
+    import types
+
+    import lms.content_cache
+
+    frozen = lms.content_cache.time.monotonic()
+    monkeypatch.setattr(lms.content_cache, "time", types.SimpleNamespace(monotonic=lambda: frozen))
+
+
+def test_learner_pages_use_a_constant_number_of_queries(
+    client, enrolled, course, content_cache_clock_stopped
+):
     client.force_login(enrolled)
     # One completed step with its cards: the "one row" case.
     from progress.services.step_events import step_event_record
@@ -156,3 +172,73 @@ def test_exam_attempt_page_queries_do_not_grow_with_the_items(client, enrolled, 
         assert html.count('class="exam-item"') == items
         client.post(attempt_url.replace("/attempts/", "/attempts/") + "submit/")
     assert counts[0] == counts[1]
+
+
+TRANSACTION_CONTROL = re.compile(
+    r"^\s*(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO SAVEPOINT|BEGIN|COMMIT|ROLLBACK)\b"
+)
+
+
+@pytest.mark.parametrize("viewed_before", [0, 5])
+def test_completing_a_step_on_its_page_is_six_statements(client, enrolled, course, viewed_before):
+    """Session, user, and progress.services.step_events.step_complete: lock and read, write,
+    the review cards (two). However many of the page's sections were already viewed."""
+    from progress.services.step_events import step_event_record
+
+    client.force_login(enrolled)
+    html = client.get(MODULE + "steps/3/").content.decode()
+    kinds = re.findall(r'name="viewed" value="([a-z_]+)"', html)
+    assert len(kinds) == 9
+    for kind in kinds[:viewed_before]:
+        step_event_record(
+            learner_id=enrolled.pk,
+            module_slug=course.slug,
+            number=3,
+            kind="section_viewed",
+            section=kind,
+        )
+    with CaptureQueriesContext(connection) as context:
+        response = client.post(
+            MODULE + "steps/3/progress/", {"event": "completed", "viewed": kinds}
+        )
+    assert response.status_code == 302
+    statements = [
+        q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])
+    ]
+    assert len(statements) == 6, statements
+
+
+WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+
+
+def test_a_get_writes_nothing_but_the_step_readers_opening(client, enrolled, course):
+    """Every write is a POST. The one exception is the step reader recording that the learner
+    opened the step, as the REST step read does (progress.services.step_events.step_open_record).
+    Not pinned here, both the quizzes app's: the exam result page grading an overdue attempt,
+    and quizzes.selectors.exam_overview creating a module's default exam policy on its first
+    read (dashboard, exam page); the exam start below has created it already."""
+    from progress.models import StepProgress
+
+    client.force_login(enrolled)
+    attempt = client.post(MODULE + "exam/start/")["Location"]
+    pages = [
+        "/",
+        "/help/keyboard/",
+        "/settings/",
+        MODULE,
+        MODULE + "steps/1/",
+        "/review/",
+        "/stats/",
+        MODULE + "exam/",
+        attempt,
+        attempt + "submit/",
+    ]
+    opening = f'UPDATE "{StepProgress._meta.db_table}"'
+    for url in pages:
+        with CaptureQueriesContext(connection) as context:
+            assert client.get(url).status_code == 200, url
+        writes = [q["sql"] for q in context.captured_queries if WRITE.match(q["sql"])]
+        if url == MODULE + "steps/1/":
+            assert len(writes) == 1 and writes[0].startswith(opening), writes
+        else:
+            assert writes == [], (url, writes)

@@ -64,3 +64,26 @@ def test_stats_page_draws_the_learners_reviews(learner_client, enrolled, course)
     assert len(re.findall(r'<rect class="heat-\d"[^>]*><title>', html)) == 90
     assert html.count('class="heat-4"') >= 1
     assert "Wiederholungen der letzten 90 Tage" in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("time_zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago"])
+def test_the_progress_chart_ends_on_the_learners_local_today(
+    learner_client, enrolled, course, time_zone
+):
+    """UTC+14 and UTC-11 are never on the same date: the chart follows the learner's zone, and
+    ends on the heatmap's last day."""
+    import zoneinfo
+
+    from django.utils import timezone
+
+    from progress.services.step_events import step_complete
+
+    enrolled.time_zone = time_zone
+    enrolled.save(update_fields=["time_zone"])
+    kinds = list(course.steps.get(number=1).sections.values_list("kind", flat=True))
+    step_complete(learner_id=enrolled.pk, module_slug=course.slug, number=1, sections_shown=kinds)
+    response = learner_client.get("/stats/")
+    today = timezone.localdate(timezone.now(), timezone=zoneinfo.ZoneInfo(time_zone))
+    chart = response.context["modules"][0]["chart"]
+    assert chart["today"] == today == response.context["heatmap"]["cells"][-1]["date"]

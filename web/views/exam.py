@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -114,7 +115,7 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
         {
             "attempt": view,
             "server_now": timezone.now(),
-            "save_url": f"/api/v1/exam-attempts/{attempt}/answers/",
+            "save_url": reverse("exam-attempt-answers", args=[attempt]),
         },
     )
 

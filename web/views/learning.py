@@ -11,22 +11,22 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, step_get
-from lms.errors import DomainError, NotFound
+from lms.errors import NotEnrolled, NotFound
 from progress.selectors import module_progress_get, outline_status_get, step_notes_get
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
-from progress.services.step_events import step_event_record, step_open_record
+from progress.services.step_events import step_complete, step_event_record, step_open_record
 from quizzes.selectors import quick_check_ratings_for_step
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
-from web.views.common import error_message, safe_next
+from web.views.common import domain_errors_as_pages, safe_next
 
 
 @dataclass
@@ -47,12 +47,25 @@ def _blocks(sections: list[Any]) -> list[Block]:
     return blocks
 
 
+def _step_page(request: HttpRequest, *, module: str, number: int, **_url_kwargs) -> str:
+    return reverse("web:step", args=[module, number])
+
+
+def _step_page_at_note(request: HttpRequest, *, module: str, number: int) -> str:
+    """The step page scrolled to the note the form sent (NoteForm checks the prompt)."""
+    return f"{_step_page(request, module=module, number=number)}#note-{request.POST['prompt']}"
+
+
+def _step_page_at_quick_check(
+    request: HttpRequest, *, module: str, number: int, quick_check: int
+) -> str:
+    return f"{_step_page(request, module=module, number=number)}#quick-check-{quick_check}"
+
+
+@domain_errors_as_pages()
 def module_detail(request: HttpRequest, module: str) -> HttpResponse:
     """The outline with completion marks, level, progress bar and "continue where I left off"."""
-    try:
-        module_obj = module_get(slug=module)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    module_obj = module_get(slug=module)
     progress = None
     if request.user.is_authenticated:
         progress = _module_progress(learner_id=request.user.pk, module=module_obj)
@@ -69,12 +82,10 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
     )
 
 
+@domain_errors_as_pages()
 def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """A step's sections in document order, its quick checks, notes, term card and pager."""
-    try:
-        content = step_get(module_slug=module, number=number)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    content = step_get(module_slug=module, number=number)
     blocks = _blocks(content.sections)
     quick_checks = [
         {
@@ -103,7 +114,7 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "previous_number": content.previous_number,
             "next_number": content.next_number,
             "learner": learner,
-            "progress_api_url": f"/api/v1/modules/{module}/steps/{number}/progress/",
+            "progress_api_url": reverse("step-progress", args=[module, number]),
         },
     )
 
@@ -166,11 +177,9 @@ def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> d
 
 @login_required
 @require_POST
+@domain_errors_as_pages()
 def enroll(request: HttpRequest, module: str) -> HttpResponse:
-    try:
-        _enrollment, created = enrollment_create(learner_id=request.user.pk, module_slug=module)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    _enrollment, created = enrollment_create(learner_id=request.user.pk, module_slug=module)
     if created:
         messages.success(request, _("You are enrolled. Have fun learning!"))
     return redirect(safe_next(request, reverse("web:module", args=[module])))
@@ -178,108 +187,74 @@ def enroll(request: HttpRequest, module: str) -> HttpResponse:
 
 @login_required
 @require_POST
+@domain_errors_as_pages(back=_step_page)
 def step_progress(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """Mark a step complete (or not done again).
 
-    The reader shows every section on one page above this button, so pressing it records the
-    sections the page displayed (``viewed``) before completing: the same rule the API enforces
-    (complete only after all sections were viewed), fed by what this page showed.
+    The reader shows every section on one page above this button, so completing sends the
+    sections the page displayed (``viewed``): ``step_complete`` counts them as viewed and
+    applies the API's rule (complete only after all sections were viewed) in one transaction.
     """
     event = request.POST.get("event")
-    step_url = reverse("web:step", args=[module, number])
+    step_url = _step_page(request, module=module, number=number)
     if event not in ("completed", "reopened"):
         messages.error(request, _("Unknown action."))
         return redirect(step_url)
     try:
         if event == "completed":
-            _complete(request, module=module, number=number)
+            step_complete(
+                learner_id=request.user.pk,
+                module_slug=module,
+                number=number,
+                sections_shown=request.POST.getlist("viewed"),
+            )
             messages.success(request, _("Step completed. Its review cards are in your queue."))
         else:
             step_event_record(
                 learner_id=request.user.pk, module_slug=module, number=number, kind="reopened"
             )
             messages.info(request, _("The step is marked as not done."))
-    except NotFound as exc:
-        if exc.code == "not_enrolled":
-            messages.error(request, _("Enroll in the module first."))
-            return redirect("web:module", module)
-        raise Http404(exc.message) from exc
-    except DomainError as exc:
-        error_message(request, exc)
-        return redirect(step_url)
+    except NotEnrolled:
+        messages.error(request, _("Enroll in the module first."))
+        return redirect("web:module", module)
     next_url = reverse("web:step", args=[module, number + 1])
     return redirect(next_url if request.POST.get("go_next") else step_url)
 
 
-def _complete(request: HttpRequest, *, module: str, number: int) -> None:
-    learner_id = request.user.pk
-    try:
-        step_event_record(
-            learner_id=learner_id, module_slug=module, number=number, kind="completed"
-        )
-    except DomainError as exc:
-        if exc.code != "sections_not_viewed":
-            raise
-        shown = set(request.POST.getlist("viewed"))
-        for kind in exc.detail.get("missing_sections", []):
-            if kind in shown:
-                step_event_record(
-                    learner_id=learner_id,
-                    module_slug=module,
-                    number=number,
-                    kind="section_viewed",
-                    section=kind,
-                )
-        step_event_record(
-            learner_id=learner_id, module_slug=module, number=number, kind="completed"
-        )
-
-
 @login_required
 @require_POST
+@domain_errors_as_pages(back=_step_page_at_note)
 def note_save(request: HttpRequest, module: str, number: int) -> HttpResponse:
     form = NoteForm(request.POST)
-    step_url = reverse("web:step", args=[module, number])
     if not form.is_valid():
         messages.error(request, _("The note could not be saved."))
-        return redirect(step_url)
-    prompt = form.cleaned_data["prompt"]
-    try:
-        step_notes_put(
-            learner_id=request.user.pk,
-            module_slug=module,
-            number=number,
-            notes={prompt: form.cleaned_data["text"]},
-        )
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
-    except DomainError as exc:
-        error_message(request, exc)
-    else:
-        messages.success(request, _("Your notes are saved."))
-    return redirect(f"{step_url}#note-{prompt}")
+        return redirect(_step_page(request, module=module, number=number))
+    step_notes_put(
+        learner_id=request.user.pk,
+        module_slug=module,
+        number=number,
+        notes={form.cleaned_data["prompt"]: form.cleaned_data["text"]},
+    )
+    messages.success(request, _("Your notes are saved."))
+    return redirect(_step_page_at_note(request, module=module, number=number))
 
 
 @login_required
 @require_POST
+@domain_errors_as_pages(back=_step_page_at_quick_check)
 def quick_check_rate(request: HttpRequest, module: str, number: int, quick_check: int):
     form = QuickCheckRatingForm(request.POST)
-    step_url = reverse("web:step", args=[module, number])
     if not form.is_valid():
         messages.error(request, _("Choose one of the three ratings."))
-        return redirect(step_url)
-    try:
-        quick_checks.quick_check_rate(
-            learner_id=request.user.pk,
-            module_slug=module,
-            step_number=number,
-            quick_check_id=quick_check,
-            rating=form.cleaned_data["rating"],
-        )
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
-    except DomainError as exc:
-        error_message(request, exc)
-    else:
-        messages.success(request, _("Thanks! Your rating is saved."))
-    return redirect(f"{step_url}#quick-check-{quick_check}")
+        return redirect(_step_page(request, module=module, number=number))
+    quick_checks.quick_check_rate(
+        learner_id=request.user.pk,
+        module_slug=module,
+        step_number=number,
+        quick_check_id=quick_check,
+        rating=form.cleaned_data["rating"],
+    )
+    messages.success(request, _("Thanks! Your rating is saved."))
+    return redirect(
+        _step_page_at_quick_check(request, module=module, number=number, quick_check=quick_check)
+    )

@@ -12,16 +12,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
-from lms.errors import DomainError
+from lms.errors import Conflict
 from reviews.selectors import card_faces, due_queue
 from reviews.services import reviewing
 from web.forms import ReviewRatingForm
-from web.views.common import error_message
+from web.views.common import domain_errors_as_pages
 
 
 def rating_labels() -> dict[int, str]:
@@ -31,6 +32,10 @@ def rating_labels() -> dict[int, str]:
         3: pgettext("review rating", "Good"),
         4: pgettext("review rating", "Easy"),
     }
+
+
+def _review_session(request: HttpRequest) -> str:
+    return reverse("web:review")
 
 
 @login_required
@@ -61,39 +66,39 @@ def review_session(request: HttpRequest) -> HttpResponse:
     )
 
 
+# The card comes in the form, not the URL: a card that is not the learner's (any more) is a
+# message in the session, not a 404 page.
 @login_required
 @require_POST
+@domain_errors_as_pages(back=_review_session, not_found_is_404=False)
 def review_rate(request: HttpRequest) -> HttpResponse:
     form = ReviewRatingForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose one of the four ratings."))
         return redirect("web:review")
-    try:
-        reviewing.review_record(
-            learner=request.user,
-            card_id=form.cleaned_data["card"],
-            rating=form.cleaned_data["rating"],
-            duration_ms=form.cleaned_data.get("duration_ms"),
-            client_review_id=form.cleaned_data.get("client_review_id") or uuid.uuid4().hex,
-        )
-    except DomainError as exc:
-        error_message(request, exc)
-    else:
-        label = rating_labels()[form.cleaned_data["rating"]]
-        messages.success(request, _("Rated “%(rating)s”.") % {"rating": label})
+    reviewing.review_record(
+        learner=request.user,
+        card_id=form.cleaned_data["card"],
+        rating=form.cleaned_data["rating"],
+        duration_ms=form.cleaned_data.get("duration_ms"),
+        client_review_id=form.cleaned_data.get("client_review_id") or uuid.uuid4().hex,
+    )
+    label = rating_labels()[form.cleaned_data["rating"]]
+    messages.success(request, _("Rated “%(rating)s”.") % {"rating": label})
     return redirect("web:review")
 
 
 @login_required
 @require_POST
+@domain_errors_as_pages(back=_review_session, not_found_is_404=False)
 def review_undo(request: HttpRequest) -> HttpResponse:
     try:
         reviewing.review_undo(learner=request.user)
-    except DomainError as exc:
-        if exc.code == "nothing_to_undo":
-            messages.info(request, _("There is no review to undo."))
-        else:
-            error_message(request, exc)
+    except Conflict as exc:
+        if exc.code != "nothing_to_undo":
+            raise
+        # Not a failure: the button was pressed once too often.
+        messages.info(request, _("There is no review to undo."))
     else:
         messages.success(request, _("The last review is undone."))
     return redirect("web:review")
