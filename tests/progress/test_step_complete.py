@@ -50,8 +50,8 @@ def rows(learner) -> list[dict]:
 
 
 @pytest.fixture
-def lena(make_user, course):
-    learner = make_user("lena")
+def lena(make_learner, course):
+    learner = make_learner("lena")
     enrollment_create(learner_id=learner.pk, module_slug=SEED)
     return learner
 
@@ -162,8 +162,8 @@ def test_a_failing_card_hook_rolls_the_whole_completion_back(lena, monkeypatch):
     assert rows(lena) == before
 
 
-def test_completing_needs_enrollment_and_an_active_step(course, make_user, lena):
-    stranger = make_user("sam")
+def test_completing_needs_enrollment_and_an_active_step(course, make_learner, lena):
+    stranger = make_learner("sam")
     with pytest.raises(NotEnrolled):
         step_complete(
             learner_id=stranger.pk, module_slug=SEED, number=1, sections_shown=kinds(SEED, 1)
@@ -177,7 +177,7 @@ def test_completing_needs_enrollment_and_an_active_step(course, make_user, lena)
 
 
 @pytest.fixture(params=["5 sections a step", "9 sections a step"])
-def sized(request, db, module_document, seed_paths, make_user):
+def sized(request, db, module_document, seed_paths, make_learner):
     """A learner enrolled in a module whose steps have 5 (a test document) or 9 (the seed)
     sections."""
     if request.param == "5 sections a step":
@@ -186,7 +186,7 @@ def sized(request, db, module_document, seed_paths, make_user):
     else:
         course_import(paths=seed_paths)
         slug = SEED
-    learner = make_user("lena")
+    learner = make_learner("lena")
     enrollment_create(learner_id=learner.pk, module_slug=slug)
     return learner, slug
 
@@ -205,11 +205,11 @@ def test_the_whole_completion_is_four_statements_whatever_the_sections(sized):
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_the_completion_is_one_real_transaction(module_document, make_user):
+def test_the_completion_is_one_real_transaction(module_document, make_learner):
     """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements (and
     the review cards' savepoint), COMMIT."""
     course_import(paths=[module_document()])
-    learner = make_user("lena")
+    learner = make_learner("lena")
     enrollment_create(learner_id=learner.pk, module_slug="homelab-3")
     shown = kinds("homelab-3", 3)
     with CaptureQueriesContext(connection) as context:

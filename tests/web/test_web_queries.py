@@ -96,23 +96,7 @@ PAGES = [
 ]
 
 
-@pytest.fixture
-def content_cache_clock_stopped(monkeypatch):
-    """The short-lived content caches' clock stands still (lms.content_cache): a module outline
-    is trusted for a second, and on a busy machine filling the learner data takes longer, so the
-    many-rows visits would pay the outline's reload once and differ from the few-rows visits by
-    a query that has nothing to do with the learner's data."""
-    import types
-
-    import lms.content_cache
-
-    frozen = lms.content_cache.time.monotonic()
-    monkeypatch.setattr(lms.content_cache, "time", types.SimpleNamespace(monotonic=lambda: frozen))
-
-
-def test_learner_pages_use_a_constant_number_of_queries(
-    client, enrolled, course, content_cache_clock_stopped
-):
+def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course):
     client.force_login(enrolled)
     # One completed step with its cards: the "one row" case.
     from progress.services.step_events import step_event_record
