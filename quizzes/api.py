@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 
 from lms.privacy import export_rows
+from quizzes.attempt_rules import attempt_is_finalized, final_score
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS, review_level
 from quizzes.models import (
     ArchivedItemResponse,
@@ -18,7 +19,6 @@ from quizzes.models import (
     QuickCheckRatingEvent,
 )
 from quizzes.selectors import attempt_item_view
-from quizzes.services.attempts import attempt_is_finalized, final_score
 
 
 def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:

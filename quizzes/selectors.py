@@ -18,6 +18,14 @@ from django.utils import timezone
 
 from courses import api as courses_api
 from lms.errors import NotFound
+from quizzes.attempt_rules import (
+    ANSWER_GRACE,
+    AttemptPolicy,
+    GradedItem,
+    LearnerAttempt,
+    attempt_is_finalized,
+    final_score,
+)
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -34,16 +42,7 @@ from quizzes.models import (
     ExamPolicy,
     QuickCheckRating,
 )
-from quizzes.services.attempts import (
-    ANSWER_GRACE,
-    AttemptPolicy,
-    GradedItem,
-    LearnerAttempt,
-    attempt_is_finalized,
-    final_score,
-    learner_attempts,
-    learner_eligibility,
-)
+from quizzes.services.attempts import learner_attempts, learner_eligibility
 from quizzes.services.items import exam_policy_get
 
 

@@ -23,9 +23,18 @@ from django.utils import timezone
 from courses import api as courses_api
 from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import aware, datetime_param, json_value
+from quizzes.attempt_rules import (
+    ANSWER_GRACE,
+    AttemptPolicy,
+    AttemptResult,
+    GradedItem,
+    LearnerAttempt,
+    attempt_states,
+    final_score,
+)
 from quizzes.drawing import DrawCandidate, attempt_draw
-from quizzes.eligibility import AttemptState, Eligibility, exam_eligibility
-from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
+from quizzes.eligibility import Eligibility, exam_eligibility
+from quizzes.grading import answer_is_correct, attempt_score, passes
 from quizzes.models import (
     Certificate,
     ExamAttempt,
@@ -36,9 +45,6 @@ from quizzes.models import (
 )
 from quizzes.services.items import exam_items_generate, exam_policy_get
 
-# Answers saved up to this long after the deadline still count: the last autosave of a learner
-# whose time ran out is usually on its way when the clock strikes.
-ANSWER_GRACE = datetime.timedelta(seconds=30)
 # How many expired attempts one run of the periodic task finalizes.
 FINALIZE_BATCH_SIZE = 200
 # secrets.token_urlsafe(24): 32 characters, 192 bits; a certificate page cannot be guessed.
@@ -59,56 +65,6 @@ class SavedAnswers:
     saved_count: int
     answered_count: int
     saved_at: datetime.datetime
-
-
-# What a finalization reads, as plain rows (``exam_attempt_finalize`` reads them with SQL):
-# cheaper to build than the models, with the models' attribute names, so the result view and
-# the grading helpers below take either.
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptPolicy:
-    """The policy fields that grade an attempt and decide what its review shows."""
-
-    grading_method: str
-    pass_mark_percent: Decimal
-    max_attempts: int
-    review_content: str
-    review_timing: str
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptResult:
-    """An attempt's graded result (the fields of ``ExamResult`` the result view shows)."""
-
-    score_percent: Decimal
-    passed: bool
-    correct_count: int
-    item_count: int
-    reason: str
-    finalized_at: datetime.datetime
-
-
-@dataclass(slots=True)
-class LearnerAttempt:
-    """One of the learner's attempts in a module, with its result once finalized."""
-
-    id: int
-    number: int
-    result: AttemptResult | None
-
-
-@dataclass(slots=True)
-class GradedItem:
-    """An attempt item as grading and the review need it; ``attempt_result_view`` decides how
-    much of it the learner sees."""
-
-    id: int
-    position: int
-    correct_keys: list[str]
-    selected_keys: list[str] | None
-    explanation: str
-    is_correct: bool | None
 
 
 @dataclass(frozen=True)
@@ -132,32 +88,6 @@ def learner_attempts(*, learner_id: int, module_id: int):
         .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
         .order_by("number")
     )
-
-
-def attempt_is_finalized(attempt: ExamAttempt | LearnerAttempt) -> bool:
-    return getattr(attempt, "result", None) is not None
-
-
-def attempt_states(attempts: Sequence[ExamAttempt | LearnerAttempt]) -> list[AttemptState]:
-    return [
-        AttemptState(
-            number=a.number,
-            finalized_at=a.result.finalized_at if attempt_is_finalized(a) else None,
-        )
-        for a in attempts
-    ]
-
-
-def final_score(
-    *, policy: ExamPolicy | AttemptPolicy, attempts: Sequence[ExamAttempt | LearnerAttempt]
-):
-    """(final grade, passed) over the finalized attempts, by the policy's grading method."""
-    scores = [a.result.score_percent for a in attempts if attempt_is_finalized(a)]
-    grade = final_grade(method=policy.grading_method, scores=scores)
-    passed = grade is not None and passes(
-        score_percent=grade, pass_mark_percent=policy.pass_mark_percent
-    )
-    return grade, passed
 
 
 def learner_eligibility(
