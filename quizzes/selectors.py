@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
@@ -24,8 +24,10 @@ from quizzes.attempt_rules import (
     GradedItem,
     LearnerAttempt,
     attempt_is_finalized,
+    attempt_states,
     final_score,
 )
+from quizzes.eligibility import Eligibility, exam_eligibility
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -42,8 +44,53 @@ from quizzes.models import (
     ExamPolicy,
     QuickCheckRating,
 )
-from quizzes.services.attempts import learner_attempts, learner_eligibility
-from quizzes.services.items import exam_policy_get
+
+
+def learner_attempts(*, learner_id: int, module_id: int):
+    """The learner's attempts in a module, oldest first, with result and certificate code."""
+    certificate = Certificate.objects.filter(learner_id=OuterRef("learner_id"), module_id=module_id)
+    return (
+        ExamAttempt.objects.filter(learner_id=learner_id, module_id=module_id)
+        .select_related("result")
+        .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
+        .order_by("number")
+    )
+
+
+def learner_eligibility(
+    *,
+    learner_id: int,
+    module_id: int,
+    policy: ExamPolicy,
+    attempts: Sequence[ExamAttempt],
+    enrolled: bool,
+    final_passed: bool,
+    now: datetime.datetime,
+) -> Eligibility:
+    """Whether the learner may start an attempt of the module's exam now, and why not.
+
+    One query (all steps completed?) when the policy requires every step, none otherwise.
+    """
+    return exam_eligibility(
+        now=now,
+        enrolled=enrolled,
+        steps_required=policy.requires_all_steps_completed,
+        steps_completed=(
+            courses_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
+            if policy.requires_all_steps_completed
+            else True
+        ),
+        attempts=attempt_states(attempts),
+        max_attempts=policy.max_attempts,
+        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
+        final_passed=final_passed,
+    )
+
+
+def exam_policy_or_defaults(*, module_id: int) -> ExamPolicy:
+    """The module's exam policy: its row, or (unsaved) the defaults that the first attempt or
+    item generation saves. A read only: looking at an exam writes nothing."""
+    return ExamPolicy.objects.filter(module_id=module_id).first() or ExamPolicy(module_id=module_id)
 
 
 def certificate_url(code: str) -> str:
@@ -222,7 +269,7 @@ def exam_overview(
     """The module's exam for the learner: policy, eligibility, attempts, final grade."""
     now = now or timezone.now()
     module = courses_api.module_by_slug(module_slug)
-    policy = exam_policy_get(module_id=module.id)
+    policy = exam_policy_or_defaults(module_id=module.id)
     enrolled = courses_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
     attempts = list(learner_attempts(learner_id=learner_id, module_id=module.id))
     grade, passed = final_score(policy=policy, attempts=attempts)

@@ -17,7 +17,6 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from courses import api as courses_api
@@ -29,20 +28,12 @@ from quizzes.attempt_rules import (
     AttemptResult,
     GradedItem,
     LearnerAttempt,
-    attempt_states,
     final_score,
 )
 from quizzes.drawing import DrawCandidate, attempt_draw
-from quizzes.eligibility import Eligibility, exam_eligibility
 from quizzes.grading import answer_is_correct, attempt_score, passes
-from quizzes.models import (
-    Certificate,
-    ExamAttempt,
-    ExamAttemptItem,
-    ExamItem,
-    ExamPolicy,
-    ExamResult,
-)
+from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem, ExamResult
+from quizzes.selectors import learner_eligibility
 from quizzes.services.items import exam_items_generate, exam_policy_get
 
 # How many expired attempts one run of the periodic task finalizes.
@@ -77,47 +68,6 @@ class FinalizedAttempt:
     attempts: list[LearnerAttempt]
     certificate_code: str | None
     graded_now: bool
-
-
-def learner_attempts(*, learner_id: int, module_id: int):
-    """The learner's attempts in a module, oldest first, with result and certificate code."""
-    certificate = Certificate.objects.filter(learner_id=OuterRef("learner_id"), module_id=module_id)
-    return (
-        ExamAttempt.objects.filter(learner_id=learner_id, module_id=module_id)
-        .select_related("result")
-        .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
-        .order_by("number")
-    )
-
-
-def learner_eligibility(
-    *,
-    learner_id: int,
-    module_id: int,
-    policy: ExamPolicy,
-    attempts: Sequence[ExamAttempt],
-    enrolled: bool,
-    final_passed: bool,
-    now: datetime.datetime,
-) -> Eligibility:
-    """Whether the learner may start an attempt of the module's exam now, and why not.
-
-    One query (all steps completed?) when the policy requires every step, none otherwise.
-    """
-    return exam_eligibility(
-        now=now,
-        enrolled=enrolled,
-        steps_required=policy.requires_all_steps_completed,
-        steps_completed=(
-            courses_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
-            if policy.requires_all_steps_completed
-            else True
-        ),
-        attempts=attempt_states(attempts),
-        max_attempts=policy.max_attempts,
-        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
-        final_passed=final_passed,
-    )
 
 
 def exam_attempt_start(

@@ -28,6 +28,15 @@ def overview(client, module="self-hosting-27"):
     return response.json()
 
 
+def test_looking_at_an_exam_writes_no_policy(learner_api):
+    """The overview of a module whose policy was never saved shows the defaults, and saves
+    nothing: the first attempt (or item generation) saves the policy."""
+    before = overview(learner_api)
+    assert before["policy"]["items_per_attempt"] == 10
+    assert before["policy"]["pass_mark_percent"] == "80.00"
+    assert not ExamPolicy.objects.exists()
+
+
 def test_whole_exam_start_save_submit_result_certificate(learner_api, exam, bank):
     before = overview(learner_api)
     assert before["eligibility"]["can_start"] is True
