@@ -23,11 +23,9 @@ from quizzes.rest.serializers import (
     SavedAnswersSerializer,
     StepQuickCheckSerializer,
 )
-from quizzes.services.attempts import (
-    exam_attempt_answers_save,
-    exam_attempt_finalize,
-    exam_attempt_start,
-)
+from quizzes.services.attempt_answers import exam_attempt_answers_save
+from quizzes.services.attempt_finalize import exam_attempt_finalize
+from quizzes.services.attempt_start import exam_attempt_start
 from quizzes.services.quick_checks import quick_check_rate
 
 _ERRORS = {

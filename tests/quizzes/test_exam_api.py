@@ -357,7 +357,7 @@ def test_result_body_is_what_the_declared_fields_give(
 
     from quizzes.rest.serializers import ResultSerializer
     from quizzes.selectors import attempt_result_view
-    from quizzes.services.attempts import exam_attempt_finalize
+    from quizzes.services.attempt_finalize import exam_attempt_finalize
 
     policy.review_content, policy.review_timing, policy.grading_method = content, timing, method
     policy.save()

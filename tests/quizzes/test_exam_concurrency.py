@@ -145,9 +145,9 @@ def _first_lock_read_without(monkeypatch, **hidden):
     the statement's start, even when it then waits for the lock)."""
     import dataclasses
 
-    from quizzes.services import attempts
+    from quizzes.services import attempt_finalize
 
-    real = attempts._attempt_lock
+    real = attempt_finalize._attempt_lock
     calls = []
 
     def stale(**kwargs):
@@ -159,7 +159,7 @@ def _first_lock_read_without(monkeypatch, **hidden):
             locked.this.result = None
         return dataclasses.replace(locked, **{k: v for k, v in hidden.items() if k != "result"})
 
-    monkeypatch.setattr(attempts, "_attempt_lock", stale)
+    monkeypatch.setattr(attempt_finalize, "_attempt_lock", stale)
     return calls
 
 

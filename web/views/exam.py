@@ -21,11 +21,9 @@ from quizzes.selectors import (
     exam_attempt_get,
     exam_overview,
 )
-from quizzes.services.attempts import (
-    exam_attempt_answers_save,
-    exam_attempt_finalize,
-    exam_attempt_start,
-)
+from quizzes.services.attempt_answers import exam_attempt_answers_save
+from quizzes.services.attempt_finalize import exam_attempt_finalize
+from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import error_message
 
 

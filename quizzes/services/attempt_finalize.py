@@ -1,16 +1,15 @@
-"""The exam attempt lifecycle: start, autosave answers, submit/finalize, certificates.
+"""Finalizing an exam attempt: grading its items from the saved answers, storing its one
+result, issuing the module's certificate; and the periodic finalization of expired attempts.
 
-Every write locks a row first (the learner's enrollment to start, the attempt to save or
-finalize), and the database backs the rules up: one attempt number per learner and module, one
-``ExamResult`` per attempt, one certificate per learner and module. Each hot path uses a fixed
-number of queries whatever the number of items.
+The attempt's row is locked first, and the database backs the rules up: one ``ExamResult`` per
+attempt, one certificate per learner and module. Four statements whatever the number of items or
+attempts, a fifth when a certificate is issued.
 """
 
 from __future__ import annotations
 
 import datetime
 import secrets
-from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Context as DecimalContext
 from decimal import Decimal
@@ -19,8 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from courses import api as courses_api
-from lms.errors import Conflict, InvalidInput, NotFound
+from lms.errors import Conflict, NotFound
 from lms.sql import aware, datetime_param, json_value
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
@@ -30,32 +28,13 @@ from quizzes.attempt_rules import (
     LearnerAttempt,
     final_score,
 )
-from quizzes.drawing import DrawCandidate, attempt_draw
 from quizzes.grading import answer_is_correct, attempt_score, passes
-from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem, ExamResult
-from quizzes.selectors import learner_eligibility
-from quizzes.services.items import exam_items_generate, exam_policy_get
+from quizzes.models import ExamAttempt, ExamResult
 
 # How many expired attempts one run of the periodic task finalizes.
 FINALIZE_BATCH_SIZE = 200
 # secrets.token_urlsafe(24): 32 characters, 192 bits; a certificate page cannot be guessed.
 CERTIFICATE_CODE_BYTES = 24
-_OPTION_LABELS = "abcdefghijklmnopqrstuvwxyz"
-
-
-@dataclass(frozen=True)
-class StartedAttempt:
-    attempt: ExamAttempt
-    items: list[ExamAttemptItem]
-    module_slug: str
-
-
-@dataclass(frozen=True)
-class SavedAnswers:
-    attempt: ExamAttempt
-    saved_count: int
-    answered_count: int
-    saved_at: datetime.datetime
 
 
 @dataclass(frozen=True)
@@ -68,222 +47,6 @@ class FinalizedAttempt:
     attempts: list[LearnerAttempt]
     certificate_code: str | None
     graded_now: bool
-
-
-def exam_attempt_start(
-    *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
-) -> StartedAttempt:
-    """Start an attempt: draw the items with a fresh seed, shuffle options, set the deadline.
-
-    Raises Conflict (409) with the reasons when the learner may not start now.
-    """
-    now = now or timezone.now()
-    try:
-        with transaction.atomic():
-            # The lock makes concurrent starts of one learner queue up, so "attempts used" and
-            # "attempt in progress" are read after the previous start has committed.
-            module = courses_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug)
-            if module is None:
-                courses_api.module_by_slug(module_slug)  # 404 for a module that does not exist
-                raise Conflict("Enroll in the module before taking its exam.", code="not_enrolled")
-            policy = exam_policy_get(module_id=module.id)
-            attempts = list(
-                ExamAttempt.objects.filter(learner_id=learner_id, module_id=module.id)
-                .select_related("result")
-                .order_by("number")
-            )
-            _grade, final_passed = final_score(policy=policy, attempts=attempts)
-            eligibility = learner_eligibility(
-                learner_id=learner_id,
-                module_id=module.id,
-                policy=policy,
-                attempts=attempts,
-                enrolled=True,
-                final_passed=final_passed,
-                now=now,
-            )
-            if not eligibility.can_start:
-                first = eligibility.reasons[0]
-                raise Conflict(
-                    first.message,
-                    code=first.code,
-                    detail={
-                        "reasons": [
-                            {"code": r.code, "message": r.message} for r in eligibility.reasons
-                        ],
-                        "available_at": (
-                            eligibility.available_at.isoformat()
-                            if eligibility.available_at
-                            else None
-                        ),
-                    },
-                )
-            bank = _drawable_items(module_id=module.id)
-            if not bank and not ExamItem.objects.filter(module_id=module.id).exists():
-                # First exam of a module whose bank was never generated (no command run yet).
-                exam_items_generate(module_id=module.id)
-                bank = _drawable_items(module_id=module.id)
-            if not bank:
-                raise Conflict("This exam has no items yet.", code="no_items")
-            seed = secrets.randbelow(2**62)
-            drawn = attempt_draw(
-                candidates=[
-                    DrawCandidate(
-                        item_id=row["id"],
-                        step_id=row["step_id"],
-                        kind=row["kind"],
-                        option_count=len(row["options"]),
-                    )
-                    for row in bank.values()
-                ],
-                count=policy.items_per_attempt,
-                seed=seed,
-            )
-            attempt = ExamAttempt.objects.create(
-                learner_id=learner_id,
-                module_id=module.id,
-                policy=policy,
-                number=len(attempts) + 1,
-                seed=seed,
-                item_count=len(drawn),
-                pass_mark_percent=policy.pass_mark_percent,
-                started_at=now,
-                deadline_at=now + datetime.timedelta(minutes=policy.time_limit_minutes),
-            )
-            items = ExamAttemptItem.objects.bulk_create(
-                [
-                    _attempt_item(
-                        attempt=attempt,
-                        position=position,
-                        row=bank[choice.item_id],
-                        option_order=choice.option_order,
-                    )
-                    for position, choice in enumerate(drawn, start=1)
-                ]
-            )
-    except IntegrityError as exc:
-        # Only reachable where the row lock is unavailable (SQLite): the unique attempt number
-        # turned a concurrent second start away.
-        raise Conflict(
-            "Another attempt was started at the same time.", code="attempt_in_progress"
-        ) from exc
-    return StartedAttempt(attempt=attempt, items=items, module_slug=module.slug)
-
-
-def _attempt_item(
-    *, attempt: ExamAttempt, position: int, row: dict, option_order: Sequence[int]
-) -> ExamAttemptItem:
-    """The attempt's own copy of a bank item, options in the drawn order.
-
-    Choice options are relabelled a, b, c … in the order shown, so a key says nothing about the
-    answer (an author who always puts the right answer first gives nothing away).
-    """
-    options = [row["options"][index] for index in option_order]
-    correct = row["correct_keys"]
-    if row["kind"] != ExamItem.Kind.TRUE_FALSE:
-        new_keys = {
-            option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
-            for i, option in enumerate(options)
-        }
-        options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
-        correct = sorted(new_keys[key] for key in correct)
-    return ExamAttemptItem(
-        attempt=attempt,
-        position=position,
-        item_id=row["id"],
-        kind=row["kind"],
-        prompt=row["prompt"],
-        options=options,
-        correct_keys=correct,
-        explanation=row["explanation"],
-    )
-
-
-def _drawable_items(*, module_id: int) -> dict[int, dict]:
-    rows = (
-        ExamItem.objects.filter(module_id=module_id, is_active=True, is_retired=False)
-        .order_by("id")
-        .values("id", "step_id", "kind", "prompt", "options", "correct_keys", "explanation")
-    )
-    return {row["id"]: row for row in rows}
-
-
-def exam_attempt_answers_save(
-    *,
-    learner_id: int,
-    attempt_id: int,
-    answers: Sequence[dict],
-    now: datetime.datetime | None = None,
-) -> SavedAnswers:
-    """Save some or all answers (``[{"item": id, "selected": [keys]}]``; ``[]`` clears one).
-
-    All or nothing: one unknown item or option key and nothing is saved (400). After the
-    deadline plus the grace period, or once the attempt is finalized, a 409.
-    """
-    now = now or timezone.now()
-    with transaction.atomic():
-        attempt = (
-            ExamAttempt.objects.select_for_update()
-            .filter(pk=attempt_id, learner_id=learner_id)
-            .first()
-        )
-        if attempt is None:
-            raise NotFound("There is no such exam attempt.", code="attempt_not_found")
-        # A separate query after the lock: it sees a result committed while we waited for it.
-        if ExamResult.objects.filter(attempt_id=attempt.pk).exists():
-            raise Conflict("This attempt is finalized.", code="attempt_finalized")
-        if now > attempt.deadline_at + ANSWER_GRACE:
-            raise Conflict(
-                "The time for this attempt is up; answers can no longer be saved.",
-                code="deadline_passed",
-                detail={"deadline_at": attempt.deadline_at.isoformat()},
-            )
-        items = {
-            item.pk: item
-            for item in ExamAttemptItem.objects.filter(attempt_id=attempt.pk).only(
-                "id", "attempt_id", "kind", "options", "selected_keys", "answered_at"
-            )
-        }
-        problems = _answer_problems(answers=answers, items=items)
-        if problems:
-            raise InvalidInput("Some answers are not valid; nothing was saved.", detail=problems)
-        changed = []
-        for answer in answers:
-            item = items[answer["item"]]
-            order = [option["key"] for option in item.options]
-            selected = sorted(set(answer["selected"]), key=order.index)
-            item.selected_keys = selected
-            item.answered_at = now
-            changed.append(item)
-        if changed:
-            ExamAttemptItem.objects.bulk_update(changed, ["selected_keys", "answered_at"])
-    answered = sum(1 for item in items.values() if item.selected_keys)
-    return SavedAnswers(
-        attempt=attempt, saved_count=len(changed), answered_count=answered, saved_at=now
-    )
-
-
-def _answer_problems(*, answers: Sequence[dict], items: dict[int, ExamAttemptItem]) -> list[dict]:
-    problems = []
-    seen: set[int] = set()
-    for index, answer in enumerate(answers):
-        item = items.get(answer["item"])
-        if item is None:
-            problems.append({"index": index, "code": "unknown_item", "item": answer["item"]})
-            continue
-        if answer["item"] in seen:
-            problems.append({"index": index, "code": "duplicate_item", "item": answer["item"]})
-            continue
-        seen.add(answer["item"])
-        keys = {option["key"] for option in item.options}
-        unknown = sorted(set(answer["selected"]) - keys)
-        if unknown:
-            problems.append(
-                {"index": index, "code": "unknown_option", "item": item.pk, "keys": unknown}
-            )
-        elif item.kind != ExamItem.Kind.MULTIPLE_CHOICE and len(set(answer["selected"])) > 1:
-            problems.append({"index": index, "code": "one_option_only", "item": item.pk})
-    return problems
 
 
 # --- finalizing: the hottest write of the exam, in plain SQL ---------------------------------
