@@ -24,7 +24,7 @@ from quizzes.rest.serializers import (
     StepQuickCheckSerializer,
 )
 from quizzes.services.attempt_answers import exam_attempt_answers_save
-from quizzes.services.attempt_finalize import exam_attempt_finalize
+from quizzes.services.attempt_finalize import exam_attempt_submit
 from quizzes.services.attempt_start import exam_attempt_start
 from quizzes.services.quick_checks import quick_check_rate
 
@@ -154,7 +154,7 @@ class ExamAttemptSubmitView(_ExamWriteView):
     @extend_schema(request=None, responses={200: ResultSerializer, 404: _ERRORS[404]})
     def post(self, request, attempt: int):
         # Whatever the body holds (scores, correctness) is deliberately never read.
-        done = exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        done = exam_attempt_submit(learner=request.user, attempt_id=attempt)
         result = selectors.attempt_result_view(
             attempt=done.attempt,
             policy=done.policy,

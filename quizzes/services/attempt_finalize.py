@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import datetime
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Context as DecimalContext
 from decimal import Decimal
 
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
+from accounts import api as accounts_api
 from lms.errors import Conflict, NotFound
 from lms.sql import aware, datetime_param, json_value
 from quizzes.attempt_rules import (
@@ -55,22 +56,19 @@ class FinalizedAttempt:
 # (PostgreSQL and SQLite): building them with the ORM and instantiating the models cost more CPU
 # than everything else the submit does (bench/results/latest.md, exam submit).
 
-# Lock the attempt and read, in the same statement, its policy, the learner's name columns (only
-# needed for a certificate), the module's certificate if any, and every attempt of the learner in
-# the module with its result: one row per attempt. The certificate is a subquery, not a sixth
-# join: PostgreSQL plans that in about two thirds of the time (planning is most of this
-# statement's cost on the server).
+# Lock the attempt and read, in the same statement, its policy, the module's certificate if any,
+# and every attempt of the learner in the module with its result: one row per attempt. The
+# certificate is a subquery, not a fifth join: PostgreSQL plans that in about two thirds of the
+# time (planning is most of this statement's cost on the server).
 _ATTEMPT_LOCK_SQL = """
 SELECT t.learner_id, t.module_id, t.pass_mark_percent, t.deadline_at,
        p.grading_method, p.pass_mark_percent, p.max_attempts, p.review_content, p.review_timing,
-       u.display_name, u.first_name, u.last_name, u.username,
        (SELECT c.code FROM quizzes_certificate c
         WHERE c.learner_id = t.learner_id AND c.module_id = t.module_id),
        a.id, a.number,
        r.id, r.score_percent, r.passed, r.correct_count, r.item_count, r.reason, r.finalized_at
 FROM quizzes_examattempt t
 JOIN quizzes_exampolicy p ON p.id = t.policy_id
-JOIN accounts_user u ON u.id = t.learner_id
 JOIN quizzes_examattempt a ON a.learner_id = t.learner_id AND a.module_id = t.module_id
 LEFT JOIN quizzes_examresult r ON r.attempt_id = a.id
 WHERE t.id = %s{learner}
@@ -120,7 +118,6 @@ class _LockedAttempt:
     pass_mark_percent: Decimal
     deadline_at: datetime.datetime
     policy: AttemptPolicy
-    learner_name_fields: tuple[str, str, str, str]
     certificate_code: str | None
     this: LearnerAttempt
     attempts: list[LearnerAttempt]
@@ -146,16 +143,16 @@ def _attempt_lock(*, attempt_id: int, learner_id: int | None) -> _LockedAttempt 
     this = None
     for row in rows:
         result = None
-        if row[16] is not None:
+        if row[12] is not None:
             result = AttemptResult(
-                score_percent=_decimal(row[17]),
-                passed=bool(row[18]),
-                correct_count=row[19],
-                item_count=row[20],
-                reason=row[21],
-                finalized_at=aware(row[22]),
+                score_percent=_decimal(row[13]),
+                passed=bool(row[14]),
+                correct_count=row[15],
+                item_count=row[16],
+                reason=row[17],
+                finalized_at=aware(row[18]),
             )
-        attempt = LearnerAttempt(id=row[14], number=row[15], result=result)
+        attempt = LearnerAttempt(id=row[10], number=row[11], result=result)
         attempts.append(attempt)
         if attempt.id == attempt_id:
             this = attempt
@@ -172,8 +169,7 @@ def _attempt_lock(*, attempt_id: int, learner_id: int | None) -> _LockedAttempt 
             review_content=first[7],
             review_timing=first[8],
         ),
-        learner_name_fields=first[9:13],
-        certificate_code=first[13],
+        certificate_code=first[9],
         this=this,
         attempts=attempts,
     )
@@ -196,14 +192,10 @@ def _attempt_items(attempt_id: int) -> list[GradedItem]:
     ]
 
 
-def _learner_name(fields: tuple[str, str, str, str]) -> str:
-    """The learner's public name as the certificate states it, from the columns read with the
-    lock; the account model's own rule decides which of them it is."""
-    display_name, first_name, last_name, username = fields
-    learner = get_user_model()(
-        display_name=display_name, first_name=first_name, last_name=last_name, username=username
-    )
-    return learner.public_name[:200]
+def _learner_name_read(learner_id: int) -> str:
+    """The learner's name for a certificate issued without a request (the periodic task): one
+    query to the accounts app."""
+    return accounts_api.display_names([learner_id])[learner_id]
 
 
 def _replayed(locked: _LockedAttempt, items: list[GradedItem]) -> FinalizedAttempt:
@@ -237,7 +229,7 @@ def _items_grade(cursor, *, attempt_id: int, items: list[GradedItem]) -> None:
 
 
 def _certificate_issue(
-    cursor, *, locked: _LockedAttempt, attempt_id: int, grade: Decimal, at
+    cursor, *, locked: _LockedAttempt, attempt_id: int, learner_name: str, grade: Decimal, at
 ) -> str | None:
     """Issue the module's certificate for this attempt; the code the learner holds afterwards."""
     code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
@@ -248,7 +240,7 @@ def _certificate_issue(
             locked.module_id,
             attempt_id,
             code,
-            _learner_name(locked.learner_name_fields),
+            learner_name[:200],
             grade,
             at,
         ],
@@ -261,19 +253,43 @@ def _certificate_issue(
     return row[0] if row else None
 
 
+def exam_attempt_submit(
+    *, learner, attempt_id: int, now: datetime.datetime | None = None
+) -> FinalizedAttempt:
+    """The learner submits their own attempt (another's: 404): ``exam_attempt_finalize`` for
+    them. A certificate states the name of the request's user: no query for it."""
+    return _attempt_finalize(
+        attempt_id=attempt_id,
+        learner_id=learner.pk,
+        learner_name=lambda _learner_id: accounts_api.display_name(learner),
+        now=now,
+    )
+
+
 def exam_attempt_finalize(
-    *,
-    attempt_id: int,
-    learner_id: int | None = None,
-    now: datetime.datetime | None = None,
+    *, attempt_id: int, now: datetime.datetime | None = None
 ) -> FinalizedAttempt:
     """Grade the attempt from its saved answers, once; a second call returns the same result.
 
-    ``learner_id`` restricts it to the learner's own attempt (submit); the periodic task omits it.
     Grading happens on the server only, from the attempt's own copies of the items. Four
     statements in the transaction (lock and read the attempts, items, result, items' grading),
-    a fifth when it issues a certificate; a replay reads two.
+    a fifth when it issues a certificate (and a sixth, the learner's name, unless it is a
+    submit); a replay reads two.
     """
+    return _attempt_finalize(
+        attempt_id=attempt_id, learner_id=None, learner_name=_learner_name_read, now=now
+    )
+
+
+def _attempt_finalize(
+    *,
+    attempt_id: int,
+    learner_id: int | None,
+    learner_name: Callable[[int], str],
+    now: datetime.datetime | None,
+) -> FinalizedAttempt:
+    """``exam_attempt_finalize``; ``learner_id`` restricts it to the learner's own attempt, and
+    ``learner_name`` gives the name a certificate states, asked only when one is issued."""
     now = now or timezone.now()
     try:
         with transaction.atomic():
@@ -338,7 +354,12 @@ def exam_attempt_finalize(
                 certificate_code = locked.certificate_code
                 if passed and certificate_code is None:
                     certificate_code = _certificate_issue(
-                        cursor, locked=locked, attempt_id=attempt_id, grade=grade, at=finalized_at
+                        cursor,
+                        locked=locked,
+                        attempt_id=attempt_id,
+                        learner_name=learner_name(locked.learner_id),
+                        grade=grade,
+                        at=finalized_at,
                     )
     except IntegrityError as exc:
         # A database key refused a write that slipped past the lock (SQLite has no row locks).

@@ -357,7 +357,7 @@ def test_result_body_is_what_the_declared_fields_give(
 
     from quizzes.rest.serializers import ResultSerializer
     from quizzes.selectors import attempt_result_view
-    from quizzes.services.attempt_finalize import exam_attempt_finalize
+    from quizzes.services.attempt_finalize import exam_attempt_submit
 
     policy.review_content, policy.review_timing, policy.grading_method = content, timing, method
     policy.save()
@@ -366,7 +366,7 @@ def test_result_body_is_what_the_declared_fields_give(
         if correct is not None:
             exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=correct))
         body = exam.submit(learner_api, attempt["id"])
-    done = exam_attempt_finalize(attempt_id=attempt["id"], learner_id=learner.pk)
+    done = exam_attempt_submit(learner=learner, attempt_id=attempt["id"])
     assert done.graded_now is False
     view = attempt_result_view(
         attempt=done.attempt,

@@ -22,7 +22,7 @@ from quizzes.selectors import (
     exam_overview,
 )
 from quizzes.services.attempt_answers import exam_attempt_answers_save
-from quizzes.services.attempt_finalize import exam_attempt_finalize
+from quizzes.services.attempt_finalize import exam_attempt_submit
 from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import error_message
 
@@ -125,7 +125,7 @@ def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
         try:
-            exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+            exam_attempt_submit(learner=request.user, attempt_id=attempt)
         except NotFound as exc:
             raise Http404(exc.message) from exc
         except DomainError as exc:
@@ -144,7 +144,7 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
         if view["seconds_left"] > 0:
             return redirect("web:attempt", attempt)
         # Time is up but the periodic task has not graded it yet: grade it now, as submit would.
-        exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        exam_attempt_submit(learner=request.user, attempt_id=attempt)
         view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
     result = view["result"]
     review = None
