@@ -147,7 +147,7 @@ def _first_lock_read_without(monkeypatch, **hidden):
 
     from quizzes.services import attempt_finalize
 
-    real = attempt_finalize._attempt_lock
+    real = attempt_finalize.attempt_lock
     calls = []
 
     def stale(**kwargs):
@@ -159,7 +159,7 @@ def _first_lock_read_without(monkeypatch, **hidden):
             locked.this.result = None
         return dataclasses.replace(locked, **{k: v for k, v in hidden.items() if k != "result"})
 
-    monkeypatch.setattr(attempt_finalize, "_attempt_lock", stale)
+    monkeypatch.setattr(attempt_finalize, "attempt_lock", stale)
     return calls
 
 
