@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from lms.errors import Conflict, InvalidInput, NotFound
-from quizzes.attempt_rules import ANSWER_GRACE
+from quizzes.attempt_rules import answers_accepted
 from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem, ExamResult
 
 
@@ -50,7 +50,7 @@ def exam_attempt_answers_save(
         # A separate query after the lock: it sees a result committed while we waited for it.
         if ExamResult.objects.filter(attempt_id=attempt.pk).exists():
             raise Conflict("This attempt is finalized.", code="attempt_finalized")
-        if now > attempt.deadline_at + ANSWER_GRACE:
+        if not answers_accepted(deadline_at=attempt.deadline_at, now=now):
             raise Conflict(
                 "The time for this attempt is up; answers can no longer be saved.",
                 code="deadline_passed",

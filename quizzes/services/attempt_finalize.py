@@ -22,13 +22,14 @@ from lms.errors import Conflict, NotFound
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
     AttemptPolicy,
-    AttemptResult,
     GradedItem,
     LearnerAttempt,
+    attempt_grade,
+    attempts_with_result,
     final_score,
+    result_reason,
 )
-from quizzes.grading import answer_is_correct, attempt_score, passes
-from quizzes.models import ExamAttempt, ExamResult
+from quizzes.models import ExamAttempt
 from quizzes.sql import (
     LockedAttempt,
     attempt_items,
@@ -139,32 +140,17 @@ def _attempt_finalize(
             items = attempt_items(attempt_id=attempt_id)
             if locked.this.result is not None:
                 return _replayed(locked, items)
-            outcomes = []
-            for item in items:
-                item.is_correct = answer_is_correct(
-                    correct_keys=item.correct_keys, selected_keys=item.selected_keys
-                )
-                outcomes.append(item.is_correct)
-            score = attempt_score(outcomes)
-            result = AttemptResult(
-                score_percent=score.score_percent,
-                passed=passes(
-                    score_percent=score.score_percent, pass_mark_percent=locked.pass_mark_percent
-                ),
-                correct_count=score.correct_count,
-                item_count=score.item_count,
-                reason=(
-                    ExamResult.Reason.SUBMITTED.value
-                    if now <= locked.deadline_at + ANSWER_GRACE
-                    else ExamResult.Reason.EXPIRED.value
-                ),
-                finalized_at=now,
+            graded = attempt_grade(
+                items=items,
+                pass_mark_percent=locked.pass_mark_percent,
+                reason=result_reason(deadline_at=locked.deadline_at, now=now),
+                at=now,
             )
             if not result_insert(
                 attempt_id=attempt_id,
                 learner_id=locked.learner_id,
                 module_id=locked.module_id,
-                result=result,
+                result=graded.result,
             ):
                 # A concurrent finalization committed this attempt's result while we waited for
                 # the lock: the lock's statement read the other tables as they were when it began
@@ -176,9 +162,11 @@ def _attempt_finalize(
                         "This attempt was finalized at the same time.", code="attempt_finalized"
                     )
                 return _replayed(locked, attempt_items(attempt_id=attempt_id))
-            attempt_items_grade(attempt_id=attempt_id, items=items)
-            locked.this.result = result
-            grade, passed = final_score(policy=locked.policy, attempts=locked.attempts)
+            attempt_items_grade(attempt_id=attempt_id, items=graded.items)
+            attempts = attempts_with_result(
+                locked.attempts, attempt_id=attempt_id, result=graded.result
+            )
+            grade, passed = final_score(policy=locked.policy, attempts=attempts)
             code = locked.certificate_code
             if passed and code is None:
                 code = _certificate_issue(
@@ -194,10 +182,10 @@ def _attempt_finalize(
             "This attempt was finalized at the same time.", code="attempt_finalized"
         ) from exc
     return FinalizedAttempt(
-        attempt=locked.this,
+        attempt=LearnerAttempt(id=attempt_id, number=locked.this.number, result=graded.result),
         policy=locked.policy,
-        items=items,
-        attempts=locked.attempts,
+        items=graded.items,
+        attempts=attempts,
         certificate_code=code,
         graded_now=True,
     )
