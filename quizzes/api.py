@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
@@ -46,7 +47,7 @@ def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
 def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
     # The answer key, the explanation and the grading of each item are exam content the review
     # policy may still withhold; the export never shows more than the attempt's review does.
-    row: dict[str, Any] = {**attempt_item_view(item), "answered_at": item.answered_at}
+    row: dict[str, Any] = {**asdict(attempt_item_view(item)), "answered_at": item.answered_at}
     if level in (CORRECTNESS, CORRECT_ANSWERS):
         row["is_correct"] = bool(item.is_correct)
     if level == CORRECT_ANSWERS:
