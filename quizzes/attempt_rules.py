@@ -84,6 +84,11 @@ class GradedAttempt:
     result: AttemptResult
 
 
+def seconds_left(*, deadline_at: datetime.datetime, now: datetime.datetime) -> int:
+    """Whole seconds until the deadline; 0 once the attempt's time is up."""
+    return max(0, int((deadline_at - now).total_seconds()))
+
+
 def answers_accepted(*, deadline_at: datetime.datetime, now: datetime.datetime) -> bool:
     """Answers saved now still count: the deadline plus the grace period has not passed."""
     return now <= deadline_at + ANSWER_GRACE

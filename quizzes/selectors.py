@@ -23,13 +23,17 @@ from courses import api as courses_api
 from lms.errors import NotFound
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
+    EXPIRED,
     AttemptPolicy,
     AttemptResult,
     GradedItem,
     LearnerAttempt,
+    attempt_grade,
     attempt_is_finalized,
     attempt_states,
+    attempts_with_result,
     final_score,
+    seconds_left,
 )
 from quizzes.eligibility import Eligibility, exam_eligibility
 from quizzes.grading import (
@@ -344,10 +348,6 @@ def _certificate_link(code: str | None) -> CertificateLink | None:
     return CertificateLink(code=code, url=certificate_url(code)) if code else None
 
 
-def _seconds_left(attempt: ExamAttempt, now: datetime.datetime) -> int:
-    return max(0, int((attempt.deadline_at - now).total_seconds()))
-
-
 def policy_view(policy: ExamPolicy) -> PolicyView:
     return PolicyView(
         items_per_attempt=policy.items_per_attempt,
@@ -460,16 +460,18 @@ def attempt_view(
     items: Sequence[ExamAttemptItem],
     result: ResultView | None,
     now: datetime.datetime,
+    finalized: bool | None = None,
 ) -> AttemptView:
-    """The attempt as the learner answers it, with ``result`` once it is finalized."""
-    finalized = result is not None
+    """The attempt as the learner answers it, with ``result`` once it is finalized (unless
+    ``finalized`` says otherwise: the result page's view of an attempt whose time is up)."""
+    finalized = result is not None if finalized is None else finalized
     return AttemptView(
         id=attempt.pk,
         module=module_slug,
         number=attempt.number,
         started_at=attempt.started_at,
         deadline_at=attempt.deadline_at,
-        seconds_left=0 if finalized else _seconds_left(attempt, now),
+        seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
         finalized=finalized,
         item_count=len(items),
         answered_count=sum(1 for item in items if item.selected_keys),
@@ -481,8 +483,28 @@ def attempt_view(
 def exam_attempt_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
 ) -> AttemptView:
-    """One of the learner's attempts with its items and saved answers (another's: 404)."""
-    now = now or timezone.now()
+    """One of the learner's attempts with its items and saved answers (another's: 404); its
+    result once finalized. Three queries, four once finalized."""
+    return _attempt_read(
+        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
+    )
+
+
+def exam_attempt_result_get(
+    *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
+) -> AttemptView:
+    """``exam_attempt_get`` for the result page: once the attempt's time is up, with its result
+    even before the periodic task has finalized it. That result is the one the task will store
+    (the answers saved in time, reason expired), computed here from the same rule and written
+    nowhere: looking at a result never writes. No result while time is left. Four queries."""
+    return _attempt_read(
+        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=True
+    )
+
+
+def _attempt_read(
+    *, learner_id: int, attempt_id: int, now: datetime.datetime, time_up: bool
+) -> AttemptView:
     attempt = (
         ExamAttempt.objects.select_related("policy", "result")
         .filter(pk=attempt_id, learner_id=learner_id)
@@ -492,20 +514,39 @@ def exam_attempt_get(
         raise NotFound("There is no such exam attempt.", code="attempt_not_found")
     items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
     module = courses_api.modules_by_ids([attempt.module_id])[attempt.module_id]
+    finalized = attempt_is_finalized(attempt)
     result = None
-    if attempt_is_finalized(attempt):
-        attempts, certificate_code = _learner_attempts(
+    if finalized or (time_up and seconds_left(deadline_at=attempt.deadline_at, now=now) == 0):
+        rows, certificate_code = _learner_attempts(
             learner_id=learner_id, module_id=attempt.module_id
         )
+        this = _learner_attempt(attempt)
+        attempts = [_learner_attempt(row) for row in rows]
+        graded_items = [_graded_item(item) for item in items]
+        if not finalized:
+            graded = attempt_grade(
+                items=graded_items,
+                pass_mark_percent=attempt.pass_mark_percent,
+                reason=EXPIRED,
+                at=now,
+            )
+            this = LearnerAttempt(id=this.id, number=this.number, result=graded.result)
+            attempts = attempts_with_result(attempts, attempt_id=this.id, result=graded.result)
+            graded_items = graded.items
         result = attempt_result_view(
-            attempt=_learner_attempt(attempt),
+            attempt=this,
             policy=_attempt_policy(attempt.policy),
-            items=[_graded_item(item) for item in items],
-            attempts=[_learner_attempt(a) for a in attempts],
+            items=graded_items,
+            attempts=attempts,
             certificate_code=certificate_code,
         )
     return attempt_view(
-        attempt=attempt, module_slug=module.slug, items=items, result=result, now=now
+        attempt=attempt,
+        module_slug=module.slug,
+        items=items,
+        result=result,
+        now=now,
+        finalized=finalized,
     )
 
 

@@ -12,6 +12,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from quizzes import selectors
+from quizzes.attempt_rules import seconds_left
 from quizzes.rest.serializers import (
     AnswersInputSerializer,
     AttemptSerializer,
@@ -143,7 +144,7 @@ class ExamAttemptAnswersView(_ExamWriteView):
             "saved_count": saved.saved_count,
             "answered_count": saved.answered_count,
             "saved_at": saved.saved_at,
-            "seconds_left": max(0, int((saved.attempt.deadline_at - now).total_seconds())),
+            "seconds_left": seconds_left(deadline_at=saved.attempt.deadline_at, now=now),
         }
         return Response(SavedAnswersSerializer(body).data)
 

@@ -2,7 +2,9 @@
 
 Reads and writes go through the quizzes app's selectors and services, the same as
 ``/api/v1/.../exam/``; what a learner may see of an attempt is decided there
-(``attempt_items_view`` never carries correct keys, ``attempt_result_view`` applies the policy).
+(``attempt_item_view`` never carries correct keys, ``attempt_result_view`` applies the policy).
+No GET writes: the result page of an attempt whose time is up reads the result its saved answers
+get; the periodic task stores it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from quizzes.selectors import (
     AttemptView,
     ReviewItemWithAnswers,
     exam_attempt_get,
+    exam_attempt_result_get,
     exam_overview,
     learner_certificate,
 )
@@ -139,14 +142,18 @@ def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
 
 @login_required
 def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
-    """Score, pass/fail, and as much review as the module's policy allows now."""
-    view = _attempt_view(request, attempt)
-    if not view.finalized:
-        if view.seconds_left > 0:
-            return redirect("web:attempt", attempt)
-        # Time is up but the periodic task has not graded it yet: grade it now, as submit would.
-        exam_attempt_submit(learner=request.user, attempt_id=attempt)
-        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
+    """Score, pass/fail, and as much review as the module's policy allows now.
+
+    A read only: once the time is up the page shows the result even before the periodic task
+    has stored it (``exam_attempt_result_get``); while time is left it sends back to the
+    attempt.
+    """
+    try:
+        view = exam_attempt_result_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if view.result is None:
+        return redirect("web:attempt", attempt)
     result = view.result
     review = None
     if result.items is not None:
