@@ -334,7 +334,7 @@ def learner_eligibility(
     )
 
 
-def exam_policy_or_defaults(*, module_id: int) -> ExamPolicy:
+def _exam_policy_or_defaults(*, module_id: int) -> ExamPolicy:
     """The module's exam policy: its row, or (unsaved) the defaults that the first attempt or
     item generation saves. A read only: looking at an exam writes nothing."""
     return ExamPolicy.objects.filter(module_id=module_id).first() or ExamPolicy(module_id=module_id)
@@ -556,7 +556,7 @@ def exam_overview(
     """The module's exam for the learner: policy, eligibility, attempts, final grade."""
     now = now or timezone.now()
     module = courses_api.module_by_slug(module_slug)
-    policy = exam_policy_or_defaults(module_id=module.id)
+    policy = _exam_policy_or_defaults(module_id=module.id)
     enrolled = courses_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
     attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=module.id)
     grade, passed = final_score(policy=policy, attempts=attempts)
