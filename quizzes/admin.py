@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import asdict
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -252,7 +253,7 @@ class ExamAttemptAdmin(admin.ModelAdmin):
         writer = csv.DictWriter(response, fieldnames=GRADES_CSV_COLUMNS)
         writer.writeheader()
         for row in grades_rows(module_ids=module_ids):
-            writer.writerow(row)
+            writer.writerow(asdict(row))
         return response
 
 

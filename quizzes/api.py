@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
 
 from lms.privacy import export_rows
+from quizzes.attempt_rules import attempt_is_finalized, final_score
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS, review_level
 from quizzes.models import (
     ArchivedItemResponse,
@@ -18,7 +20,6 @@ from quizzes.models import (
     QuickCheckRatingEvent,
 )
 from quizzes.selectors import attempt_item_view
-from quizzes.services.attempts import attempt_is_finalized, final_score
 
 
 def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
@@ -46,7 +47,7 @@ def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
 def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
     # The answer key, the explanation and the grading of each item are exam content the review
     # policy may still withhold; the export never shows more than the attempt's review does.
-    row: dict[str, Any] = {**attempt_item_view(item), "answered_at": item.answered_at}
+    row: dict[str, Any] = {**asdict(attempt_item_view(item)), "answered_at": item.answered_at}
     if level in (CORRECTNESS, CORRECT_ANSWERS):
         row["is_correct"] = bool(item.is_correct)
     if level == CORRECT_ANSWERS:

@@ -14,6 +14,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from quizzes import attempt_rules
+
 
 class QuickCheckRating(models.Model):
     """A learner's latest self-rating of one quick check (one row per learner and quick check)."""
@@ -323,8 +325,8 @@ class ExamResult(models.Model):
     """The one graded result of an attempt: the OneToOne key makes a second grading impossible."""
 
     class Reason(models.TextChoices):
-        SUBMITTED = "submitted", "submitted by the learner"
-        EXPIRED = "expired", "finalized after the deadline"
+        SUBMITTED = attempt_rules.SUBMITTED, "submitted by the learner"
+        EXPIRED = attempt_rules.EXPIRED, "finalized after the deadline"
 
     attempt = models.OneToOneField(ExamAttempt, on_delete=models.CASCADE, related_name="result")
     learner = models.ForeignKey(

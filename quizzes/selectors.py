@@ -1,24 +1,42 @@
-"""Reads of the quizzes app, shaped for the API, the certificate page and the admin.
+"""Reads of the quizzes app, shaped for the API, the web pages and the admin.
 
-What a learner sees of an attempt is decided here, in one place (``attempt_result_view``): the
-correct keys, per-item correctness and explanations leave the server only once the attempt is
-finalized and the review policy allows it.
+Each read returns frozen dataclasses (the REST serializers and the templates read their
+attributes), as the other apps' selectors do. What a learner sees of an attempt is decided here,
+in one place (``attempt_result_view``): the correct keys, per-item correctness and explanations
+leave the server only once the attempt is finalized and the review policy allows it.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import api as accounts_api
 from courses import api as courses_api
 from lms.errors import NotFound
 from progress import api as progress_api
+from quizzes.attempt_rules import (
+    ANSWER_GRACE,
+    EXPIRED,
+    AttemptPolicy,
+    AttemptResult,
+    GradedItem,
+    LearnerAttempt,
+    attempt_grade,
+    attempt_is_finalized,
+    attempt_states,
+    attempts_with_result,
+    final_score,
+    seconds_left,
+)
+from quizzes.eligibility import Eligibility, exam_eligibility
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -33,74 +51,342 @@ from quizzes.models import (
     ExamAttemptItem,
     ExamItem,
     ExamPolicy,
+    ExamResult,
     QuickCheckRating,
 )
-from quizzes.services.attempts import (
-    ANSWER_GRACE,
-    AttemptPolicy,
-    GradedItem,
-    LearnerAttempt,
-    attempt_is_finalized,
-    final_score,
-    learner_attempts,
-    learner_eligibility,
-)
-from quizzes.services.items import exam_policy_get
+
+# --- what the reads return ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PolicyView:
+    items_per_attempt: int
+    time_limit_minutes: int
+    pass_mark_percent: Decimal
+    max_attempts: int
+    wait_between_attempts_minutes: int
+    grading_method: str
+    review_content: str
+    review_timing: str
+    requires_all_steps_completed: bool
+    answer_grace_seconds: int
+
+
+@dataclass(frozen=True)
+class AttemptSummary:
+    """One of the learner's attempts in the exam overview."""
+
+    id: int
+    number: int
+    started_at: datetime.datetime
+    deadline_at: datetime.datetime
+    finalized: bool
+    finalized_at: datetime.datetime | None
+    score_percent: Decimal | None
+    passed: bool | None
+
+
+@dataclass(frozen=True)
+class FinalGrade:
+    grading_method: str
+    score_percent: Decimal | None
+    passed: bool
+
+
+@dataclass(frozen=True)
+class CertificateLink:
+    code: str
+    url: str
+
+
+@dataclass(frozen=True)
+class ExamOverview:
+    """The module's exam for a learner: policy, eligibility, attempts, final grade."""
+
+    module: str
+    title: str
+    policy: PolicyView
+    eligibility: Eligibility
+    attempt_in_progress: int | None
+    attempts: list[AttemptSummary]
+    final_grade: FinalGrade
+    certificate: CertificateLink | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItem:
+    """An item of a finalized attempt as a review showing correctness shows it."""
+
+    id: int
+    position: int
+    selected_keys: list[str]
+    is_correct: bool
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewItemWithAnswers(ReviewItem):
+    """… and as a review showing the correct answers shows it."""
+
+    correct_keys: list[str]
+    explanation: str
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    shows: str
+    review_content: str
+    review_timing: str
+
+
+@dataclass(frozen=True)
+class ResultView:
+    """A finalized attempt's result as the review policy lets the learner see it now; ``items``
+    None while the review shows the score only."""
+
+    attempt: int
+    score_percent: Decimal
+    passed: bool
+    correct_count: int
+    item_count: int
+    reason: str
+    finalized_at: datetime.datetime
+    review: ReviewInfo
+    items: list[ReviewItem] | None
+    final_grade: FinalGrade
+    certificate: CertificateLink | None
+
+
+@dataclass(frozen=True)
+class Option:
+    key: str
+    text: str
+
+
+@dataclass(frozen=True)
+class AttemptItemView:
+    """An item as the learner answers it: no correct keys, correctness or explanation."""
+
+    id: int
+    position: int
+    kind: str
+    prompt: str
+    options: list[Option]
+    selected_keys: list[str]
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """An attempt with its items and saved answers; its result once finalized."""
+
+    id: int
+    module: str
+    number: int
+    started_at: datetime.datetime
+    deadline_at: datetime.datetime
+    seconds_left: int
+    finalized: bool
+    item_count: int
+    answered_count: int
+    items: list[AttemptItemView]
+    result: ResultView | None
+
+
+@dataclass(frozen=True)
+class StepQuickCheck:
+    """One of a step's quick checks with the learner's latest self-rating (or none)."""
+
+    id: int
+    position: int
+    question: str
+    answer: str
+    rating: str | None
+    rated_at: datetime.datetime | None
+    times_rated: int
+
+
+@dataclass(frozen=True)
+class CertificateView:
+    code: str
+    url: str
+    module: str
+    module_title: str
+    learner_name: str
+    score_percent: Decimal
+    issued_at: datetime.datetime
+
+
+@dataclass(frozen=True)
+class GradesRow:
+    """A learner's final grade in a module: one row of the grades CSV."""
+
+    module: str
+    username: str
+    name: str
+    email: str
+    attempts: int
+    scores: str
+    grading_method: str
+    final_grade: Decimal | None
+    passed: bool
+    last_finalized_at: str
+    certificate_issued: bool
+
+
+@dataclass(frozen=True)
+class ItemStatisticsRow:
+    """A bank item with how often it was answered, the share correct and its discrimination."""
+
+    id: int
+    step: int | None
+    kind: str
+    origin: str
+    is_active: bool
+    prompt: str
+    answered: int
+    correct_share: float | None
+    discrimination: float | None
+
+
+# --- the exam ---------------------------------------------------------------------------------
+
+
+def _attempt_result(result: ExamResult) -> AttemptResult:
+    return AttemptResult(
+        score_percent=result.score_percent,
+        passed=result.passed,
+        correct_count=result.correct_count,
+        item_count=result.item_count,
+        reason=result.reason,
+        finalized_at=result.finalized_at,
+    )
+
+
+def _learner_attempt(attempt: ExamAttempt) -> LearnerAttempt:
+    result = attempt.result if attempt_is_finalized(attempt) else None
+    return LearnerAttempt(
+        id=attempt.pk,
+        number=attempt.number,
+        result=None if result is None else _attempt_result(result),
+    )
+
+
+def _attempt_policy(policy: ExamPolicy) -> AttemptPolicy:
+    return AttemptPolicy(
+        grading_method=policy.grading_method,
+        pass_mark_percent=policy.pass_mark_percent,
+        max_attempts=policy.max_attempts,
+        review_content=policy.review_content,
+        review_timing=policy.review_timing,
+    )
+
+
+def _graded_item(item: ExamAttemptItem) -> GradedItem:
+    return GradedItem(
+        id=item.pk,
+        position=item.position,
+        correct_keys=item.correct_keys,
+        selected_keys=item.selected_keys,
+        explanation=item.explanation,
+        is_correct=item.is_correct,
+    )
+
+
+def _learner_attempts(*, learner_id: int, module_id: int) -> tuple[list[ExamAttempt], str | None]:
+    """The learner's attempts in a module, oldest first, with their results; and the code of
+    the certificate they hold in it. One query."""
+    certificate = Certificate.objects.filter(learner_id=OuterRef("learner_id"), module_id=module_id)
+    attempts = list(
+        ExamAttempt.objects.filter(learner_id=learner_id, module_id=module_id)
+        .select_related("result")
+        .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
+        .order_by("number")
+    )
+    return attempts, attempts[0].certificate_code if attempts else None
+
+
+def learner_eligibility(
+    *,
+    learner_id: int,
+    module_id: int,
+    policy: ExamPolicy,
+    attempts: Sequence[ExamAttempt],
+    enrolled: bool,
+    final_passed: bool,
+    now: datetime.datetime,
+) -> Eligibility:
+    """Whether the learner may start an attempt of the module's exam now, and why not.
+
+    One query (all steps completed?) when the policy requires every step, none otherwise.
+    """
+    return exam_eligibility(
+        now=now,
+        enrolled=enrolled,
+        steps_required=policy.requires_all_steps_completed,
+        steps_completed=(
+            progress_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
+            if policy.requires_all_steps_completed
+            else True
+        ),
+        attempts=attempt_states(attempts),
+        max_attempts=policy.max_attempts,
+        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
+        final_passed=final_passed,
+    )
+
+
+def _exam_policy_or_defaults(*, module_id: int) -> ExamPolicy:
+    """The module's exam policy: its row, or (unsaved) the defaults that the first attempt or
+    item generation saves. A read only: looking at an exam writes nothing."""
+    return ExamPolicy.objects.filter(module_id=module_id).first() or ExamPolicy(module_id=module_id)
 
 
 def certificate_url(code: str) -> str:
     return settings.SITE_URL + reverse("certificate-verify", args=[code])
 
 
-def _seconds_left(attempt: ExamAttempt, now: datetime.datetime) -> int:
-    return max(0, int((attempt.deadline_at - now).total_seconds()))
+def _certificate_link(code: str | None) -> CertificateLink | None:
+    return CertificateLink(code=code, url=certificate_url(code)) if code else None
 
 
-def policy_view(policy: ExamPolicy) -> dict:
-    return {
-        "items_per_attempt": policy.items_per_attempt,
-        "time_limit_minutes": policy.time_limit_minutes,
-        "pass_mark_percent": policy.pass_mark_percent,
-        "max_attempts": policy.max_attempts,
-        "wait_between_attempts_minutes": policy.wait_between_attempts_minutes,
-        "grading_method": policy.grading_method,
-        "review_content": policy.review_content,
-        "review_timing": policy.review_timing,
-        "requires_all_steps_completed": policy.requires_all_steps_completed,
-        "answer_grace_seconds": int(ANSWER_GRACE.total_seconds()),
-    }
+def policy_view(policy: ExamPolicy) -> PolicyView:
+    return PolicyView(
+        items_per_attempt=policy.items_per_attempt,
+        time_limit_minutes=policy.time_limit_minutes,
+        pass_mark_percent=policy.pass_mark_percent,
+        max_attempts=policy.max_attempts,
+        wait_between_attempts_minutes=policy.wait_between_attempts_minutes,
+        grading_method=policy.grading_method,
+        review_content=policy.review_content,
+        review_timing=policy.review_timing,
+        requires_all_steps_completed=policy.requires_all_steps_completed,
+        answer_grace_seconds=int(ANSWER_GRACE.total_seconds()),
+    )
 
 
-def attempt_summary(attempt: ExamAttempt) -> dict:
+def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
     result = attempt.result if attempt_is_finalized(attempt) else None
-    return {
-        "id": attempt.pk,
-        "number": attempt.number,
-        "started_at": attempt.started_at,
-        "deadline_at": attempt.deadline_at,
-        "finalized": result is not None,
-        "finalized_at": result.finalized_at if result else None,
-        "score_percent": result.score_percent if result else None,
-        "passed": result.passed if result else None,
-    }
-
-
-def _certificate_view(code: str | None) -> dict | None:
-    return {"code": code, "url": certificate_url(code)} if code else None
+    return AttemptSummary(
+        id=attempt.pk,
+        number=attempt.number,
+        started_at=attempt.started_at,
+        deadline_at=attempt.deadline_at,
+        finalized=result is not None,
+        finalized_at=result.finalized_at if result else None,
+        score_percent=result.score_percent if result else None,
+        passed=result.passed if result else None,
+    )
 
 
 def attempt_result_view(
     *,
-    attempt: ExamAttempt | LearnerAttempt,
-    policy: ExamPolicy | AttemptPolicy,
-    items: Sequence[ExamAttemptItem | GradedItem],
-    attempts: Sequence[ExamAttempt | LearnerAttempt],
+    attempt: LearnerAttempt,
+    policy: AttemptPolicy,
+    items: Sequence[GradedItem],
+    attempts: Sequence[LearnerAttempt],
     certificate_code: str | None,
-) -> dict:
-    """The result of a finalized attempt as the review policy lets the learner see it now.
-
-    Models (the attempt page) or the plain rows the submit reads (``exam_attempt_finalize``).
-    """
+) -> ResultView:
+    """The result of a finalized attempt as the review policy lets the learner see it now."""
     result = attempt.result
     grade, final_passed = final_score(policy=policy, attempts=attempts)
     level = review_level(
@@ -111,58 +397,61 @@ def attempt_result_view(
         attempt_in_progress=not all(attempt_is_finalized(a) for a in attempts),
     )
     review_items = None
-    if level in (CORRECTNESS, CORRECT_ANSWERS):
-        review_items = []
-        for item in items:
-            entry = {
-                "id": item.id,
-                "position": item.position,
-                "selected_keys": item.selected_keys or [],
-                "is_correct": bool(item.is_correct),
-                "score": 1 if item.is_correct else 0,
-            }
-            if level == CORRECT_ANSWERS:
-                entry["correct_keys"] = list(item.correct_keys)
-                entry["explanation"] = item.explanation
-            review_items.append(entry)
-    return {
-        "attempt": attempt.id,
-        "score_percent": result.score_percent,
-        "passed": result.passed,
-        "correct_count": result.correct_count,
-        "item_count": result.item_count,
-        "reason": result.reason,
-        "finalized_at": result.finalized_at,
-        "review": {
-            "shows": level,
-            "review_content": policy.review_content,
-            "review_timing": policy.review_timing,
-        },
-        "items": review_items,
-        "final_grade": {
-            "grading_method": policy.grading_method,
-            "score_percent": grade,
-            "passed": final_passed,
-        },
-        "certificate": _certificate_view(certificate_code),
-    }
+    if level == CORRECTNESS:
+        review_items = [
+            ReviewItem(
+                id=item.id,
+                position=item.position,
+                selected_keys=item.selected_keys or [],
+                is_correct=bool(item.is_correct),
+                score=1 if item.is_correct else 0,
+            )
+            for item in items
+        ]
+    elif level == CORRECT_ANSWERS:
+        review_items = [
+            ReviewItemWithAnswers(
+                id=item.id,
+                position=item.position,
+                selected_keys=item.selected_keys or [],
+                is_correct=bool(item.is_correct),
+                score=1 if item.is_correct else 0,
+                correct_keys=list(item.correct_keys),
+                explanation=item.explanation,
+            )
+            for item in items
+        ]
+    return ResultView(
+        attempt=attempt.id,
+        score_percent=result.score_percent,
+        passed=result.passed,
+        correct_count=result.correct_count,
+        item_count=result.item_count,
+        reason=result.reason,
+        finalized_at=result.finalized_at,
+        review=ReviewInfo(
+            shows=level,
+            review_content=policy.review_content,
+            review_timing=policy.review_timing,
+        ),
+        items=review_items,
+        final_grade=FinalGrade(
+            grading_method=policy.grading_method, score_percent=grade, passed=final_passed
+        ),
+        certificate=_certificate_link(certificate_code),
+    )
 
 
-def attempt_item_view(item: ExamAttemptItem) -> dict:
+def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
     """One item as the learner answers it: never the correct keys, correctness or explanation."""
-    return {
-        "id": item.pk,
-        "position": item.position,
-        "kind": item.kind,
-        "prompt": item.prompt,
-        "options": [{"key": o["key"], "text": o["text"]} for o in item.options],
-        "selected_keys": item.selected_keys or [],
-    }
-
-
-def attempt_items_view(items: Iterable[ExamAttemptItem]) -> list[dict]:
-    """Items as the learner answers them (``attempt_item_view`` of each)."""
-    return [attempt_item_view(item) for item in items]
+    return AttemptItemView(
+        id=item.pk,
+        position=item.position,
+        kind=item.kind,
+        prompt=item.prompt,
+        options=[Option(key=o["key"], text=o["text"]) for o in item.options],
+        selected_keys=item.selected_keys or [],
+    )
 
 
 def attempt_view(
@@ -170,30 +459,53 @@ def attempt_view(
     attempt: ExamAttempt,
     module_slug: str,
     items: Sequence[ExamAttemptItem],
-    result: dict | None,
+    result: ResultView | None,
     now: datetime.datetime,
-) -> dict:
-    finalized = result is not None
-    return {
-        "id": attempt.pk,
-        "module": module_slug,
-        "number": attempt.number,
-        "started_at": attempt.started_at,
-        "deadline_at": attempt.deadline_at,
-        "seconds_left": 0 if finalized else _seconds_left(attempt, now),
-        "finalized": finalized,
-        "item_count": len(items),
-        "answered_count": sum(1 for item in items if item.selected_keys),
-        "items": attempt_items_view(items),
-        "result": result,
-    }
+    finalized: bool | None = None,
+) -> AttemptView:
+    """The attempt as the learner answers it, with ``result`` once it is finalized (unless
+    ``finalized`` says otherwise: the result page's view of an attempt whose time is up)."""
+    finalized = result is not None if finalized is None else finalized
+    return AttemptView(
+        id=attempt.pk,
+        module=module_slug,
+        number=attempt.number,
+        started_at=attempt.started_at,
+        deadline_at=attempt.deadline_at,
+        seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
+        finalized=finalized,
+        item_count=len(items),
+        answered_count=sum(1 for item in items if item.selected_keys),
+        items=[attempt_item_view(item) for item in items],
+        result=result,
+    )
 
 
 def exam_attempt_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
-) -> dict:
-    """One of the learner's attempts with its items and saved answers (another's: 404)."""
-    now = now or timezone.now()
+) -> AttemptView:
+    """One of the learner's attempts with its items and saved answers (another's: 404); its
+    result once finalized. Three queries, four once finalized."""
+    return _attempt_read(
+        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
+    )
+
+
+def exam_attempt_result_get(
+    *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
+) -> AttemptView:
+    """``exam_attempt_get`` for the result page: once the attempt's time is up, with its result
+    even before the periodic task has finalized it. That result is the one the task will store
+    (the answers saved in time, reason expired), computed here from the same rule and written
+    nowhere: looking at a result never writes. No result while time is left. Four queries."""
+    return _attempt_read(
+        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=True
+    )
+
+
+def _attempt_read(
+    *, learner_id: int, attempt_id: int, now: datetime.datetime, time_up: bool
+) -> AttemptView:
     attempt = (
         ExamAttempt.objects.select_related("policy", "result")
         .filter(pk=attempt_id, learner_id=learner_id)
@@ -203,30 +515,51 @@ def exam_attempt_get(
         raise NotFound("There is no such exam attempt.", code="attempt_not_found")
     items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
     module = courses_api.modules_by_ids([attempt.module_id])[attempt.module_id]
+    finalized = attempt_is_finalized(attempt)
     result = None
-    if attempt_is_finalized(attempt):
-        attempts = list(learner_attempts(learner_id=learner_id, module_id=attempt.module_id))
+    if finalized or (time_up and seconds_left(deadline_at=attempt.deadline_at, now=now) == 0):
+        rows, certificate_code = _learner_attempts(
+            learner_id=learner_id, module_id=attempt.module_id
+        )
+        this = _learner_attempt(attempt)
+        attempts = [_learner_attempt(row) for row in rows]
+        graded_items = [_graded_item(item) for item in items]
+        if not finalized:
+            graded = attempt_grade(
+                items=graded_items,
+                pass_mark_percent=attempt.pass_mark_percent,
+                reason=EXPIRED,
+                at=now,
+            )
+            this = LearnerAttempt(id=this.id, number=this.number, result=graded.result)
+            attempts = attempts_with_result(attempts, attempt_id=this.id, result=graded.result)
+            graded_items = graded.items
         result = attempt_result_view(
-            attempt=attempt,
-            policy=attempt.policy,
-            items=items,
+            attempt=this,
+            policy=_attempt_policy(attempt.policy),
+            items=graded_items,
             attempts=attempts,
-            certificate_code=attempts[0].certificate_code,
+            certificate_code=certificate_code,
         )
     return attempt_view(
-        attempt=attempt, module_slug=module.slug, items=items, result=result, now=now
+        attempt=attempt,
+        module_slug=module.slug,
+        items=items,
+        result=result,
+        now=now,
+        finalized=finalized,
     )
 
 
 def exam_overview(
     *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
-) -> dict:
+) -> ExamOverview:
     """The module's exam for the learner: policy, eligibility, attempts, final grade."""
     now = now or timezone.now()
     module = courses_api.module_by_slug(module_slug)
-    policy = exam_policy_get(module_id=module.id)
+    policy = _exam_policy_or_defaults(module_id=module.id)
     enrolled = progress_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
-    attempts = list(learner_attempts(learner_id=learner_id, module_id=module.id))
+    attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=module.id)
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(
         learner_id=learner_id,
@@ -238,31 +571,26 @@ def exam_overview(
         now=now,
     )
     in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
-    return {
-        "module": module.slug,
-        "title": module.title,
-        "policy": policy_view(policy),
-        "eligibility": {
-            "can_start": eligibility.can_start,
-            "reasons": [{"code": r.code, "message": r.message} for r in eligibility.reasons],
-            "available_at": eligibility.available_at,
-            "attempts_used": eligibility.attempts_used,
-            "attempts_left": eligibility.attempts_left,
-        },
-        "attempt_in_progress": in_progress.pk if in_progress else None,
-        "attempts": [attempt_summary(a) for a in attempts],
-        "final_grade": {
-            "grading_method": policy.grading_method,
-            "score_percent": grade,
-            "passed": passed,
-        },
-        "certificate": _certificate_view(attempts[0].certificate_code if attempts else None),
-    }
+    return ExamOverview(
+        module=module.slug,
+        title=module.title,
+        policy=policy_view(policy),
+        eligibility=eligibility,
+        attempt_in_progress=in_progress.pk if in_progress else None,
+        attempts=[attempt_summary(a) for a in attempts],
+        final_grade=FinalGrade(
+            grading_method=policy.grading_method, score_percent=grade, passed=passed
+        ),
+        certificate=_certificate_link(certificate_code),
+    )
+
+
+# --- quick checks -----------------------------------------------------------------------------
 
 
 def quick_check_ratings_for_step(
     *, learner_id: int, module_slug: str, step_number: int
-) -> list[dict]:
+) -> list[StepQuickCheck]:
     """The step's quick checks in order, each with the learner's latest rating (or none)."""
     step = courses_api.step_by_number(module_slug, step_number)
     quick_checks = courses_api.step_quick_checks(step.id)
@@ -273,41 +601,46 @@ def quick_check_ratings_for_step(
         )
     }
     return [
-        {
-            "id": qc.id,
-            "position": position,
-            "question": qc.question,
-            "answer": qc.answer,
-            "rating": ratings[qc.id].rating if qc.id in ratings else None,
-            "rated_at": ratings[qc.id].updated_at if qc.id in ratings else None,
-            "times_rated": ratings[qc.id].times_rated if qc.id in ratings else 0,
-        }
+        StepQuickCheck(
+            id=qc.id,
+            position=position,
+            question=qc.question,
+            answer=qc.answer,
+            rating=ratings[qc.id].rating if qc.id in ratings else None,
+            rated_at=ratings[qc.id].updated_at if qc.id in ratings else None,
+            times_rated=ratings[qc.id].times_rated if qc.id in ratings else 0,
+        )
         for position, qc in enumerate(quick_checks, start=1)
     ]
 
 
+# --- certificates -----------------------------------------------------------------------------
+
+
 def certificate_list(*, learner_id: int) -> QuerySet[Certificate]:
+    """The learner's certificates, newest first. A queryset: the API's paginator counts and
+    slices it in the database; ``certificates_view`` turns a page into ``CertificateView``."""
     return Certificate.objects.filter(learner_id=learner_id).order_by("-issued_at", "-id")
 
 
-def certificates_view(certificates: Sequence[Certificate]) -> list[dict]:
+def certificates_view(certificates: Sequence[Certificate]) -> list[CertificateView]:
     """Certificates with their module: one query for all the modules."""
     modules = courses_api.modules_by_ids({c.module_id for c in certificates})
     return [
-        {
-            "code": c.code,
-            "url": certificate_url(c.code),
-            "module": modules[c.module_id].slug,
-            "module_title": modules[c.module_id].title,
-            "learner_name": c.learner_name,
-            "score_percent": c.score_percent,
-            "issued_at": c.issued_at,
-        }
+        CertificateView(
+            code=c.code,
+            url=certificate_url(c.code),
+            module=modules[c.module_id].slug,
+            module_title=modules[c.module_id].title,
+            learner_name=c.learner_name,
+            score_percent=c.score_percent,
+            issued_at=c.issued_at,
+        )
         for c in certificates
     ]
 
 
-def certificate_by_code(*, code: str) -> dict | None:
+def certificate_by_code(*, code: str) -> CertificateView | None:
     """The public facts of a certificate (None for an unknown code)."""
     certificate = Certificate.objects.filter(code=code).first()
     if certificate is None:
@@ -315,7 +648,18 @@ def certificate_by_code(*, code: str) -> dict | None:
     return certificates_view([certificate])[0]
 
 
-def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[dict]:
+def learner_certificate(*, learner_id: int, code: str) -> CertificateView | None:
+    """The learner's own certificate with this code (None for anyone else's or an unknown one)."""
+    certificate = Certificate.objects.filter(learner_id=learner_id, code=code).first()
+    if certificate is None:
+        return None
+    return certificates_view([certificate])[0]
+
+
+# --- the admin's reports ----------------------------------------------------------------------
+
+
+def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
     """One row per learner and module with finalized attempts: the grades CSV export."""
     attempts = ExamAttempt.objects.filter(result__isnull=False).select_related(
         "result", "learner", "policy"
@@ -337,24 +681,24 @@ def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[dict]:
         last = learner_attempt_list[-1]
         grade, passed = final_score(policy=last.policy, attempts=learner_attempt_list)
         rows.append(
-            {
-                "module": modules[module_id].slug,
-                "username": last.learner.username,
-                "name": last.learner.public_name,
-                "email": last.learner.email,
-                "attempts": len(learner_attempt_list),
-                "scores": " ".join(str(a.result.score_percent) for a in learner_attempt_list),
-                "grading_method": last.policy.grading_method,
-                "final_grade": grade,
-                "passed": passed,
-                "last_finalized_at": last.result.finalized_at.isoformat(),
-                "certificate_issued": (module_id, learner_id) in certificates,
-            }
+            GradesRow(
+                module=modules[module_id].slug,
+                username=last.learner.username,
+                name=accounts_api.display_name(last.learner),
+                email=last.learner.email,
+                attempts=len(learner_attempt_list),
+                scores=" ".join(str(a.result.score_percent) for a in learner_attempt_list),
+                grading_method=last.policy.grading_method,
+                final_grade=grade,
+                passed=passed,
+                last_finalized_at=last.result.finalized_at.isoformat(),
+                certificate_issued=(module_id, learner_id) in certificates,
+            )
         )
     return rows
 
 
-def item_statistics_rows(*, module_id: int) -> list[dict]:
+def item_statistics_rows(*, module_id: int) -> list[ItemStatisticsRow]:
     """Per bank item: how often shown, share correct, discrimination index (finalized only)."""
     responses = [
         ItemResponse(
@@ -398,16 +742,16 @@ def item_statistics_rows(*, module_id: int) -> list[dict]:
     for item in items:
         stat = statistics.get(item.pk)
         rows.append(
-            {
-                "id": item.pk,
-                "step": steps[item.step_id].number if item.step_id in steps else None,
-                "kind": item.kind,
-                "origin": item.origin,
-                "is_active": item.is_active and not item.is_retired,
-                "prompt": item.prompt,
-                "answered": stat.answered if stat else 0,
-                "correct_share": stat.correct_share if stat else None,
-                "discrimination": stat.discrimination if stat else None,
-            }
+            ItemStatisticsRow(
+                id=item.pk,
+                step=steps[item.step_id].number if item.step_id in steps else None,
+                kind=item.kind,
+                origin=item.origin,
+                is_active=item.is_active and not item.is_retired,
+                prompt=item.prompt,
+                answered=stat.answered if stat else 0,
+                correct_share=stat.correct_share if stat else None,
+                discrimination=stat.discrimination if stat else None,
+            )
         )
     return rows

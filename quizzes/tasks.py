@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from quizzes.services.attempts import exam_attempts_finalize_expired as finalize_expired
+from quizzes.services.attempt_finalize import exam_attempts_finalize_expired as finalize_expired
 
 
 @shared_task(name="quizzes.tasks.exam_attempts_finalize_expired", ignore_result=True)

@@ -1,5 +1,7 @@
 """Input and output shapes of the quizzes API. Every serializer lists its fields.
 
+The output serializers read the frozen dataclasses that ``quizzes.selectors`` returns.
+
 The learner-facing item serializer has no field for correct keys, correctness or explanations;
 those exist only on ``ReviewItemSerializer``, which is filled once the review policy allows.
 """
@@ -8,6 +10,7 @@ from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
 from quizzes.models import ExamPolicy, QuickCheckRating
+from quizzes.selectors import ResultView, ReviewItem, ReviewItemWithAnswers
 
 MAX_ANSWERS_PER_REQUEST = 500
 MAX_KEYS_PER_ANSWER = 26
@@ -140,19 +143,18 @@ def _score(value) -> str | None:
     return None if value is None else _SCORE.to_representation(value)
 
 
-def _review_item(entry: dict) -> dict:
+def _review_item(entry: ReviewItem) -> dict:
     row = {
-        "id": entry["id"],
-        "position": entry["position"],
-        "selected_keys": [str(key) for key in entry["selected_keys"]],
-        "is_correct": bool(entry["is_correct"]),
-        "score": entry["score"],
+        "id": entry.id,
+        "position": entry.position,
+        "selected_keys": [str(key) for key in entry.selected_keys],
+        "is_correct": bool(entry.is_correct),
+        "score": entry.score,
     }
     # Present only with review content "correct_answers" (required=False: absent, not null).
-    if "correct_keys" in entry:
-        row["correct_keys"] = [str(key) for key in entry["correct_keys"]]
-    if "explanation" in entry:
-        row["explanation"] = entry["explanation"]
+    if isinstance(entry, ReviewItemWithAnswers):
+        row["correct_keys"] = [str(key) for key in entry.correct_keys]
+        row["explanation"] = entry.explanation
     return row
 
 
@@ -170,37 +172,37 @@ class ResultSerializer(serializers.Serializer):
     final_grade = FinalGradeSerializer()
     certificate = CertificateLinkSerializer(allow_null=True)
 
-    def to_representation(self, instance):
-        # The fields above are the contract (and the OpenAPI schema); this writes the same dict
-        # (``quizzes.selectors.attempt_result_view``) directly, because DRF's generic walk over
-        # them cost more CPU than grading the attempt (bench/results/latest.md, exam submit).
-        # A test compares the two outputs.
-        review = instance["review"]
-        items = instance["items"]
-        final = instance["final_grade"]
-        certificate = instance["certificate"]
+    def to_representation(self, instance: ResultView):
+        # The fields above are the contract (and the OpenAPI schema); this reads the same
+        # ``ResultView`` (``quizzes.selectors.attempt_result_view``) directly, because DRF's
+        # generic walk over them cost more CPU than grading the attempt
+        # (bench/results/latest.md, exam submit). A test compares the two outputs.
+        review = instance.review
+        items = instance.items
+        final = instance.final_grade
+        certificate = instance.certificate
         return {
-            "attempt": instance["attempt"],
-            "score_percent": _score(instance["score_percent"]),
-            "passed": bool(instance["passed"]),
-            "correct_count": instance["correct_count"],
-            "item_count": instance["item_count"],
-            "reason": instance["reason"],
-            "finalized_at": datetime_formatter()(instance["finalized_at"]),
+            "attempt": instance.attempt,
+            "score_percent": _score(instance.score_percent),
+            "passed": bool(instance.passed),
+            "correct_count": instance.correct_count,
+            "item_count": instance.item_count,
+            "reason": instance.reason,
+            "finalized_at": datetime_formatter()(instance.finalized_at),
             "review": {
-                "shows": review["shows"],
-                "review_content": review["review_content"],
-                "review_timing": review["review_timing"],
+                "shows": review.shows,
+                "review_content": review.review_content,
+                "review_timing": review.review_timing,
             },
             "items": None if items is None else [_review_item(entry) for entry in items],
             "final_grade": {
-                "grading_method": final["grading_method"],
-                "score_percent": _score(final["score_percent"]),
-                "passed": bool(final["passed"]),
+                "grading_method": final.grading_method,
+                "score_percent": _score(final.score_percent),
+                "passed": bool(final.passed),
             },
             "certificate": None
             if certificate is None
-            else {"code": certificate["code"], "url": certificate["url"]},
+            else {"code": certificate.code, "url": certificate.url},
         }
 
 

@@ -12,6 +12,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from quizzes import selectors
+from quizzes.attempt_rules import seconds_left
 from quizzes.rest.serializers import (
     AnswersInputSerializer,
     AttemptSerializer,
@@ -23,11 +24,9 @@ from quizzes.rest.serializers import (
     SavedAnswersSerializer,
     StepQuickCheckSerializer,
 )
-from quizzes.services.attempts import (
-    exam_attempt_answers_save,
-    exam_attempt_finalize,
-    exam_attempt_start,
-)
+from quizzes.services.attempt_answers import exam_attempt_answers_save
+from quizzes.services.attempt_finalize import exam_attempt_submit
+from quizzes.services.attempt_start import exam_attempt_start
 from quizzes.services.quick_checks import quick_check_rate
 
 _ERRORS = {
@@ -145,7 +144,7 @@ class ExamAttemptAnswersView(_ExamWriteView):
             "saved_count": saved.saved_count,
             "answered_count": saved.answered_count,
             "saved_at": saved.saved_at,
-            "seconds_left": max(0, int((saved.attempt.deadline_at - now).total_seconds())),
+            "seconds_left": seconds_left(deadline_at=saved.attempt.deadline_at, now=now),
         }
         return Response(SavedAnswersSerializer(body).data)
 
@@ -156,7 +155,7 @@ class ExamAttemptSubmitView(_ExamWriteView):
     @extend_schema(request=None, responses={200: ResultSerializer, 404: _ERRORS[404]})
     def post(self, request, attempt: int):
         # Whatever the body holds (scores, correctness) is deliberately never read.
-        done = exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+        done = exam_attempt_submit(learner=request.user, attempt_id=attempt)
         result = selectors.attempt_result_view(
             attempt=done.attempt,
             policy=done.policy,

@@ -1,1 +1,2 @@
-"""Business actions of the quizzes app, one module per area (quick checks, item bank, attempts)."""
+"""Business actions of the quizzes app, one module per action or area: quick checks, the item
+bank and policy, and an attempt's start, answers and finalization."""

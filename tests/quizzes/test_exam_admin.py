@@ -134,15 +134,15 @@ def test_grades_csv_needs_staff(client, two_learners_took_the_exam):
 def test_item_statistics_page(admin_client_, two_learners_took_the_exam):
     response = admin_client_.get("/admin/quizzes/examitem/statistics/?module=self-hosting-27")
     assert response.status_code == 200
-    rows = [row for row in response.context["rows"] if row["answered"]]
-    assert sum(row["answered"] for row in rows) == 20  # two learners, ten items each
+    rows = [row for row in response.context["rows"] if row.answered]
+    assert sum(row.answered for row in rows) == 20  # two learners, ten items each
     for row in rows:
-        assert row["correct_share"] in (0.0, 0.5, 1.0)
+        assert row.correct_share in (0.0, 0.5, 1.0)
         # One learner in each group: only items both saw can discriminate.
-        if row["answered"] == 2:
-            assert row["discrimination"] in (-1.0, 0.0, 1.0)
+        if row.answered == 2:
+            assert row.discrimination in (-1.0, 0.0, 1.0)
         else:
-            assert row["discrimination"] is None
+            assert row.discrimination is None
     assert b"Exam item statistics" in response.content
 
 

@@ -28,6 +28,15 @@ def overview(client, module="self-hosting-27"):
     return response.json()
 
 
+def test_looking_at_an_exam_writes_no_policy(learner_api):
+    """The overview of a module whose policy was never saved shows the defaults, and saves
+    nothing: the first attempt (or item generation) saves the policy."""
+    before = overview(learner_api)
+    assert before["policy"]["items_per_attempt"] == 10
+    assert before["policy"]["pass_mark_percent"] == "80.00"
+    assert not ExamPolicy.objects.exists()
+
+
 def test_whole_exam_start_save_submit_result_certificate(learner_api, exam, bank):
     before = overview(learner_api)
     assert before["eligibility"]["can_start"] is True
@@ -349,7 +358,7 @@ def test_result_body_is_what_the_declared_fields_give(
 
     from quizzes.rest.serializers import ResultSerializer
     from quizzes.selectors import attempt_result_view
-    from quizzes.services.attempts import exam_attempt_finalize
+    from quizzes.services.attempt_finalize import exam_attempt_submit
 
     policy.review_content, policy.review_timing, policy.grading_method = content, timing, method
     policy.save()
@@ -358,7 +367,7 @@ def test_result_body_is_what_the_declared_fields_give(
         if correct is not None:
             exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=correct))
         body = exam.submit(learner_api, attempt["id"])
-    done = exam_attempt_finalize(attempt_id=attempt["id"], learner_id=learner.pk)
+    done = exam_attempt_submit(learner=learner, attempt_id=attempt["id"])
     assert done.graded_now is False
     view = attempt_result_view(
         attempt=done.attempt,

@@ -145,9 +145,9 @@ def _first_lock_read_without(monkeypatch, **hidden):
     the statement's start, even when it then waits for the lock)."""
     import dataclasses
 
-    from quizzes.services import attempts
+    from quizzes.services import attempt_finalize
 
-    real = attempts._attempt_lock
+    real = attempt_finalize.attempt_lock
     calls = []
 
     def stale(**kwargs):
@@ -156,10 +156,12 @@ def _first_lock_read_without(monkeypatch, **hidden):
         if len(calls) > 1:
             return locked
         if "result" in hidden:
-            locked.this.result = None
+            this = dataclasses.replace(locked.this, result=None)
+            attempts = [this if a.id == this.id else a for a in locked.attempts]
+            locked = dataclasses.replace(locked, this=this, attempts=attempts)
         return dataclasses.replace(locked, **{k: v for k, v in hidden.items() if k != "result"})
 
-    monkeypatch.setattr(attempts, "_attempt_lock", stale)
+    monkeypatch.setattr(attempt_finalize, "attempt_lock", stale)
     return calls
 
 

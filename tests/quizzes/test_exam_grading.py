@@ -1,4 +1,5 @@
-"""Grading arithmetic, final grade, review visibility, item statistics, eligibility: no database."""
+"""Grading arithmetic, final grade, review visibility, item statistics, eligibility, an
+attempt's rules: no database."""
 
 from __future__ import annotations
 
@@ -7,6 +8,15 @@ from decimal import Decimal
 
 import pytest
 
+from quizzes.attempt_rules import (
+    ANSWER_GRACE,
+    AttemptResult,
+    GradedItem,
+    LearnerAttempt,
+    attempt_grade,
+    attempts_with_result,
+    result_reason,
+)
 from quizzes.eligibility import AttemptState, exam_eligibility
 from quizzes.grading import (
     ItemResponse,
@@ -188,3 +198,47 @@ def test_eligibility_waiting_time():
     assert codes(waiting) == ["waiting"]
     assert waiting.available_at == NOW + datetime.timedelta(minutes=30)
     assert eligibility(attempts=finished, wait=datetime.timedelta(minutes=30)).can_start
+
+
+def test_attempt_grade_grades_every_item_and_the_attempt():
+    items = [
+        GradedItem(
+            id=n, position=n, correct_keys=["a"], selected_keys=sel, explanation="", is_correct=None
+        )
+        for n, sel in enumerate([["a"], ["b"], None, ["a"]], start=1)
+    ]
+    graded = attempt_grade(items=items, pass_mark_percent=Decimal("75"), reason="submitted", at=NOW)
+    assert [item.is_correct for item in graded.items] == [True, False, False, True]
+    assert [item.id for item in graded.items] == [1, 2, 3, 4]
+    assert graded.result == AttemptResult(
+        score_percent=Decimal("50.00"),
+        passed=False,
+        correct_count=2,
+        item_count=4,
+        reason="submitted",
+        finalized_at=NOW,
+    )
+    assert items[0].is_correct is None  # the items given are left as they were
+
+
+def test_result_reason_follows_the_grace_period():
+    deadline = NOW - ANSWER_GRACE
+    assert result_reason(deadline_at=deadline, now=NOW) == "submitted"
+    later = NOW + datetime.timedelta(microseconds=1)
+    assert result_reason(deadline_at=deadline, now=later) == "expired"
+
+
+def test_attempts_with_result_replaces_only_that_attempts_result():
+    result = AttemptResult(
+        score_percent=Decimal(90),
+        passed=True,
+        correct_count=9,
+        item_count=10,
+        reason="expired",
+        finalized_at=NOW,
+    )
+    attempts = [LearnerAttempt(id=7, number=1, result=None), LearnerAttempt(8, 2, None)]
+    assert attempts_with_result(attempts, attempt_id=8, result=result) == [
+        attempts[0],
+        LearnerAttempt(id=8, number=2, result=result),
+    ]

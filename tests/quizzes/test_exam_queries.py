@@ -17,6 +17,10 @@ SAVE_QUERIES = 6  # savepoint, lock attempt, result?, items, bulk update, releas
 SUBMIT_QUERIES = 6
 SUBMIT_PASS_QUERIES = 7  # … plus the certificate
 SUBMIT_AGAIN_QUERIES = 4  # savepoint, lock the attempt and read the attempts, items, release
+# The periodic task: the expired attempts' ids, then a submit's statements for each; a
+# certificate it issues names the learner through accounts.api (one more query, only then).
+FINALIZE_EXPIRED_QUERIES = 1 + SUBMIT_QUERIES
+FINALIZE_EXPIRED_PASS_QUERIES = 1 + SUBMIT_PASS_QUERIES + 1
 
 
 @pytest.fixture(params=[10, 30], ids=["10-items", "30-items"])
@@ -63,6 +67,31 @@ def test_passing_submit_with_certificate(
     with django_assert_num_queries(SUBMIT_PASS_QUERIES):
         result = exam.submit(learner_api, attempt["id"])
     assert result["certificate"] is not None
+
+
+@pytest.mark.parametrize("passing", [False, True], ids=["failed", "passed"])
+def test_finalizing_an_expired_attempt_uses_a_fixed_number_of_queries(
+    learner_api, exam, items_per_attempt, passing, django_assert_num_queries
+):
+    import datetime
+
+    from django.utils import timezone
+
+    from quizzes.models import Certificate, ExamAttempt
+    from quizzes.tasks import exam_attempts_finalize_expired
+
+    attempt = exam.start(learner_api)
+    correct = items_per_attempt if passing else 0
+    exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=correct))
+    now = timezone.now()
+    ExamAttempt.objects.update(
+        started_at=now - datetime.timedelta(minutes=30),
+        deadline_at=now - datetime.timedelta(minutes=2),
+    )
+    expected = FINALIZE_EXPIRED_PASS_QUERIES if passing else FINALIZE_EXPIRED_QUERIES
+    with django_assert_num_queries(expected):
+        assert exam_attempts_finalize_expired() == 1
+    assert Certificate.objects.exists() is passing
 
 
 @pytest.mark.parametrize("earlier_attempts", [0, 2])

@@ -7,7 +7,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from quizzes.models import ExamAttempt, ExamResult
+from quizzes.models import Certificate, ExamAttempt, ExamResult
 from quizzes.tasks import exam_attempts_finalize_expired
 
 pytestmark = pytest.mark.django_db
@@ -60,6 +60,8 @@ def test_expired_attempt_can_issue_a_certificate(learner_api, exam, bank):
     expire(attempt["id"], seconds_ago=120)
     exam_attempts_finalize_expired()
     assert learner_api.get("/api/v1/certificates/").json()["count"] == 1
+    # Issued without a request, it names the learner as a submit would (accounts.api).
+    assert Certificate.objects.get().learner_name == "Lena Lernende"
 
 
 def test_task_is_scheduled_every_minute():

@@ -160,8 +160,8 @@ HTML_CORRECTNESS_RE = re.compile(
 
 def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[int, dict]]:
     """Per attempt of the learner: the most the review policy allows now; per item: its facts."""
+    from quizzes.attempt_rules import final_score
     from quizzes.models import ExamAttempt, ExamAttemptItem
-    from quizzes.services.attempts import final_score
 
     if learner_id is None:
         return {}, {}

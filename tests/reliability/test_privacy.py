@@ -187,7 +187,7 @@ def test_delete_erases_me_and_keeps_statistics_anonymously(world):
     _finish_second_module(actor_create("lutz"), slug, correct=0)
     _finish_second_module(actor_create("mara"), slug, correct=2)
     statistics = item_statistics_rows(module_id=module_id)
-    assert sum(row["discrimination"] is not None for row in statistics) == 3
+    assert sum(row.discrimination is not None for row in statistics) == 3
     b_export = ok(world.b.client.get(EXPORT_URL)).json()
     code = world.ids["certificate_code"]
     assert Client().get(f"/certificates/{code}/").status_code == 200

@@ -70,6 +70,55 @@ def test_exam_flow_without_javascript(learner_client, enrolled, course):
     assert learner_client.get(url)["Location"].endswith("/result/")
 
 
+def test_the_result_page_after_the_deadline_shows_the_result_and_writes_nothing(
+    learner_client, enrolled, course
+):
+    """Time ran out before the learner submitted: the page shows the result their saved answers
+    get, without storing it; the periodic task stores that same result (and the certificate)."""
+    import datetime
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from quizzes.models import Certificate, ExamAttempt, ExamAttemptItem, ExamResult
+    from quizzes.tasks import exam_attempts_finalize_expired
+
+    attempt_id, url = start(learner_client)
+    answers = {
+        f"item-{item_id}": keys
+        for item_id, keys in ExamAttemptItem.objects.filter(attempt_id=attempt_id).values_list(
+            "id", "correct_keys"
+        )
+    }
+    learner_client.post(url, answers)
+    result_url = f"/exam/attempts/{attempt_id}/result/"
+    assert learner_client.get(result_url)["Location"] == url  # time is left
+    now = timezone.now()
+    ExamAttempt.objects.filter(pk=attempt_id).update(
+        started_at=now - datetime.timedelta(minutes=21),
+        deadline_at=now - datetime.timedelta(minutes=1),
+    )
+
+    with CaptureQueriesContext(connection) as queries:
+        page = learner_client.get(result_url)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Bestanden" in html and "100 %" in html and "Die Zeit ist abgelaufen" in html
+    writes = [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
+    assert writes == []
+    assert not ExamResult.objects.exists() and not Certificate.objects.exists()
+
+    assert exam_attempts_finalize_expired() == 1
+    stored = ExamResult.objects.get(attempt_id=attempt_id)
+    assert (stored.reason, stored.correct_count, stored.passed) == ("expired", 10, True)
+    with CaptureQueriesContext(connection) as stored_queries:
+        after = learner_client.get(result_url).content.decode()
+    assert len(stored_queries) == len(queries)  # the same reads, before and after the task
+    assert "Bestanden" in after and "100 %" in after and "Die Zeit ist abgelaufen" in after
+    assert f'href="/my/certificates/{Certificate.objects.get().code}/"' in after
+
+
 def test_unanswered_items_are_listed_before_submitting(learner_client, enrolled, course):
     attempt_id, _url = start(learner_client)
     confirm = learner_client.get(f"/exam/attempts/{attempt_id}/submit/").content.decode()

@@ -161,13 +161,13 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
 
     qc_id = quick_check_ratings_for_step(
         learner_id=learner.pk, module_slug=course.slug, step_number=1
-    )[0]["id"]
+    )[0].id
     response = learner_client.post(MODULE + f"steps/1/quick-checks/{qc_id}/", {"rating": "partly"})
     assert response.status_code == 302
     assert (
         quick_check_ratings_for_step(learner_id=learner.pk, module_slug=course.slug, step_number=1)[
             0
-        ]["rating"]
+        ].rating
         == "partly"
     )
 

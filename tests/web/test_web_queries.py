@@ -68,7 +68,7 @@ def fill_learner_data(learner, course) -> None:
             learner_id=learner.pk,
             module_slug=course.slug,
             step_number=1,
-            quick_check_id=row["id"],
+            quick_check_id=row.id,
             rating="partly",
         )
     for index, card_id in enumerate(

@@ -2,7 +2,9 @@
 
 Reads and writes go through the quizzes app's selectors and services, the same as
 ``/api/v1/.../exam/``; what a learner may see of an attempt is decided there
-(``attempt_items_view`` never carries correct keys, ``attempt_result_view`` applies the policy).
+(``attempt_item_view`` never carries correct keys, ``attempt_result_view`` applies the policy).
+No GET writes: the result page of an attempt whose time is up reads the result its saved answers
+get; the periodic task stores it.
 """
 
 from __future__ import annotations
@@ -17,30 +19,31 @@ from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError, NotFound
 from quizzes.selectors import (
-    certificate_list,
-    certificates_view,
+    AttemptItemView,
+    AttemptView,
+    ReviewItemWithAnswers,
     exam_attempt_get,
+    exam_attempt_result_get,
     exam_overview,
+    learner_certificate,
 )
-from quizzes.services.attempts import (
-    exam_attempt_answers_save,
-    exam_attempt_finalize,
-    exam_attempt_start,
-)
+from quizzes.services.attempt_answers import exam_attempt_answers_save
+from quizzes.services.attempt_finalize import exam_attempt_submit
+from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import error_message
 
 
 def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
     """A short exam status for the dashboard card."""
     overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
-    final = overview["final_grade"]
-    if final["passed"]:
-        label = _("passed (%(score)s %%)") % {"score": _score(final["score_percent"])}
-    elif overview["attempt_in_progress"]:
+    final = overview.final_grade
+    if final.passed:
+        label = _("passed (%(score)s %%)") % {"score": _score(final.score_percent)}
+    elif overview.attempt_in_progress:
         label = _("attempt in progress")
-    elif overview["attempts"]:
+    elif overview.attempts:
         label = _("not passed yet, %(left)d attempts left") % {
-            "left": overview["eligibility"]["attempts_left"]
+            "left": overview.eligibility.attempts_left
         }
     else:
         label = _("not taken yet")
@@ -74,15 +77,14 @@ def exam_start(request: HttpRequest, module: str) -> HttpResponse:
     return redirect("web:attempt", started.attempt.pk)
 
 
-def _answers_from_post(request: HttpRequest, items: list[dict]) -> list[dict]:
+def _answers_from_post(request: HttpRequest, items: list[AttemptItemView]) -> list[dict]:
     """The form's answers in the service's shape: ``[{"item": id, "selected": [keys]}]``."""
     return [
-        {"item": item["id"], "selected": request.POST.getlist(f"item-{item['id']}")}
-        for item in items
+        {"item": item.id, "selected": request.POST.getlist(f"item-{item.id}")} for item in items
     ]
 
 
-def _attempt_view(request: HttpRequest, attempt: int) -> dict:
+def _attempt_view(request: HttpRequest, attempt: int) -> AttemptView:
     """The learner's own attempt as ``exam_attempt_get`` shows it; 404 for anyone else's."""
     try:
         return exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
@@ -94,14 +96,14 @@ def _attempt_view(request: HttpRequest, attempt: int) -> dict:
 def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
     """The running attempt: items, saved answers, countdown. POST saves and asks to confirm."""
     view = _attempt_view(request, attempt)
-    if view["finalized"]:
+    if view.finalized:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
         try:
             exam_attempt_answers_save(
                 learner_id=request.user.pk,
                 attempt_id=attempt,
-                answers=_answers_from_post(request, view["items"]),
+                answers=_answers_from_post(request, view.items),
             )
         except DomainError as exc:
             error_message(request, exc)
@@ -124,54 +126,59 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
 def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
     """Confirm the submission (with the count of unanswered items), then grade on the server."""
     view = _attempt_view(request, attempt)
-    if view["finalized"]:
+    if view.finalized:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
         try:
-            exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
+            exam_attempt_submit(learner=request.user, attempt_id=attempt)
         except NotFound as exc:
             raise Http404(exc.message) from exc
         except DomainError as exc:
             error_message(request, exc)
             return redirect("web:attempt", attempt)
         return redirect("web:attempt_result", attempt)
-    unanswered = [item for item in view["items"] if not item["selected_keys"]]
+    unanswered = [item for item in view.items if not item.selected_keys]
     return render(request, "web/exams/confirm.html", {"attempt": view, "unanswered": unanswered})
 
 
 @login_required
 def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
-    """Score, pass/fail, and as much review as the module's policy allows now."""
-    view = _attempt_view(request, attempt)
-    if not view["finalized"]:
-        if view["seconds_left"] > 0:
-            return redirect("web:attempt", attempt)
-        # Time is up but the periodic task has not graded it yet: grade it now, as submit would.
-        exam_attempt_finalize(attempt_id=attempt, learner_id=request.user.pk)
-        view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
-    result = view["result"]
+    """Score, pass/fail, and as much review as the module's policy allows now.
+
+    A read only: once the time is up the page shows the result even before the periodic task
+    has stored it (``exam_attempt_result_get``); while time is left it sends back to the
+    attempt.
+    """
+    try:
+        view = exam_attempt_result_get(learner_id=request.user.pk, attempt_id=attempt)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    if view.result is None:
+        return redirect("web:attempt", attempt)
+    result = view.result
     review = None
-    if result["items"] is not None:
-        by_id = {item["id"]: item for item in view["items"]}
+    if result.items is not None:
+        by_id = {item.id: item for item in view.items}
         review = []
-        for entry in result["items"]:
-            item = by_id[entry["id"]]
-            correct = set(entry.get("correct_keys") or [])
+        for entry in result.items:
+            item = by_id[entry.id]
+            shows_answers = isinstance(entry, ReviewItemWithAnswers)
+            correct = set(entry.correct_keys) if shows_answers else set()
             review.append(
                 {
-                    "position": entry["position"],
-                    "prompt": item["prompt"],
-                    "is_correct": entry["is_correct"],
-                    "explanation": entry.get("explanation", ""),
+                    "position": entry.position,
+                    "prompt": item.prompt,
+                    "is_correct": entry.is_correct,
+                    "explanation": entry.explanation if shows_answers else "",
                     "options": [
                         {
-                            "text": option["text"],
-                            "selected": option["key"] in entry["selected_keys"],
-                            "correct": option["key"] in correct,
+                            "text": option.text,
+                            "selected": option.key in entry.selected_keys,
+                            "correct": option.key in correct,
                         }
-                        for option in item["options"]
+                        for option in item.options
                     ],
-                    "shows_answers": "correct_keys" in entry,
+                    "shows_answers": shows_answers,
                 }
             )
     return render(
@@ -184,8 +191,7 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
 @login_required
 def certificate_page(request: HttpRequest, code: str) -> HttpResponse:
     """The learner's own certificate, printable, with the public verification link."""
-    mine = certificate_list(learner_id=request.user.pk).filter(code=code)
-    certificates = certificates_view(list(mine))
-    if not certificates:
+    certificate = learner_certificate(learner_id=request.user.pk, code=code)
+    if certificate is None:
         raise Http404("no such certificate of yours")
-    return render(request, "web/exams/certificate.html", {"certificate": certificates[0]})
+    return render(request, "web/exams/certificate.html", {"certificate": certificate})

@@ -172,7 +172,7 @@ def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> d
     rows = quick_check_ratings_for_step(
         learner_id=learner_id, module_slug=module_slug, step_number=number
     )
-    return {row["id"]: row["rating"] for row in rows if row["rating"]}
+    return {row.id: row.rating for row in rows if row.rating}
 
 
 @login_required

@@ -1,0 +1,170 @@
+"""An exam attempt's value types and the rules that read them: plain Python, no Django.
+
+Starting, saving answers, finalizing and every read of an attempt share these: how long answers
+still count after the deadline, when an attempt is finalized, the final grade over a learner's
+attempts, and grading an attempt from its saved answers. The reads and the writes both import
+them from here, so the reads never depend on the writes.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Protocol
+
+from quizzes.eligibility import AttemptState
+from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
+
+# Answers saved up to this long after the deadline still count: the last autosave of a learner
+# whose time ran out is usually on its way when the clock strikes.
+ANSWER_GRACE = datetime.timedelta(seconds=30)
+# Why an attempt was finalized (the values of ``ExamResult.Reason``).
+SUBMITTED, EXPIRED = "submitted", "expired"
+
+
+class GradingPolicy(Protocol):
+    """What the final grade needs of a policy (``ExamPolicy`` or ``AttemptPolicy``)."""
+
+    grading_method: str
+    pass_mark_percent: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptPolicy:
+    """The policy fields that grade an attempt and decide what its review shows."""
+
+    grading_method: str
+    pass_mark_percent: Decimal
+    max_attempts: int
+    review_content: str
+    review_timing: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptResult:
+    """An attempt's graded result (the fields of ``ExamResult`` the result view shows)."""
+
+    score_percent: Decimal
+    passed: bool
+    correct_count: int
+    item_count: int
+    reason: str
+    finalized_at: datetime.datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LearnerAttempt:
+    """One of the learner's attempts in a module, with its result once finalized."""
+
+    id: int
+    number: int
+    result: AttemptResult | None
+
+
+@dataclass(frozen=True, slots=True)
+class GradedItem:
+    """An attempt item as grading and the review need it (``is_correct`` None until graded);
+    the result view decides how much of it the learner sees."""
+
+    id: int
+    position: int
+    correct_keys: list[str]
+    selected_keys: list[str] | None
+    explanation: str
+    is_correct: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class GradedAttempt:
+    """An attempt graded from its saved answers: each item's outcome and the result."""
+
+    items: list[GradedItem]
+    result: AttemptResult
+
+
+def seconds_left(*, deadline_at: datetime.datetime, now: datetime.datetime) -> int:
+    """Whole seconds until the deadline; 0 once the attempt's time is up."""
+    return max(0, int((deadline_at - now).total_seconds()))
+
+
+def answers_accepted(*, deadline_at: datetime.datetime, now: datetime.datetime) -> bool:
+    """Answers saved now still count: the deadline plus the grace period has not passed."""
+    return now <= deadline_at + ANSWER_GRACE
+
+
+def result_reason(*, deadline_at: datetime.datetime, now: datetime.datetime) -> str:
+    """Why an attempt finalized now is: submitted while its answers counted, else expired."""
+    return SUBMITTED if answers_accepted(deadline_at=deadline_at, now=now) else EXPIRED
+
+
+def attempt_is_finalized(attempt: Any) -> bool:
+    """The attempt (a ``LearnerAttempt`` or an ``ExamAttempt``) has its result."""
+    return getattr(attempt, "result", None) is not None
+
+
+def attempt_states(attempts: Sequence[Any]) -> list[AttemptState]:
+    """What eligibility needs of each attempt."""
+    return [
+        AttemptState(
+            number=a.number,
+            finalized_at=a.result.finalized_at if attempt_is_finalized(a) else None,
+        )
+        for a in attempts
+    ]
+
+
+def final_score(*, policy: GradingPolicy, attempts: Sequence[Any]) -> tuple[Decimal | None, bool]:
+    """(final grade, passed) over the finalized attempts, by the policy's grading method."""
+    scores = [a.result.score_percent for a in attempts if attempt_is_finalized(a)]
+    grade = final_grade(method=policy.grading_method, scores=scores)
+    passed = grade is not None and passes(
+        score_percent=grade, pass_mark_percent=policy.pass_mark_percent
+    )
+    return grade, passed
+
+
+def attempts_with_result(
+    attempts: Sequence[LearnerAttempt], *, attempt_id: int, result: AttemptResult
+) -> list[LearnerAttempt]:
+    """The learner's attempts with ``result`` as the result of attempt ``attempt_id``."""
+    return [
+        LearnerAttempt(id=a.id, number=a.number, result=result) if a.id == attempt_id else a
+        for a in attempts
+    ]
+
+
+def attempt_grade(
+    *,
+    items: Sequence[GradedItem],
+    pass_mark_percent: Decimal,
+    reason: str,
+    at: datetime.datetime,
+) -> GradedAttempt:
+    """Grade the attempt's items from their saved answers, and the attempt from its items."""
+    graded = [
+        GradedItem(
+            id=item.id,
+            position=item.position,
+            correct_keys=item.correct_keys,
+            selected_keys=item.selected_keys,
+            explanation=item.explanation,
+            is_correct=answer_is_correct(
+                correct_keys=item.correct_keys, selected_keys=item.selected_keys
+            ),
+        )
+        for item in items
+    ]
+    score = attempt_score([item.is_correct for item in graded])
+    return GradedAttempt(
+        items=graded,
+        result=AttemptResult(
+            score_percent=score.score_percent,
+            passed=passes(score_percent=score.score_percent, pass_mark_percent=pass_mark_percent),
+            correct_count=score.correct_count,
+            item_count=score.item_count,
+            reason=reason,
+            finalized_at=at,
+        ),
+    )
