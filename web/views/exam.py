@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from lms.errors import DomainError, NotFound
+from lms.errors import DomainError
 from quizzes.selectors import (
     AttemptItemView,
     AttemptView,
@@ -30,7 +30,7 @@ from quizzes.selectors import (
 from quizzes.services.attempt_answers import exam_attempt_answers_save
 from quizzes.services.attempt_finalize import exam_attempt_submit
 from quizzes.services.attempt_start import exam_attempt_start
-from web.views.common import error_message
+from web.views.common import domain_errors_as_pages, error_message
 
 
 def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
@@ -55,25 +55,18 @@ def _score(value) -> str:
 
 
 @login_required
+@domain_errors_as_pages()
 def exam_page(request: HttpRequest, module: str) -> HttpResponse:
     """The policy, eligibility (with every reason against starting), my attempts, final grade."""
-    try:
-        overview = exam_overview(learner_id=request.user.pk, module_slug=module)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    overview = exam_overview(learner_id=request.user.pk, module_slug=module)
     return render(request, "web/exams/policy.html", {"overview": overview, "module": module})
 
 
 @login_required
 @require_POST
+@domain_errors_as_pages(back=lambda request, module: reverse("web:exam", args=[module]))
 def exam_start(request: HttpRequest, module: str) -> HttpResponse:
-    try:
-        started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
-    except DomainError as exc:
-        error_message(request, exc)
-        return redirect("web:exam", module)
+    started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
     return redirect("web:attempt", started.attempt.pk)
 
 
@@ -85,14 +78,13 @@ def _answers_from_post(request: HttpRequest, items: list[AttemptItemView]) -> li
 
 
 def _attempt_view(request: HttpRequest, attempt: int) -> AttemptView:
-    """The learner's own attempt as ``exam_attempt_get`` shows it; 404 for anyone else's."""
-    try:
-        return exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    """The learner's own attempt as ``exam_attempt_get`` shows it (NotFound for anyone
+    else's: a 404 through the views' decorator)."""
+    return exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
 
 
 @login_required
+@domain_errors_as_pages()
 def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
     """The running attempt: items, saved answers, countdown. POST saves and asks to confirm."""
     view = _attempt_view(request, attempt)
@@ -123,25 +115,21 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
 
 
 @login_required
+@domain_errors_as_pages(back=lambda request, attempt: reverse("web:attempt", args=[attempt]))
 def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
     """Confirm the submission (with the count of unanswered items), then grade on the server."""
     view = _attempt_view(request, attempt)
     if view.finalized:
         return redirect("web:attempt_result", attempt)
     if request.method == "POST":
-        try:
-            exam_attempt_submit(learner=request.user, attempt_id=attempt)
-        except NotFound as exc:
-            raise Http404(exc.message) from exc
-        except DomainError as exc:
-            error_message(request, exc)
-            return redirect("web:attempt", attempt)
+        exam_attempt_submit(learner=request.user, attempt_id=attempt)
         return redirect("web:attempt_result", attempt)
     unanswered = [item for item in view.items if not item.selected_keys]
     return render(request, "web/exams/confirm.html", {"attempt": view, "unanswered": unanswered})
 
 
 @login_required
+@domain_errors_as_pages()
 def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
     """Score, pass/fail, and as much review as the module's policy allows now.
 
@@ -149,10 +137,7 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
     has stored it (``exam_attempt_result_get``); while time is left it sends back to the
     attempt.
     """
-    try:
-        view = exam_attempt_result_get(learner_id=request.user.pk, attempt_id=attempt)
-    except NotFound as exc:
-        raise Http404(exc.message) from exc
+    view = exam_attempt_result_get(learner_id=request.user.pk, attempt_id=attempt)
     if view.result is None:
         return redirect("web:attempt", attempt)
     result = view.result
