@@ -198,12 +198,19 @@ WRITE = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 def test_a_get_writes_nothing_but_the_step_readers_opening(client, enrolled, course):
     """Every write is a POST. The one exception is the step reader recording that the learner
     opened the step, as the REST step read does (progress.services.step_events.step_open_record).
-    Not pinned here, both the quizzes app's: the exam result page grading an overdue attempt,
-    and quizzes.selectors.exam_overview creating a module's default exam policy on its first
-    read (dashboard, exam page); the exam start below has created it already."""
+    Before any policy is saved the dashboard and the exam page show its defaults without saving
+    them; the result page of an attempt whose time is up shows its result without storing it
+    (the periodic task does)."""
     from progress.models import StepProgress
+    from quizzes.models import ExamAttempt
+
+    def writes_of(url: str) -> list[str]:
+        with CaptureQueriesContext(connection) as context:
+            assert client.get(url).status_code == 200, url
+        return [q["sql"] for q in context.captured_queries if WRITE.match(q["sql"])]
 
     client.force_login(enrolled)
+    assert writes_of("/") == [] and writes_of(MODULE + "exam/") == []
     attempt = client.post(MODULE + "exam/start/")["Location"]
     pages = [
         "/",
@@ -219,10 +226,13 @@ def test_a_get_writes_nothing_but_the_step_readers_opening(client, enrolled, cou
     ]
     opening = f'UPDATE "{StepProgress._meta.db_table}"'
     for url in pages:
-        with CaptureQueriesContext(connection) as context:
-            assert client.get(url).status_code == 200, url
-        writes = [q["sql"] for q in context.captured_queries if WRITE.match(q["sql"])]
+        writes = writes_of(url)
         if url == MODULE + "steps/1/":
             assert len(writes) == 1 and writes[0].startswith(opening), writes
         else:
             assert writes == [], (url, writes)
+    hour_ago = timezone.now() - datetime.timedelta(hours=1)
+    ExamAttempt.objects.filter(learner=enrolled).update(
+        started_at=hour_ago, deadline_at=hour_ago + datetime.timedelta(minutes=30)
+    )
+    assert writes_of(attempt + "result/") == []
