@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from courses.data import ModuleOutline, OutlineStep
 from courses.models import (
@@ -141,48 +141,49 @@ def module_outline_get(*, slug: str) -> ModuleOutline:
     outline = _module_outlines.get(slug)
     if outline is not None:
         return outline
+    # Active steps first ("active" sorts before "retired"), each in number order.
     rows = list(
         Module.objects.filter(slug=slug)
         .order_by("steps__status", "steps__number", "steps__id", "steps__sections__position")
-        .values_list(
+        .values(
             "id",
             "title",
-            "steps__id",
-            "steps__number",
-            "steps__slug",
-            "steps__term",
-            "steps__status",
-            "steps__content_hash",
-            "steps__sections__kind",
+            step_id=F("steps__id"),
+            step_number=F("steps__number"),
+            step_slug=F("steps__slug"),
+            step_term=F("steps__term"),
+            step_status=F("steps__status"),
+            step_hash=F("steps__content_hash"),
+            kind=F("steps__sections__kind"),
         )
     )
     if not rows:
         raise ModuleNotFound(slug)
-    steps: dict[int, tuple] = {}
+    steps: dict[int, dict] = {}
     kinds: dict[int, list[str]] = {}
-    for _, _, step_id, number, step_slug, term, status, content_hash, kind in rows:
-        if step_id is None:
+    for row in rows:
+        if row["step_id"] is None:
             continue
-        if step_id not in steps:
-            steps[step_id] = (number, step_slug, term, status == STEP_ACTIVE, content_hash)
-            kinds[step_id] = []
-        if kind is not None:
-            kinds[step_id].append(kind)
+        if row["step_id"] not in steps:
+            steps[row["step_id"]] = row
+            kinds[row["step_id"]] = []
+        if row["kind"] is not None:
+            kinds[row["step_id"]].append(row["kind"])
     outline = ModuleOutline(
-        id=rows[0][0],
+        id=rows[0]["id"],
         slug=slug,
-        title=rows[0][1],
+        title=rows[0]["title"],
         steps=tuple(
             OutlineStep(
                 id=step_id,
-                number=number,
-                slug=step_slug,
-                term=term,
-                is_active=is_active,
-                content_hash=content_hash,
+                number=row["step_number"],
+                slug=row["step_slug"],
+                term=row["step_term"],
+                is_active=row["step_status"] == STEP_ACTIVE,
+                content_hash=row["step_hash"],
                 section_kinds=tuple(kinds[step_id]),
             )
-            for step_id, (number, step_slug, term, is_active, content_hash) in steps.items()
+            for step_id, row in steps.items()
         ),
     )
     _module_outlines.put(slug, outline)

@@ -14,7 +14,7 @@ import dataclasses
 import datetime
 from typing import NoReturn
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from courses import api as courses_api
@@ -42,7 +42,7 @@ class StepContext:
     progress: StepProgress
 
 
-def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[tuple]:
+def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[dict]:
     """The learner's progress row of the step, locked, with the step's section kinds.
 
     One statement: progress JOIN step LEFT JOIN sections, only while the learner is enrolled;
@@ -62,7 +62,7 @@ def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> lis
             step__number=number,
         )
         .order_by("step__sections__position")
-        .values_list(*PROGRESS_FIELDS, "step_id", "step__sections__kind")
+        .values(*PROGRESS_FIELDS, "step_id", section_kind=F("step__sections__kind"))
     )
 
 
@@ -83,16 +83,14 @@ def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> Step
             ignore_conflicts=True,
         )
         rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
-    width = len(PROGRESS_FIELDS)
-    values = dict(zip(PROGRESS_FIELDS, rows[0][:width], strict=True))
-    values.update(learner_id=learner_id, step_id=rows[0][width])
+    values = {**rows[0], "learner_id": learner_id}
     names = [field.attname for field in StepProgress._meta.concrete_fields]
     progress = StepProgress.from_db(
         StepProgress.objects.db, names, [values[name] for name in names]
     )
     return StepContext(
         step_id=progress.step_id,
-        section_kinds=tuple(row[width + 1] for row in rows if row[width + 1] is not None),
+        section_kinds=tuple(row["section_kind"] for row in rows if row["section_kind"]),
         progress=progress,
     )
 
