@@ -14,15 +14,10 @@ from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
 from lms.errors import NotFound
+from lms.local_time import local_day, zone_info
 from lms.sql import aware, datetime_param
 from reviews.models import Notification, ReviewCard, ReviewLog
-from reviews.scheduling import (
-    CardState,
-    IntervalPreview,
-    intervals_preview,
-    local_day,
-    zone_info,
-)
+from reviews.scheduling import CardState, IntervalPreview, intervals_preview
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50

@@ -14,7 +14,7 @@ BATCH = 1000
 
 def next_reminder_fill(apps, schema_editor):
     # The pure time arithmetic the planner uses (no models): the same instants it will compute.
-    from reviews.scheduling import ReminderSchedule
+    from lms.local_time import ReminderSchedule
 
     User = apps.get_model("accounts", "User")
     after = timezone.now() - LOOKBACK

@@ -31,9 +31,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from lms.errors import InvalidInput
+from lms.local_time import ReminderSchedule, in_quiet_hours, local_day_of, zone_info
 from lms.sql import datetime_param
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
-from reviews.scheduling import ReminderSchedule, in_quiet_hours, local_day_of, zone_info
 from reviews.selectors import LIVE_CARDS, due_count
 
 # Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
@@ -205,7 +205,7 @@ def _dispatch(
 # at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
 # (reminder_next_at), each run moves every learner it reads on to their next one. A run therefore
 # reads through the index only the learners whose instant has come, about 1/96 of them, and works
-# out time zones, DST and quiet hours in Python for those few (reviews.scheduling), the same on
+# out time zones, DST and quiet hours in Python for those few (lms.local_time), the same on
 # every database.
 
 

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import user_register, user_update
-from reviews.scheduling import ReminderSchedule
+from lms.local_time import ReminderSchedule
 from reviews.services import reminders
 
 pytestmark = pytest.mark.django_db

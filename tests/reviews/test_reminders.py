@@ -203,7 +203,7 @@ def _run_day(start: datetime.datetime, end: datetime.datetime) -> None:
 def test_the_day_the_clock_changes_sends_exactly_one(studying, local_date, hours):
     night = studying("night", time_zone="Europe/Berlin", reminder_time=datetime.time(2, 30))
     evening = studying("evening", time_zone="Europe/Berlin")
-    from reviews.scheduling import local_day_of
+    from lms.local_time import local_day_of
 
     day = local_day_of(time_zone="Europe/Berlin", date=local_date)
     assert day.end - day.start == datetime.timedelta(hours=hours)
