@@ -91,7 +91,7 @@ def run(*, smoke: bool, handler: SinkHandler) -> dict:
     from accounts.models import User
     from lms.celery import app
     from reviews.models import Notification, ReminderDigest
-    from reviews.services.reminders import reminder_schedules_reset
+    from reviews.services.reminder_planning import reminder_schedules_reset
     from reviews.tasks import reminder_digests_send, reminders_plan
 
     broker = settings.CELERY_BROKER_URL

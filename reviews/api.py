@@ -12,7 +12,7 @@ import datetime
 from lms.privacy import export_rows
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
-from reviews.services import reminders as _reminders
+from reviews.services import reminder_planning as _reminder_planning
 
 
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
@@ -48,7 +48,7 @@ def reminder_next_at(*, learner, changed_at: datetime.datetime) -> datetime.date
 
     ``learner`` is the account with the new values (saved or not); no query.
     """
-    return _reminders.reminder_next_at(learner=learner, changed_at=changed_at)
+    return _reminder_planning.reminder_next_at(learner=learner, changed_at=changed_at)
 
 
 def learner_export(learner_id: int) -> dict:

@@ -7,7 +7,7 @@ import datetime
 from django.db import migrations
 from django.utils import timezone
 
-# reviews.services.reminders.REMINDER_LOOKBACK when this was written (a migration keeps its value).
+# The planner's REMINDER_LOOKBACK when this was written (a migration keeps its value).
 LOOKBACK = datetime.timedelta(minutes=30)
 BATCH = 1000
 

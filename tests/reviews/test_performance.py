@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from reviews.models import Notification, ReviewCard
-from reviews.services import reminders
+from reviews.services import reminder_planning
 
 pytestmark = pytest.mark.django_db
 
@@ -144,17 +144,21 @@ def test_planner_work_per_chunk_is_a_fixed_number_of_queries(
 ):
     from reviews import api
 
-    monkeypatch.setattr(reminders, "REMINDER_BATCH_SIZE", batch)
+    monkeypatch.setattr(reminder_planning, "REMINDER_BATCH_SIZE", batch)
     at = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=datetime.UTC)  # 18:05 in Berlin
     created = datetime.datetime(2030, 1, 2, tzinfo=datetime.UTC)
 
-    def planner_queries(learner_count: int, prefix: str) -> tuple[int, reminders.PlannerReport]:
+    def planner_queries(
+        learner_count: int, prefix: str
+    ) -> tuple[int, reminder_planning.PlannerReport]:
         for i in range(learner_count):
             learner = make_learner(f"{prefix}{i}")
             api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=created)
         chunks: list[list[int]] = []
         with CaptureQueriesContext(connection) as queries:
-            report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: chunks.append(ids))
+            report = reminder_planning.reminders_plan(
+                now=at, enqueue=lambda ids, now: chunks.append(ids)
+            )
         assert all(len(chunk) <= batch for chunk in chunks)
         return len(queries), report
 
@@ -174,18 +178,18 @@ def test_planner_work_per_chunk_is_a_fixed_number_of_queries(
 
 def test_planner_chunk_with_nothing_to_claim_costs_two_queries(make_learner, monkeypatch):
     """Learners without due cards are read and moved on (2 queries per chunk), not claimed."""
-    monkeypatch.setattr(reminders, "REMINDER_BATCH_SIZE", 5)
+    monkeypatch.setattr(reminder_planning, "REMINDER_BATCH_SIZE", 5)
     at = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=datetime.UTC)
     for i in range(7):
         make_learner(f"idle{i}")
     with CaptureQueriesContext(connection) as queries:
-        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+        report = reminder_planning.reminders_plan(now=at, enqueue=lambda ids, now: None)
     assert (report.looked_at, report.candidates, report.claim_chunks) == (7, 0, 2)
     # 2 chunks x (read, move on) + the one read of lost claims.
     assert len(queries) == 2 * 2 + 1
     # A second run at the same time finds nobody: one read, one dispatch read.
     with CaptureQueriesContext(connection) as queries:
-        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+        report = reminder_planning.reminders_plan(now=at, enqueue=lambda ids, now: None)
     assert report.looked_at == 0 and len(queries) == 2
 
 
@@ -211,7 +215,7 @@ def test_the_planner_reads_its_learners_through_the_next_reminder_index(make_lea
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE accounts_user")
     with CaptureQueriesContext(connection) as queries:
-        report = reminders.reminders_plan(now=at, enqueue=lambda ids, now: None)
+        report = reminder_planning.reminders_plan(now=at, enqueue=lambda ids, now: None)
     assert report.looked_at == 20
     (read,) = [q["sql"] for q in queries if q["sql"].startswith('SELECT "accounts_user"."id"')]
     with connection.cursor() as cursor:

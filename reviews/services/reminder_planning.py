@@ -1,6 +1,6 @@
-"""Reminder digests: the planner that claims them and the send step that delivers one.
+"""Planning reminder digests: the planner that claims them and enqueues their sending.
 
-Exactly-once in effect:
+Exactly-once in effect (the send step is reviews.services.reminder_sending):
 - the planner *claims* a digest by inserting a ReminderDigest row, unique per (learner, local
   date, kind), with ON CONFLICT DO NOTHING — two planners (or two beats) at once claim it once;
 - the send step locks the claim row with a conditional UPDATE (status still "claimed"), sends,
@@ -21,20 +21,15 @@ import datetime
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core import signing
-from django.core.mail import EmailMultiAlternatives
 from django.db import connection, transaction
-from django.db.models import F, OuterRef, Q, Subquery
-from django.template.loader import render_to_string
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from lms.errors import InvalidInput
-from lms.local_time import ReminderSchedule, in_quiet_hours, local_day_of, zone_info
+from lms.local_time import ReminderSchedule, local_day_of
 from lms.sql import datetime_param
-from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
-from reviews.selectors import LIVE_CARDS, due_count
+from reviews.models import ReminderDigest, ReviewCard, ReviewLog
+from reviews.selectors import LIVE_CARDS
 
 # Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
 REMINDER_BATCH_SIZE = 500
@@ -43,11 +38,6 @@ REMINDER_BATCH_SIZE = 500
 REMINDER_LOOKBACK = datetime.timedelta(minutes=30)
 # A claim enqueued this long ago and still not sent is enqueued again (its task was lost).
 REMINDER_RESEND_AFTER = datetime.timedelta(minutes=5)
-# A digest still unsent this long after its claim is dropped: a reminder hours late is noise.
-REMINDER_MAX_DELAY = datetime.timedelta(hours=6)
-UNSUBSCRIBE_SALT = "reviews.reminder-email-unsubscribe"
-REVIEW_PAGE_PATH = "/reviews/"
-EMAIL_LANGUAGES = ("de", "en")
 
 
 @dataclass(frozen=True)
@@ -419,165 +409,3 @@ def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000
         _next_reminders_store(schedule)
         count += len(rows)
         last_id = rows[-1][0]
-
-
-# --- sending one digest -----------------------------------------------------------------------
-
-
-def reminder_digest_send(
-    *, digest_id: int, now: datetime.datetime | None = None, connection=None
-) -> str:
-    """Send one claimed digest, at most once; returns what happened ("sent", or why not).
-
-    The conditional UPDATE locks the claim row for the whole transaction, and the mail goes out
-    inside it: a second delivery of the same task waits, then finds the row no longer claimed.
-    A mail-server error rolls everything back (the row stays claimed) and propagates, so the task
-    retries.
-    """
-    now = now or timezone.now()
-    with transaction.atomic():
-        locked = ReminderDigest.objects.filter(
-            id=digest_id, status=ReminderDigest.Status.CLAIMED
-        ).update(attempts=F("attempts") + 1)
-        if not locked:
-            return "not_claimed"
-        digest = ReminderDigest.objects.select_related("learner").get(id=digest_id)
-        learner = digest.learner
-        reason = _skip_reason(digest=digest, learner=learner, now=now)
-        count = 0
-        if reason is None:
-            count = due_count(learner=learner, at=now)
-            if count == 0:
-                reason = "nothing_due"
-        if reason is not None:
-            digest.status = ReminderDigest.Status.SKIPPED
-            digest.last_error = reason
-            digest.save(update_fields=["status", "last_error"])
-            return reason
-
-        language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
-        context = _digest_context(learner=learner, count=count, language=language)
-        _digest_message(learner=learner, context=context, connection=connection).send()
-        digest.status = ReminderDigest.Status.SENT
-        digest.sent_at = timezone.now()
-        digest.due_count = count
-        digest.last_error = ""
-        digest.save(update_fields=["status", "sent_at", "due_count", "last_error"])
-        Notification.objects.create(
-            learner=learner,
-            kind=Notification.Kind.REVIEW_DIGEST,
-            title=context["title"],
-            body=context["notification_body"],
-            payload={
-                "due_count": count,
-                "url": context["review_url"],
-                "local_date": digest.local_date.isoformat(),
-            },
-            digest=digest,
-            created_at=now,
-        )
-    return "sent"
-
-
-def _skip_reason(*, digest: ReminderDigest, learner, now: datetime.datetime) -> str | None:
-    if not learner.is_active or not learner.reminder_email:
-        return "reminders_off"
-    if not learner.email:
-        return "no_address"
-    if now - digest.claimed_at > REMINDER_MAX_DELAY:
-        return "too_late"
-    local_now = now.astimezone(zone_info(learner.time_zone))
-    if in_quiet_hours(
-        at=local_now.time(), start=learner.quiet_hours_start, end=learner.quiet_hours_end
-    ):
-        return "quiet_hours"
-    day = local_day_of(time_zone=learner.time_zone, date=digest.local_date)
-    if ReviewLog.objects.filter(
-        learner_id=learner.pk,
-        source=ReviewLog.Source.REVIEW,
-        reviewed_at__gte=day.start,
-        reviewed_at__lte=now,
-    ).exists():
-        return "reviewed_today"
-    return None
-
-
-def _digest_context(*, learner, count: int, language: str) -> dict:
-    review_url = settings.SITE_URL + REVIEW_PAGE_PATH
-    unsubscribe_url = (
-        f"{settings.SITE_URL}/reminders/unsubscribe/{reminder_unsubscribe_token(learner.pk)}/"
-    )
-    context = {
-        "name": learner.display_name or learner.first_name or learner.username,
-        "count": count,
-        "review_url": review_url,
-        "unsubscribe_url": unsubscribe_url,
-    }
-    context["title"] = render_to_string(
-        f"reviews/email/digest_subject.{language}.txt", context
-    ).strip()
-    context["notification_body"] = render_to_string(
-        f"reviews/email/digest_notification.{language}.txt", context
-    ).strip()
-    return context
-
-
-def _digest_message(*, learner, context: dict, connection) -> EmailMultiAlternatives:
-    language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
-    message = EmailMultiAlternatives(
-        subject=context["title"],
-        body=render_to_string(f"reviews/email/digest.{language}.txt", context),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        to=[learner.email],
-        connection=connection,
-        headers={
-            # RFC 2369 and RFC 8058: mail clients offer their own one-click unsubscribe button.
-            "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
-            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-            "Content-Language": language,
-        },
-    )
-    message.attach_alternative(
-        render_to_string(f"reviews/email/digest.{language}.html", context), "text/html"
-    )
-    return message
-
-
-def reminder_digest_attempt_failed(*, digest_id: int, error: str) -> None:
-    """Count a failed delivery attempt (the send transaction itself was rolled back)."""
-    ReminderDigest.objects.filter(id=digest_id, status=ReminderDigest.Status.CLAIMED).update(
-        attempts=F("attempts") + 1, last_error=error[:2000]
-    )
-
-
-def reminder_digests_fail(*, digest_ids: list[int], error: str) -> None:
-    """Give up on digests the mail server kept refusing (after the last retry)."""
-    ReminderDigest.objects.filter(id__in=digest_ids, status=ReminderDigest.Status.CLAIMED).update(
-        status=ReminderDigest.Status.FAILED, last_error=error[:2000]
-    )
-
-
-# --- unsubscribe ------------------------------------------------------------------------------
-
-
-def reminder_unsubscribe_token(learner_id: int) -> str:
-    """A signed, non-expiring token that turns this learner's reminder e-mails off."""
-    return signing.dumps({"learner": learner_id}, salt=UNSUBSCRIBE_SALT)
-
-
-@transaction.atomic
-def reminder_email_unsubscribe(*, token: str) -> str | None:
-    """Turn reminder e-mails off for the learner the token names (idempotent, no log-in).
-
-    Returns the learner's language for the confirmation page (None if the account is gone).
-    """
-    try:
-        learner_id = int(signing.loads(token, salt=UNSUBSCRIBE_SALT)["learner"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise InvalidInput(
-            "This unsubscribe link is not valid.", code="invalid_unsubscribe_token"
-        ) from exc
-    learners = get_user_model().objects.filter(pk=learner_id)
-    language = learners.values_list("language", flat=True).first()
-    learners.update(reminder_email=False, next_reminder_at=None)
-    return language
