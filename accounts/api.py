@@ -7,9 +7,19 @@ from here as frozen data (``accounts.data``).
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable
 
 from accounts.models import User
+from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
+
+__all__ = [
+    "REMINDER_LOOKBACK",
+    "ReminderPreferences",
+    "display_name",
+    "display_names",
+    "reminder_next_at",
+]
 
 
 def display_name(user: User) -> str:
@@ -23,3 +33,13 @@ def display_names(learner_ids: Iterable[int]) -> dict[int, str]:
         "display_name", "first_name", "last_name", "username"
     )
     return {user.pk: display_name(user) for user in users}
+
+
+def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetime.datetime | None:
+    """The ``next_reminder_at`` to store for a learner whose reminder preferences (time zone,
+    reminder time, quiet hours, reminder e-mail on/off, address, active) were set at
+    ``changed_at``: their next reminder instant, or None when they get no reminders.
+
+    ``learner`` is the account with the new values (saved or not); no query.
+    """
+    return ReminderPreferences.of(learner).next_after_change(changed_at)

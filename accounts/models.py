@@ -36,7 +36,7 @@ class User(AbstractUser):
     reminder_email = models.BooleanField(default=True)
     # When the reminder planner must look at this learner next (UTC): their next local reminder
     # instant, from the four fields above, the address and is_active. Set by every change of
-    # those (reviews.api.reminder_next_at), moved on by each planner run; NULL: no reminders.
+    # those (accounts.reminders), moved on by each planner run; NULL: no reminders.
     # A row created without it (createsuperuser, create_user called directly) gets its creation
     # time: the next planner run reads it and stores the exact instant.
     next_reminder_at = models.DateTimeField(null=True, default=timezone.now, editable=False)

@@ -24,8 +24,8 @@ from knox.models import AuthToken
 from knox.settings import knox_settings
 
 from accounts.models import Device, User
+from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 from lms.errors import InvalidInput, NotFound
-from reviews import api as reviews_api
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
 DESIRED_RETENTION_RANGE = (0.80, 0.97)
@@ -47,20 +47,6 @@ PROFILE_FIELDS = frozenset(
         "desired_retention",
         "new_cards_per_day",
         "reviews_per_day",
-    }
-)
-
-# The fields the next reminder instant (User.next_reminder_at) is worked out from: a change of
-# any of them stores it afresh (reviews.api.reminder_next_at).
-REMINDER_SCHEDULE_FIELDS = frozenset(
-    {
-        "email",
-        "is_active",
-        "time_zone",
-        "reminder_time",
-        "quiet_hours_start",
-        "quiet_hours_end",
-        "reminder_email",
     }
 )
 
@@ -152,8 +138,8 @@ def user_register(
                 display_name=display_name.strip(),
                 language=language,
                 time_zone=time_zone,
-                next_reminder_at=reviews_api.reminder_next_at(
-                    learner=candidate, changed_at=timezone.now()
+                next_reminder_at=ReminderPreferences.of(candidate).next_after_change(
+                    timezone.now()
                 ),
             )
     except IntegrityError:
@@ -221,10 +207,8 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     changed = [name for name in PROFILE_FIELDS if merged[name] != getattr(user, name)]
     for name in changed:
         setattr(user, name, merged[name])
-    if REMINDER_SCHEDULE_FIELDS.intersection(changed):
-        user.next_reminder_at = reviews_api.reminder_next_at(
-            learner=user, changed_at=timezone.now()
-        )
+    if REMINDER_PREFERENCE_FIELDS.intersection(changed):
+        user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
         changed.append("next_reminder_at")
     if changed:
         try:

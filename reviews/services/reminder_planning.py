@@ -26,16 +26,14 @@ from django.db import connection, transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
-from lms.local_time import ReminderSchedule, local_day_of
+from accounts import api as accounts_api
+from lms.local_time import local_day_of
 from lms.sql import datetime_param
 from reviews.models import ReminderDigest, ReviewCard, ReviewLog
 from reviews.selectors import LIVE_CARDS
 
 # Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
 REMINDER_BATCH_SIZE = 500
-# How far back the planner looks for reminder times: twice the 15-minute beat interval, so a late
-# or missed planner run loses nothing. The claim row makes the overlap harmless.
-REMINDER_LOOKBACK = datetime.timedelta(minutes=30)
 # A claim enqueued this long ago and still not sent is enqueued again (its task was lost).
 REMINDER_RESEND_AFTER = datetime.timedelta(minutes=5)
 
@@ -66,7 +64,9 @@ def reminders_plan(
     own, so a crash mid-run keeps what was claimed; enqueueing comes after every chunk committed.
     """
     now = now or timezone.now()
-    window_start = now - REMINDER_LOOKBACK
+    # A late or missed run loses nothing (accounts.api.REMINDER_LOOKBACK: twice the beat
+    # interval); the claim row makes the overlap harmless.
+    window_start = now - accounts_api.REMINDER_LOOKBACK
     claim_chunks = looked_at = 0
     claimed: list[int] = []
     for learners in _due_learner_chunks(now=now):
@@ -193,38 +193,10 @@ def _dispatch(
 #
 # accounts.User.next_reminder_at holds, per learner, the instant from which the planner must look
 # at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
-# (reminder_next_at), each run moves every learner it reads on to their next one. A run therefore
-# reads through the index only the learners whose instant has come, about 1/96 of them, and works
-# out time zones, DST and quiet hours in Python for those few (lms.local_time), the same on
-# every database.
-
-
-def _wants_reminders(*, is_active: bool, reminder_email: bool, email: str) -> bool:
-    return is_active and reminder_email and bool(email)
-
-
-def _schedule_of(learner) -> ReminderSchedule:
-    return ReminderSchedule(
-        time_zone=learner.time_zone,
-        reminder_time=learner.reminder_time,
-        quiet_hours_start=learner.quiet_hours_start,
-        quiet_hours_end=learner.quiet_hours_end,
-    )
-
-
-def reminder_next_at(*, learner, changed_at: datetime.datetime) -> datetime.datetime | None:
-    """The next reminder instant to store after the learner's preferences changed at
-    ``changed_at``; None when they get no reminders (off, inactive, no address).
-
-    The first instant after ``changed_at - REMINDER_LOOKBACK``: a reminder time set a few minutes
-    into the past is still inside the next run's window, so today's digest still comes (unless
-    one was claimed already: the claim row is unique per local day).
-    """
-    if not _wants_reminders(
-        is_active=learner.is_active, reminder_email=learner.reminder_email, email=learner.email
-    ):
-        return None
-    return _schedule_of(learner).next_after(changed_at - REMINDER_LOOKBACK)
+# (accounts.api.reminder_next_at), each run moves every learner it reads on to their next one. A
+# run therefore reads through the index only the learners whose instant has come, about 1/96 of
+# them, and works out time zones, DST and quiet hours in Python for those few (lms.local_time),
+# the same on every database.
 
 
 def _a_due_card(now: datetime.datetime) -> Subquery:
@@ -304,12 +276,10 @@ def _chunk_plan(
     claims: list[tuple[int, datetime.date]] = []
     next_at: list[tuple[int, datetime.datetime | None]] = []
     for learner in learners:
-        if not _wants_reminders(
-            is_active=learner.is_active, reminder_email=learner.reminder_email, email=learner.email
-        ):
+        schedule = accounts_api.ReminderPreferences.of(learner).schedule
+        if schedule is None:
             next_at.append((learner.id, None))
             continue
-        schedule = _schedule_of(learner)
         next_at.append((learner.id, schedule.next_after(now)))
         local_date = schedule.date_in_window(start=window_start, end=now)
         if local_date is None or learner.due_card_id is None or schedule.quiet_at(now):
@@ -380,32 +350,21 @@ def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000
     (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
     one UPDATE per ``batch_size`` learners. Returns how many learners it went through."""
     learners = get_user_model().objects.order_by("pk")
-    fields = (
-        "pk",
-        "is_active",
-        "reminder_email",
-        "email",
-        "time_zone",
-        "reminder_time",
-        "quiet_hours_start",
-        "quiet_hours_end",
-    )
+    fields = ("pk", *(field.name for field in dataclasses.fields(accounts_api.ReminderPreferences)))
     last_id, count = 0, 0
     while True:
-        rows = list(learners.filter(pk__gt=last_id).values_list(*fields)[:batch_size])
+        rows = list(learners.filter(pk__gt=last_id).values(*fields)[:batch_size])
         if not rows:
             return count
-        schedule = []
-        for learner_id, is_active, wants, email, time_zone, at, quiet_start, quiet_end in rows:
-            next_at = None
-            if _wants_reminders(is_active=is_active, reminder_email=wants, email=email):
-                next_at = ReminderSchedule(
-                    time_zone=time_zone,
-                    reminder_time=at,
-                    quiet_hours_start=quiet_start,
-                    quiet_hours_end=quiet_end,
-                ).next_after(after)
-            schedule.append((learner_id, next_at))
+        schedule = [
+            (
+                row["pk"],
+                accounts_api.ReminderPreferences(
+                    **{name: value for name, value in row.items() if name != "pk"}
+                ).next_after(after),
+            )
+            for row in rows
+        ]
         _next_reminders_store(schedule)
         count += len(rows)
-        last_id = rows[-1][0]
+        last_id = rows[-1]["pk"]

@@ -13,6 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from accounts.reminders import REMINDER_LOOKBACK
 from accounts.services import user_register, user_update
 from lms.local_time import ReminderSchedule
 from reviews.services import reminder_planning, reminder_unsubscribe
@@ -34,7 +35,7 @@ def assert_upcoming(user: User, local_time: datetime.time) -> None:
     at = local_next(user)
     now = timezone.now()
     assert at.time() == local_time
-    assert now - reminder_planning.REMINDER_LOOKBACK < at <= now + datetime.timedelta(days=1)
+    assert now - REMINDER_LOOKBACK < at <= now + datetime.timedelta(days=1)
 
 
 @pytest.fixture
@@ -206,8 +207,8 @@ def test_the_data_migration_fills_existing_accounts(accounts_of_every_kind):
     fill.next_reminder_fill(apps, None)
     after = timezone.now()
     for user in User.objects.all():
-        expected_early = _expected(user, before - reminder_planning.REMINDER_LOOKBACK)
-        expected_late = _expected(user, after - reminder_planning.REMINDER_LOOKBACK)
+        expected_early = _expected(user, before - REMINDER_LOOKBACK)
+        expected_late = _expected(user, after - REMINDER_LOOKBACK)
         assert user.next_reminder_at in {expected_early, expected_late}, user.username
     assert set(User.objects.filter(next_reminder_at=None).values_list("username", flat=True)) == {
         "off",
