@@ -23,12 +23,12 @@ from django.utils import timezone
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
+from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 from lms.errors import InvalidInput, NotFound
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
-DESIRED_RETENTION_RANGE = (0.80, 0.97)
 NEW_CARDS_PER_DAY_MAX = 500
 REVIEWS_PER_DAY_MAX = 5000
 DEVICE_NAME_MAX_LENGTH = 100
@@ -183,7 +183,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         _language_check(merged["language"], errors)
     if "time_zone" in changes:
         _time_zone_check(merged["time_zone"], errors)
-    low, high = DESIRED_RETENTION_RANGE
+    low, high = DESIRED_RETENTION_MIN, DESIRED_RETENTION_MAX
     retention = merged["desired_retention"]
     if not isinstance(retention, int | float) or not math.isfinite(retention):
         errors.add("desired_retention", "A number is required.")

@@ -22,7 +22,6 @@ QUICK_CHECK_RATINGS: dict[str, fsrs.Rating] = {
     "not_yet": fsrs.Rating.Again,
 }
 RATING_NAMES: dict[int, str] = {1: "again", 2: "hard", 3: "good", 4: "easy"}
-DEFAULT_DESIRED_RETENTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,8 @@ class IntervalPreview:
 
 @functools.lru_cache(maxsize=64)
 def scheduler_for(*, desired_retention: float, fuzzing: bool = True) -> fsrs.Scheduler:
-    """The FSRS scheduler for a learner's desired retention (0.80–0.97); one per setting."""
+    """The FSRS scheduler for a learner's desired retention (the range is accounts.data's); one
+    per setting."""
     return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
 
 

@@ -7,6 +7,7 @@ import datetime
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from accounts.data import DEFAULT_DESIRED_RETENTION
 from courses import api as courses_api
 from lms.errors import InvalidInput
 from lms.sql import datetime_param
@@ -91,7 +92,10 @@ def quick_check_rating_record(
     ).first()
     before = card_state_of(card=card)
     after = card_review(
-        state=before, rating=int(fsrs_rating), at=at, desired_retention=retention or 0.9
+        state=before,
+        rating=int(fsrs_rating),
+        at=at,
+        desired_retention=retention or DEFAULT_DESIRED_RETENTION,
     )
     ReviewLog.objects.create(
         card=card,
