@@ -7,9 +7,11 @@ converted to and from ``fsrs.Card``. All instants are timezone-aware UTC.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import fsrs
 
@@ -66,6 +68,21 @@ class CardState:
     @property
     def is_new(self) -> bool:
         return self.last_review is None
+
+    # A card's row (reviews.ReviewCard) keeps the state in columns named like these fields, a
+    # review log keeps it as before_<field> and after_<field>: the one mapping between a state
+    # and a row, in both directions.
+    def columns(self, *, prefix: str = "") -> dict[str, Any]:
+        """The state as column values by field name (``prefix`` + the CardState field)."""
+        return {prefix + name: getattr(self, name) for name in CARD_STATE_FIELDS}
+
+    @classmethod
+    def from_columns(cls, row: Any, *, prefix: str = "") -> CardState:
+        """The state kept in a row's attributes (a card, a log, a plain-SQL row type)."""
+        return cls(**{name: getattr(row, prefix + name) for name in CARD_STATE_FIELDS})
+
+
+CARD_STATE_FIELDS = tuple(field.name for field in dataclasses.fields(CardState))
 
 
 @dataclass(frozen=True)

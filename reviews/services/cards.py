@@ -12,7 +12,7 @@ from courses import api as courses_api
 from lms.errors import InvalidInput
 from lms.sql import datetime_param
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import QUICK_CHECK_RATINGS, CardState, card_review
+from reviews.scheduling import CARD_STATE_FIELDS, QUICK_CHECK_RATINGS, CardState, card_review
 
 
 def _new_card(
@@ -22,7 +22,6 @@ def _new_card(
     quick_check_id: int | None,
     at: datetime.datetime,
 ) -> ReviewCard:
-    state = CardState.new(at=at)
     return ReviewCard(
         learner_id=learner_id,
         kind=(
@@ -30,13 +29,8 @@ def _new_card(
         ),
         step_id=step_id,
         quick_check_id=quick_check_id,
-        state=state.state,
-        learning_step=state.learning_step,
-        stability=state.stability,
-        difficulty=state.difficulty,
-        due=state.due,
-        last_review=state.last_review,
         created_at=at,
+        **CardState.new(at=at).columns(),
     )
 
 
@@ -90,7 +84,7 @@ def quick_check_rating_record(
     retention = (
         get_user_model().objects.filter(pk=learner_id).values_list("desired_retention", flat=True)
     ).first()
-    before = card_state_of(card=card)
+    before = CardState.from_columns(card)
     after = card_review(
         state=before,
         rating=int(fsrs_rating),
@@ -109,64 +103,44 @@ def quick_check_rating_record(
     return card
 
 
+# The log keeps the whole state before the review (for undo) and what it needs of the state after
+# it (the result a replayed client review id returns; the new last review is the review's time).
+_LOG_FIELDS = frozenset(field.name for field in ReviewLog._meta.concrete_fields)
+
+
 def log_states(*, before: CardState, after: CardState) -> dict:
     """The before/after columns of a ReviewLog row."""
+    after_columns = after.columns(prefix="after_")
     return {
-        "before_state": before.state,
-        "before_learning_step": before.learning_step,
-        "before_stability": before.stability,
-        "before_difficulty": before.difficulty,
-        "before_due": before.due,
-        "before_last_review": before.last_review,
-        "after_state": after.state,
-        "after_stability": after.stability,
-        "after_difficulty": after.difficulty,
-        "after_due": after.due,
+        **before.columns(prefix="before_"),
+        **{name: value for name, value in after_columns.items() if name in _LOG_FIELDS},
     }
-
-
-def card_state_of(*, card: ReviewCard) -> CardState:
-    """The card's FSRS state as stored in its columns (the inverse of ``card_state_apply``)."""
-    return CardState(
-        state=card.state,
-        learning_step=card.learning_step,
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
-        last_review=card.last_review,
-    )
 
 
 def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
     """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
-    card.state = state.state
-    card.learning_step = state.learning_step
-    card.stability = state.stability
-    card.difficulty = state.difficulty
-    card.due = state.due
-    card.last_review = state.last_review
+    for name, value in state.columns().items():
+        setattr(card, name, value)
     with connection.cursor() as cursor:
         cursor.execute(*card_state_update(card_id=card.pk, state=state))
 
 
 # Every review ends with this UPDATE; plain SQL, because building it with the ORM cost more CPU
 # than PostgreSQL spent running it (bench/results/latest.md, submit a review).
+_CARD_STATE_FIELDS = [ReviewCard._meta.get_field(name) for name in CARD_STATE_FIELDS]
 _CARD_STATE_UPDATE_SQL = (
-    f"UPDATE {ReviewCard._meta.db_table} SET state = %s, learning_step = %s, stability = %s, "
-    "difficulty = %s, due = %s, last_review = %s WHERE id = %s"
+    f"UPDATE {ReviewCard._meta.db_table} SET "
+    + ", ".join(f"{field.column} = %s" for field in _CARD_STATE_FIELDS)
+    + " WHERE id = %s"
 )
 
 
 def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
     """The UPDATE of a card to ``state`` as (SQL, params), to run on its own or along another
     statement (lms.sql.row_insert)."""
+    values = state.columns()
     return _CARD_STATE_UPDATE_SQL, [
-        state.state,
-        state.learning_step,
-        state.stability,
-        state.difficulty,
-        datetime_param(state.due),
-        datetime_param(state.last_review),
+        *(field.get_db_prep_value(values[field.name], connection) for field in _CARD_STATE_FIELDS),
         card_id,
     ]
 

@@ -240,12 +240,7 @@ def review_undo(*, learner) -> UndoResult:
     if log is None:
         raise Conflict("There is no review to undo.", code="nothing_to_undo")
     ReviewCard.objects.filter(id=log.card_id, learner_id=learner.pk).update(
-        state=log.before_state,
-        learning_step=log.before_learning_step,
-        stability=log.before_stability,
-        difficulty=log.before_difficulty,
-        due=log.before_due,
-        last_review=log.before_last_review,
+        **CardState.from_columns(log, prefix="before_").columns()
     )
     ReviewLog.objects.filter(id=log.pk).delete()
     return UndoResult(
