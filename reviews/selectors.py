@@ -8,16 +8,15 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
-from lms.sql import aware, datetime_param
+from reviews import sql
 from reviews.models import Notification, ReviewCard, ReviewLog
-from reviews.scheduling import CardState, IntervalPreview, intervals_preview
+from reviews.scheduling import IntervalPreview, intervals_preview
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
@@ -131,64 +130,6 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
     )
 
 
-# The due queue in one round trip of plain SQL (portable: PostgreSQL and SQLite): today's review
-# counts, the counts of the learner's live due cards (~1,400 for a heavy learner, counted from
-# the covering due index alone) and the next page of cards with their state and fronts. Built
-# with the ORM these were three queries whose construction cost several times the database's
-# work (bench/results/latest.md, due queue). Tests check it against LIVE_CARDS and due_count.
-_FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
-    step_id="card.step_id", quick_check_id="card.quick_check_id"
-)
-# A card of the learner that is due and live (LIVE_CARDS, written out over the covering due
-# index's columns, so PostgreSQL reads the index alone).
-_LIVE_DUE = f"""c.learner_id = %(learner)s AND c.due <= %(at)s AND NOT c.suspended
-      AND NOT (c.kind = '{ReviewCard.Kind.DEFINITION.value}'
-               AND c.step_id IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
-      AND NOT (c.kind = '{ReviewCard.Kind.QUICK_CHECK.value}'
-               AND c.quick_check_id IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))"""
-_CARDS = ReviewCard._meta.db_table
-# The page: seen cards (oldest due first), then new ones. Each half walks the due index in order
-# and stops after ``limit`` cards, instead of sorting every due card; the new half is skipped
-# when the counts found no new card (a learner in steady use has none).
-_DUE_QUEUE_SQL = f"""
-WITH today AS (
-    SELECT COUNT(*) AS reviewed,
-           COALESCE(SUM(CASE WHEN l.before_last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
-    FROM {ReviewLog._meta.db_table} l
-    WHERE l.learner_id = %(learner)s AND l.source = '{ReviewLog.Source.REVIEW.value}'
-      AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
-),
-counts AS (
-    SELECT COUNT(*) AS total,
-           COALESCE(SUM(CASE WHEN c.last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
-    FROM {_CARDS} c WHERE {_LIVE_DUE}
-),
-seen AS (
-    SELECT c.id, 0 AS is_new, c.due FROM {_CARDS} c
-    WHERE {_LIVE_DUE} AND c.last_review IS NOT NULL
-    ORDER BY c.due, c.id LIMIT %(limit)s
-),
-fresh AS (
-    SELECT c.id, 1 AS is_new, c.due FROM {_CARDS} c
-    WHERE {_LIVE_DUE} AND c.last_review IS NULL AND (SELECT new FROM counts) > 0
-    ORDER BY c.due, c.id LIMIT %(limit)s
-),
-page AS (
-    SELECT id, is_new, due FROM seen UNION ALL SELECT id, is_new, due FROM fresh
-    ORDER BY is_new, due, id LIMIT %(limit)s
-)
-SELECT today.reviewed, today.new, counts.total, counts.new,
-       card.id, card.kind, card.state, card.learning_step, card.stability, card.difficulty,
-       card.due, card.last_review, {_FRONT_TERM}, {_FRONT_QUESTION}
-FROM today
-CROSS JOIN counts
-LEFT JOIN page ON 1 = 1
-LEFT JOIN {_CARDS} card ON card.id = page.id
-{_FRONT_JOINS}
-ORDER BY page.is_new, page.due, page.id
-"""
-
-
 def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
@@ -197,52 +138,32 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
     """
     limit = max(1, min(limit, DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _DUE_QUEUE_SQL,
-            {
-                "learner": learner.pk,
-                "at": datetime_param(at),
-                "day_start": datetime_param(day.start),
-                "day_end": datetime_param(day.end),
-                "limit": limit,
-            },
-        )
-        rows = cursor.fetchall()
-    reviewed_today, new_today, total, new_total = rows[0][:4]
+    page = sql.due_queue_read(
+        learner_id=learner.pk, at=at, day_start=day.start, day_end=day.end, limit=limit
+    )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
         reviews_per_day=learner.reviews_per_day,
-        reviewed_today=reviewed_today,
-        new_today=new_today,
+        reviewed_today=page.reviewed_today,
+        new_today=page.new_today,
     )
-    review_count, new_count = budget.split(due=total, due_new=new_total)
+    review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
     take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = new_count
     cards = []
-    for row in rows[:take] if rows[0][4] is not None else ():
-        card_id, kind, state_value, learning_step, stability, difficulty, due, last_review = row[
-            4:12
-        ]
-        state = CardState(
-            state=state_value,
-            learning_step=learning_step,
-            stability=stability,
-            difficulty=difficulty,
-            due=aware(due),
-            last_review=aware(last_review),
-        )
+    for card in page.cards[:take]:
+        state = card.state
         if state.is_new:
             if new_allowed == 0:
                 continue
             new_allowed -= 1
         cards.append(
             DueCard(
-                id=card_id,
-                kind=kind,
-                front=row[12] if kind == ReviewCard.Kind.DEFINITION else row[13],
-                state=state_value,
+                id=card.id,
+                kind=card.kind,
+                front=card.front,
+                state=state.state,
                 is_new=state.is_new,
                 due=state.due,
                 intervals=intervals_preview(
@@ -254,7 +175,7 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
         due_count=review_count + new_count,
         new_count=new_count,
         review_count=review_count,
-        due_total=total,
+        due_total=page.due_total,
         budget=budget,
         cards=cards,
     )

@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime
 
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 
 from accounts.data import DEFAULT_DESIRED_RETENTION
 from courses import api as courses_api
 from lms.errors import InvalidInput
-from lms.sql import datetime_param
+from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import CARD_STATE_FIELDS, QUICK_CHECK_RATINGS, CardState, card_review
+from reviews.scheduling import QUICK_CHECK_RATINGS, CardState, card_review
 
 
 def _new_card(
@@ -121,44 +121,4 @@ def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
     """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
     for name, value in state.columns().items():
         setattr(card, name, value)
-    with connection.cursor() as cursor:
-        cursor.execute(*card_state_update(card_id=card.pk, state=state))
-
-
-# Every review ends with this UPDATE; plain SQL, because building it with the ORM cost more CPU
-# than PostgreSQL spent running it (bench/results/latest.md, submit a review).
-_CARD_STATE_FIELDS = [ReviewCard._meta.get_field(name) for name in CARD_STATE_FIELDS]
-_CARD_STATE_UPDATE_SQL = (
-    f"UPDATE {ReviewCard._meta.db_table} SET "
-    + ", ".join(f"{field.column} = %s" for field in _CARD_STATE_FIELDS)
-    + " WHERE id = %s"
-)
-
-
-def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
-    """The UPDATE of a card to ``state`` as (SQL, params), to run on its own or along another
-    statement (lms.sql.row_insert)."""
-    values = state.columns()
-    return _CARD_STATE_UPDATE_SQL, [
-        *(field.get_db_prep_value(values[field.name], connection) for field in _CARD_STATE_FIELDS),
-        card_id,
-    ]
-
-
-def card_state_update_if(
-    *, card_id: int, learner_id: int, before: CardState, state: CardState
-) -> tuple[str, list]:
-    """That UPDATE, matching only while the card still has the ``before`` state (every review
-    sets a new due and last review time): a compare-and-swap."""
-    sql, params = card_state_update(card_id=card_id, state=state)
-    return (
-        f"{sql} AND learner_id = %s AND state = %s AND due = %s "
-        "AND last_review IS NOT DISTINCT FROM %s",
-        [
-            *params,
-            learner_id,
-            before.state,
-            datetime_param(before.due),
-            datetime_param(before.last_review),
-        ],
-    )
+    sql.card_state_write(card_id=card.pk, state=state)

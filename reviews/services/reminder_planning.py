@@ -29,6 +29,7 @@ from django.utils import timezone
 from accounts import api as accounts_api
 from lms.local_time import local_day_of
 from lms.sql import datetime_param
+from reviews import sql
 from reviews.models import ReminderDigest, ReviewCard, ReviewLog
 from reviews.selectors import LIVE_CARDS
 
@@ -73,7 +74,7 @@ def reminders_plan(
         claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
         # One flush to disk per chunk, not two. Outside a transaction of the caller.
         with transaction.atomic(savepoint=False):
-            claimed += _claims_insert(claims, now=now)
+            claimed += sql.reminder_claims_insert(claims, now=now)
             _next_reminders_store(
                 next_at, read={learner.id: learner.next_reminder_at for learner in learners}
             )
@@ -94,65 +95,6 @@ def reminders_plan(
         dispatched=len(claimed) + resent,
         dispatch_chunks=dispatch_chunks + resent_chunks,
     )
-
-
-def _claims_insert(claims: list[tuple[int, datetime.date]], *, now: datetime.datetime) -> list[int]:
-    """Insert the claims (learner, local date), stamped as enqueued at ``now``; returns the ids of
-    the new ones. A claim already there for that local day stays the only one (ON CONFLICT DO
-    NOTHING) and is not returned.
-
-    One statement in SQL: bulk_create cannot return the ids of rows inserted with
-    ignore_conflicts, and it prepared all ten fields of every claim in Python (about a fifth of a
-    run's time on the benchmark). PostgreSQL gets the claims as two arrays, SQLite as VALUES.
-    """
-    if not claims:
-        return []
-    quote = connection.ops.quote_name
-    opts = ReminderDigest._meta
-    columns = ", ".join(
-        quote(opts.get_field(name).column)
-        for name in (
-            "learner",
-            "local_date",
-            "kind",
-            "status",
-            "claimed_at",
-            "enqueued_at",
-            "attempts",
-            "last_error",
-        )
-    )
-    stamp = datetime_param(now)
-    constants = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
-    constants += [stamp, stamp]
-    statements: list[tuple[str, list]] = []
-    if connection.vendor == "postgresql":
-        source = "unnest(%s::bigint[], %s::date[]) AS claim(column1, column2)"
-        ids, dates = [learner_id for learner_id, _ in claims], [date for _, date in claims]
-        statements.append((source, [*constants, ids, dates]))
-    else:
-        # SQLite before 3.32 takes at most 999 parameters per statement (Django assumes so).
-        per_statement = (connection.features.max_query_params - len(constants)) // 2
-        adapt_date = connection.ops.adapt_datefield_value
-        for index in range(0, len(claims), per_statement):
-            group = claims[index : index + per_statement]
-            source = "(VALUES " + ", ".join(["(%s, %s)"] * len(group)) + ") AS claim"
-            params = list(constants)
-            for learner_id, local_date in group:
-                params += [learner_id, adapt_date(local_date)]
-            statements.append((source, params))
-    ids = []
-    with connection.cursor() as cursor:
-        for source, params in statements:
-            # "WHERE true" lets SQLite tell the ON CONFLICT clause from a join constraint.
-            cursor.execute(
-                f"INSERT INTO {quote(opts.db_table)} ({columns}) "
-                f"SELECT claim.column1, claim.column2, %s, %s, %s, %s, 0, '' FROM {source} "
-                f"WHERE true ON CONFLICT DO NOTHING RETURNING {quote(opts.pk.column)}",
-                params,
-            )
-            ids += [row[0] for row in cursor.fetchall()]
-    return sorted(ids)
 
 
 def _dispatch(

@@ -1,0 +1,375 @@
+"""The plain SQL of the reviews app, in one place.
+
+Why plain SQL: these statements run on every due-queue request, every review and every planner
+chunk, and building them with the ORM cost more CPU than the database spent answering them
+(bench/results/latest.md: due queue, submit a review, reminder planner). Everything else in the
+app uses the ORM.
+
+How: table and column names come from the models' ``_meta`` (never typed by hand), every value is
+a bound parameter, and rows are read by column name onto the frozen row types below
+(``lms.sql.rows_as``/``row_as``): no statement reads a column by its position. Portable:
+PostgreSQL and SQLite.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models
+
+from courses import api as courses_api
+from lms.sql import aware, datetime_param, row_as, rows_as
+from reviews.models import ReminderDigest, ReviewCard, ReviewLog
+from reviews.scheduling import CARD_STATE_FIELDS, CardState
+
+_quote = connection.ops.quote_name
+
+
+class _Names:
+    """A model's quoted table name and its quoted column names by field name
+    (``_cards.learner`` is the card table's learner_id column)."""
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self._meta = model._meta
+        self.table = _quote(model._meta.db_table)
+
+    def __getattr__(self, field_name: str) -> str:
+        if field_name.startswith("_"):
+            raise AttributeError(field_name)
+        return _quote(self._meta.get_field(field_name).column)
+
+
+_cards = _Names(ReviewCard)
+_logs = _Names(ReviewLog)
+_digests = _Names(ReminderDigest)
+
+# The card's state columns (the one mapping: CardState.columns), as read with plain SQL.
+_STATE_COLUMNS = ", ".join(
+    f"{{alias}}.{getattr(_cards, name)} AS {_quote(name)}" for name in CARD_STATE_FIELDS
+)
+_STATE_TIMESTAMPS = [
+    name
+    for name in CARD_STATE_FIELDS
+    if isinstance(ReviewCard._meta.get_field(name), models.DateTimeField)
+]
+
+
+def _card_state(row: Any) -> CardState:
+    """The CardState in a row read with plain SQL (its timestamps aware, as the ORM's are)."""
+    state = CardState.from_columns(row)
+    return dataclasses.replace(
+        state, **{name: aware(getattr(state, name)) for name in _STATE_TIMESTAMPS}
+    )
+
+
+def _state_columns(alias: str) -> str:
+    return _STATE_COLUMNS.format(alias=alias)
+
+
+# --- the due queue ----------------------------------------------------------------------------
+#
+# The due queue in one round trip (reviews.selectors.due_queue): today's review counts, the
+# counts of the learner's live due cards (~1,400 for a heavy learner, counted from the covering
+# due index alone) and the next page of cards with their state and fronts. Built with the ORM
+# these were three queries whose construction cost several times the database's work. Tests
+# check it against reviews.selectors.LIVE_CARDS and due_count.
+
+_FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
+    step_id=f"card.{_cards.step}", quick_check_id=f"card.{_cards.quick_check}"
+)
+# A card of the learner that is due and live (LIVE_CARDS, written out over the covering due
+# index's columns, so PostgreSQL reads the index alone).
+_LIVE_DUE = f"""c.{_cards.learner} = %(learner)s AND c.{_cards.due} <= %(at)s
+      AND NOT c.{_cards.suspended}
+      AND NOT (c.{_cards.kind} = %(definition)s
+               AND c.{_cards.step} IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
+      AND NOT (c.{_cards.kind} = %(quick_check)s
+               AND c.{_cards.quick_check} IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))"""
+# The page: seen cards (oldest due first), then new ones. Each half walks the due index in order
+# and stops after ``limit`` cards, instead of sorting every due card; the new half is skipped
+# when the counts found no new card (a learner in steady use has none).
+_DUE_QUEUE_SQL = f"""
+WITH today AS (
+    SELECT COUNT(*) AS reviewed,
+           COALESCE(SUM(CASE WHEN l.{_logs.before_last_review} IS NULL THEN 1 ELSE 0 END), 0)
+               AS new
+    FROM {_logs.table} l
+    WHERE l.{_logs.learner} = %(learner)s AND l.{_logs.source} = %(review)s
+      AND l.{_logs.reviewed_at} >= %(day_start)s AND l.{_logs.reviewed_at} < %(day_end)s
+),
+counts AS (
+    SELECT COUNT(*) AS total,
+           COALESCE(SUM(CASE WHEN c.{_cards.last_review} IS NULL THEN 1 ELSE 0 END), 0) AS new
+    FROM {_cards.table} c WHERE {_LIVE_DUE}
+),
+seen AS (
+    SELECT c.{_cards.id} AS id, 0 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
+    WHERE {_LIVE_DUE} AND c.{_cards.last_review} IS NOT NULL
+    ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
+),
+fresh AS (
+    SELECT c.{_cards.id} AS id, 1 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
+    WHERE {_LIVE_DUE} AND c.{_cards.last_review} IS NULL AND (SELECT new FROM counts) > 0
+    ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
+),
+page AS (
+    SELECT id, is_new, due FROM seen UNION ALL SELECT id, is_new, due FROM fresh
+    ORDER BY is_new, due, id LIMIT %(limit)s
+)
+SELECT today.reviewed AS reviewed_today, today.new AS new_today,
+       counts.total AS due_total, counts.new AS due_new,
+       card.{_cards.id} AS id, card.{_cards.kind} AS kind, {_state_columns("card")},
+       {_FRONT_TERM} AS term, {_FRONT_QUESTION} AS question
+FROM today
+CROSS JOIN counts
+LEFT JOIN page ON 1 = 1
+LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
+{_FRONT_JOINS}
+ORDER BY page.is_new, page.due, page.id
+"""
+
+
+@dataclass(frozen=True)
+class _DueQueueRow:
+    reviewed_today: int
+    new_today: int
+    due_total: int
+    due_new: int
+    # The page's card; all None when the page is empty (the counts still come).
+    id: int | None
+    kind: str | None
+    state: int | None
+    learning_step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: Any
+    last_review: Any
+    term: str | None
+    question: str | None
+
+
+@dataclass(frozen=True)
+class DueQueueCard:
+    id: int
+    kind: str
+    front: str
+    state: CardState
+
+
+@dataclass(frozen=True)
+class DueQueuePage:
+    """Today's review counts, the live due counts and the next page of due cards."""
+
+    reviewed_today: int
+    new_today: int
+    due_total: int
+    due_new: int
+    cards: list[DueQueueCard]
+
+
+def due_queue_read(
+    *,
+    learner_id: int,
+    at: datetime.datetime,
+    day_start: datetime.datetime,
+    day_end: datetime.datetime,
+    limit: int,
+) -> DueQueuePage:
+    """One statement: seen cards first (oldest due first), then new ones, ``limit`` at most."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _DUE_QUEUE_SQL,
+            {
+                "learner": learner_id,
+                "at": datetime_param(at),
+                "day_start": datetime_param(day_start),
+                "day_end": datetime_param(day_end),
+                "limit": limit,
+                "review": ReviewLog.Source.REVIEW.value,
+                "definition": ReviewCard.Kind.DEFINITION.value,
+                "quick_check": ReviewCard.Kind.QUICK_CHECK.value,
+            },
+        )
+        rows = rows_as(cursor, _DueQueueRow)
+    first = rows[0]
+    return DueQueuePage(
+        reviewed_today=first.reviewed_today,
+        new_today=first.new_today,
+        due_total=first.due_total,
+        due_new=first.due_new,
+        cards=[
+            DueQueueCard(
+                id=row.id,
+                kind=row.kind,
+                front=row.term if row.kind == ReviewCard.Kind.DEFINITION else row.question,
+                state=_card_state(row),
+            )
+            for row in rows
+            if row.id is not None
+        ],
+    )
+
+
+# --- a review: the card read and the card's new state ------------------------------------------
+
+# Read the card and look up a replay of the client review id in one statement, locking the card
+# on the locked path. The ORM's version (select_for_update with a Subquery annotation) cost more
+# CPU to build than the review's FSRS arithmetic and both other statements together.
+_CARD_READ_SQL = (
+    f"SELECT {_state_columns('c')}, "
+    f"(SELECT l.{_logs.id} FROM {_logs.table} l "
+    f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
+    f"LIMIT 1) AS replayed_log_id "
+    f"FROM {_cards.table} c WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
+)
+
+
+@dataclass(frozen=True)
+class _CardReadRow:
+    state: int
+    learning_step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: Any
+    last_review: Any
+    replayed_log_id: int | None
+
+
+@dataclass(frozen=True)
+class CardRead:
+    """A learner's card as a review reads it, and an earlier log with the same client review id."""
+
+    state: CardState
+    replayed_log_id: int | None
+
+
+def card_read(
+    *, card_id: int, learner_id: int, client_review_id: str, lock: bool
+) -> CardRead | None:
+    """The card's state (locked where asked and the database can), or None if the learner has no
+    such card; one statement."""
+    sql = _CARD_READ_SQL
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF c"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [client_review_id, card_id, learner_id])
+        row = row_as(cursor, _CardReadRow)
+    if row is None:
+        return None
+    return CardRead(state=_card_state(row), replayed_log_id=row.replayed_log_id)
+
+
+# Every review ends with this UPDATE: building it with the ORM cost more CPU than PostgreSQL spent
+# running it.
+_STATE_FIELDS = [ReviewCard._meta.get_field(name) for name in CARD_STATE_FIELDS]
+_CARD_STATE_UPDATE_SQL = (
+    f"UPDATE {_cards.table} SET "
+    + ", ".join(f"{_quote(field.column)} = %s" for field in _STATE_FIELDS)
+    + f" WHERE {_cards.id} = %s"
+)
+
+
+def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
+    """The UPDATE of a card to ``state`` as (SQL, params), to run along another statement
+    (lms.sql.row_insert) or on its own (``card_state_write``)."""
+    values = state.columns()
+    return _CARD_STATE_UPDATE_SQL, [
+        *(field.get_db_prep_value(values[field.name], connection) for field in _STATE_FIELDS),
+        card_id,
+    ]
+
+
+def card_state_update_if(
+    *, card_id: int, learner_id: int, before: CardState, state: CardState
+) -> tuple[str, list]:
+    """That UPDATE, matching only while the card still has the ``before`` state (every review
+    sets a new due and last review time): a compare-and-swap."""
+    sql, params = card_state_update(card_id=card_id, state=state)
+    return (
+        f"{sql} AND {_cards.learner} = %s AND {_cards.state} = %s AND {_cards.due} = %s "
+        f"AND {_cards.last_review} IS NOT DISTINCT FROM %s",
+        [
+            *params,
+            learner_id,
+            before.state,
+            datetime_param(before.due),
+            datetime_param(before.last_review),
+        ],
+    )
+
+
+def card_state_write(*, card_id: int, state: CardState) -> None:
+    """Run the card's UPDATE to ``state`` (the caller holds the card's lock)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*card_state_update(card_id=card_id, state=state))
+
+
+# --- reminder claims ---------------------------------------------------------------------------
+
+_CLAIM_COLUMNS = ", ".join(
+    getattr(_digests, name)
+    for name in (
+        "learner",
+        "local_date",
+        "kind",
+        "status",
+        "claimed_at",
+        "enqueued_at",
+        "attempts",
+        "last_error",
+    )
+)
+
+
+def reminder_claims_insert(
+    claims: list[tuple[int, datetime.date]], *, now: datetime.datetime
+) -> list[int]:
+    """Insert the claims (learner, local date), stamped as enqueued at ``now``; returns the ids of
+    the new ones, sorted. A claim already there for that local day stays the only one (ON
+    CONFLICT DO NOTHING) and is not returned.
+
+    One statement: bulk_create cannot return the ids of rows inserted with ignore_conflicts, and
+    it prepared all ten fields of every claim in Python (about a fifth of a planner run's time).
+    PostgreSQL gets the claims as two arrays, SQLite as VALUES.
+    """
+    if not claims:
+        return []
+    stamp = datetime_param(now)
+    constants = [ReminderDigest.Kind.DIGEST.value, ReminderDigest.Status.CLAIMED.value]
+    constants += [stamp, stamp, 0, ""]
+    statements: list[tuple[str, list]] = []
+    if connection.vendor == "postgresql":
+        source = "unnest(%s::bigint[], %s::date[]) AS claim(column1, column2)"
+        ids, dates = [learner_id for learner_id, _ in claims], [date for _, date in claims]
+        statements.append((source, [*constants, ids, dates]))
+    else:
+        # SQLite before 3.32 takes at most 999 parameters per statement (Django assumes so).
+        per_statement = (connection.features.max_query_params - len(constants)) // 2
+        adapt_date = connection.ops.adapt_datefield_value
+        for index in range(0, len(claims), per_statement):
+            group = claims[index : index + per_statement]
+            source = "(VALUES " + ", ".join(["(%s, %s)"] * len(group)) + ") AS claim"
+            params = list(constants)
+            for learner_id, local_date in group:
+                params += [learner_id, adapt_date(local_date)]
+            statements.append((source, params))
+    ids = []
+    with connection.cursor() as cursor:
+        for source, params in statements:
+            # "WHERE true" lets SQLite tell the ON CONFLICT clause from a join constraint.
+            cursor.execute(
+                f"INSERT INTO {_digests.table} ({_CLAIM_COLUMNS}) "
+                f"SELECT claim.column1, claim.column2, %s, %s, %s, %s, %s, %s FROM {source} "
+                f"WHERE true ON CONFLICT DO NOTHING RETURNING {_digests.id} AS id",
+                params,
+            )
+            ids += [row.id for row in rows_as(cursor, _ClaimedRow)]
+    return sorted(ids)
+
+
+@dataclass(frozen=True)
+class _ClaimedRow:
+    id: int
