@@ -1,6 +1,7 @@
 """Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications.
 
-Every function runs a fixed number of queries, whatever the number of cards or reviews.
+Every function runs a fixed number of queries, whatever the number of cards or reviews. The
+live-card rule is written once here (``live_cards_q``); the plain-SQL reads are reviews.sql.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
+from courses.data import RetiredContent
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
 from reviews import sql
@@ -22,23 +24,31 @@ DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
 HEATMAP_DAYS = 90
 
-# Cards in the queue: not suspended by an admin, and their content still in the course: a
-# definition card's step is active, a quick-check card's quick check is still in its module.
-# Written as "not one of the few dead ones" (hashed subqueries) rather than a join of every
-# card to its step and quick check: a learner with 10,000 cards has ~1,400 due, and the joins
-# made the due counts cost milliseconds per request (bench/results/latest.md, due queue).
-LIVE_CARDS = Q(suspended=False) & ~(
-    Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=courses_api.steps_not_active_query())
-    | Q(
-        kind=ReviewCard.Kind.QUICK_CHECK,
-        quick_check_id__in=courses_api.quick_checks_inactive_query(),
+
+def live_cards_q(retired: RetiredContent) -> Q:
+    """The "live card" rule, written once: a card can be reviewed when an admin has not suspended
+    it and its content is still in the course (a definition card's step is active, a quick-check
+    card's quick check still in its module). The plain-SQL reads are generated from this Q
+    (reviews.sql).
+
+    Written as "not one of the few retired ones", by id, rather than a join of every card to its
+    step and quick check: a learner with 10,000 cards has ~1,400 due, and the joins made the due
+    counts cost milliseconds per request (bench/results/latest.md, due queue).
+    """
+    return Q(suspended=False) & ~(
+        Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=retired.step_ids)
+        | Q(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id__in=retired.quick_check_ids)
     )
-)
+
+
+def _live_cards_now() -> Q:
+    # The retired content's ids come from a per-process cache of a second (courses.api).
+    return live_cards_q(courses_api.retired_content())
 
 
 def live_cards(*, learner_id: int) -> QuerySet[ReviewCard]:
     """The learner's cards that can be reviewed (suspended and retired content left out)."""
-    return ReviewCard.objects.filter(LIVE_CARDS, learner_id=learner_id)
+    return ReviewCard.objects.filter(_live_cards_now(), learner_id=learner_id)
 
 
 @dataclass(frozen=True)
@@ -133,13 +143,19 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
 def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
-    One query. Cards already seen come first (oldest due first), then new cards up to today's
-    new-card budget.
+    One query; the retired content's ids and the cards' fronts come from courses.api's caches of
+    a second (two more queries when cold). Cards already seen come first (oldest due first), then
+    new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
-        learner_id=learner.pk, at=at, day_start=day.start, day_end=day.end, limit=limit
+        learner_id=learner.pk,
+        at=at,
+        day_start=day.start,
+        day_end=day.end,
+        limit=limit,
+        live=_live_cards_now(),
     )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
@@ -151,26 +167,37 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
     take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = new_count
-    cards = []
+    shown = []
     for card in page.cards[:take]:
-        state = card.state
-        if state.is_new:
+        if card.state.is_new:
             if new_allowed == 0:
                 continue
             new_allowed -= 1
-        cards.append(
-            DueCard(
-                id=card.id,
-                kind=card.kind,
-                front=card.front,
-                state=state.state,
-                is_new=state.is_new,
-                due=state.due,
-                intervals=intervals_preview(
-                    state=state, at=at, desired_retention=learner.desired_retention
-                ),
-            )
+        shown.append(card)
+    # The fronts of the shown cards: a definition card shows its step's term, a quick-check card
+    # its question (courses.api; warm, no query).
+    fronts = courses_api.card_fronts(
+        step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
+        quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+    )
+    cards = [
+        DueCard(
+            id=card.id,
+            kind=card.kind,
+            front=(
+                fronts.step_terms[card.step_id]
+                if card.kind == ReviewCard.Kind.DEFINITION
+                else fronts.quick_check_questions[card.quick_check_id]
+            ),
+            state=card.state.state,
+            is_new=card.state.is_new,
+            due=card.state.due,
+            intervals=intervals_preview(
+                state=card.state, at=at, desired_retention=learner.desired_retention
+            ),
         )
+        for card in shown
+    ]
     return DueQueue(
         due_count=review_count + new_count,
         new_count=new_count,
@@ -182,7 +209,8 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
 
 
 def due_count(*, learner, at: datetime.datetime) -> int:
-    """What a reminder announces: cards reviewable now within today's limits (two queries)."""
+    """What a reminder announces: cards reviewable now within today's limits (two queries, and
+    the retired content's ids when courses.api's cache is cold)."""
     counts = _due_counts(learner=learner, at=at)
     return counts.review_count + counts.new_count
 

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, models
+from django.db.models import Q
 
-from courses import api as courses_api
 from lms.sql import aware, datetime_param, row_as, rows_as
 from reviews.models import ReminderDigest, ReviewCard, ReviewLog
 from reviews.scheduling import CARD_STATE_FIELDS, CardState
@@ -69,29 +71,63 @@ def _state_columns(alias: str) -> str:
     return _STATE_COLUMNS.format(alias=alias)
 
 
+# --- card conditions: a rule written once as a Q, as plain SQL --------------------------------
+
+
+def _card_condition(q: Q, *, alias: str, params: dict[str, Any]) -> str:
+    """``q`` as a plain-SQL condition on the card table under ``alias``; each value becomes a
+    named parameter added to ``params``. For rules that must exist as a Q (the ORM's reads) and
+    as SQL (reviews.selectors.live_cards_q): the SQL is generated from the Q, never written
+    beside it. Knows ANDs, ORs and NOTs of exact and ``__in`` lookups on card fields; a set of
+    ``__in`` values is one parameter whatever its size (PostgreSQL: an array; SQLite: a JSON
+    array), so the statement stays the same when the set changes.
+    """
+    parts = []
+    for child in q.children:
+        if isinstance(child, Q):
+            parts.append(f"({_card_condition(child, alias=alias, params=params)})")
+            continue
+        lookup, value = child
+        name, _, operator = lookup.partition("__")
+        field = ReviewCard._meta.get_field(name)
+        column = f"{alias}.{_quote(field.column)}"
+        key = f"card_condition_{len(params)}"
+        if operator == "":
+            params[key] = field.get_db_prep_value(value, connection)
+            parts.append(f"{column} = %({key})s")
+        elif operator == "in":
+            values = sorted(value)
+            if connection.vendor == "postgresql":
+                params[key] = values
+                parts.append(f"{column} = ANY(%({key})s::{field.db_type(connection)}[])")
+            else:
+                params[key] = json.dumps(values)
+                parts.append(f"{column} IN (SELECT value FROM json_each(%({key})s))")
+        else:
+            raise ValueError(f"{lookup}: only exact and __in lookups are written as SQL here")
+    sql = f" {q.connector} ".join(parts) or "1 = 1"
+    return f"NOT ({sql})" if q.negated else sql
+
+
 # --- the due queue ----------------------------------------------------------------------------
 #
 # The due queue in one round trip (reviews.selectors.due_queue): today's review counts, the
 # counts of the learner's live due cards (~1,400 for a heavy learner, counted from the covering
-# due index alone) and the next page of cards with their state and fronts. Built with the ORM
-# these were three queries whose construction cost several times the database's work. Tests
-# check it against reviews.selectors.LIVE_CARDS and due_count.
+# due index alone) and the next page of cards with their state. Built with the ORM these were
+# three queries whose construction cost several times the database's work. The live-card rule
+# comes in as its Q and is generated into the statement (``_card_condition``) over the covering
+# due index's columns, so PostgreSQL reads the index alone; the content it leaves out comes as ids
+# (courses.api.retired_content), no statement names another app's table.
 
-_FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
-    step_id=f"card.{_cards.step}", quick_check_id=f"card.{_cards.quick_check}"
-)
-# A card of the learner that is due and live (LIVE_CARDS, written out over the covering due
-# index's columns, so PostgreSQL reads the index alone).
-_LIVE_DUE = f"""c.{_cards.learner} = %(learner)s AND c.{_cards.due} <= %(at)s
-      AND NOT c.{_cards.suspended}
-      AND NOT (c.{_cards.kind} = %(definition)s
-               AND c.{_cards.step} IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
-      AND NOT (c.{_cards.kind} = %(quick_check)s
-               AND c.{_cards.quick_check} IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))"""
-# The page: seen cards (oldest due first), then new ones. Each half walks the due index in order
-# and stops after ``limit`` cards, instead of sorting every due card; the new half is skipped
-# when the counts found no new card (a learner in steady use has none).
-_DUE_QUEUE_SQL = f"""
+
+@functools.lru_cache(maxsize=16)
+def _due_queue_sql(live: str) -> str:
+    # A card of the learner that is due and live.
+    live_due = f"c.{_cards.learner} = %(learner)s AND c.{_cards.due} <= %(at)s AND {live}"
+    # The page: seen cards (oldest due first), then new ones. Each half walks the due index in
+    # order and stops after ``limit`` cards, instead of sorting every due card; the new half is
+    # skipped when the counts found no new card (a learner in steady use has none).
+    return f"""
 WITH today AS (
     SELECT COUNT(*) AS reviewed,
            COALESCE(SUM(CASE WHEN l.{_logs.before_last_review} IS NULL THEN 1 ELSE 0 END), 0)
@@ -103,16 +139,16 @@ WITH today AS (
 counts AS (
     SELECT COUNT(*) AS total,
            COALESCE(SUM(CASE WHEN c.{_cards.last_review} IS NULL THEN 1 ELSE 0 END), 0) AS new
-    FROM {_cards.table} c WHERE {_LIVE_DUE}
+    FROM {_cards.table} c WHERE {live_due}
 ),
 seen AS (
     SELECT c.{_cards.id} AS id, 0 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
-    WHERE {_LIVE_DUE} AND c.{_cards.last_review} IS NOT NULL
+    WHERE {live_due} AND c.{_cards.last_review} IS NOT NULL
     ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
 ),
 fresh AS (
     SELECT c.{_cards.id} AS id, 1 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
-    WHERE {_LIVE_DUE} AND c.{_cards.last_review} IS NULL AND (SELECT new FROM counts) > 0
+    WHERE {live_due} AND c.{_cards.last_review} IS NULL AND (SELECT new FROM counts) > 0
     ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
 ),
 page AS (
@@ -121,13 +157,12 @@ page AS (
 )
 SELECT today.reviewed AS reviewed_today, today.new AS new_today,
        counts.total AS due_total, counts.new AS due_new,
-       card.{_cards.id} AS id, card.{_cards.kind} AS kind, {_state_columns("card")},
-       {_FRONT_TERM} AS term, {_FRONT_QUESTION} AS question
+       card.{_cards.id} AS id, card.{_cards.kind} AS kind, card.{_cards.step} AS step_id,
+       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")}
 FROM today
 CROSS JOIN counts
 LEFT JOIN page ON 1 = 1
 LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
-{_FRONT_JOINS}
 ORDER BY page.is_new, page.due, page.id
 """
 
@@ -141,21 +176,22 @@ class _DueQueueRow:
     # The page's card; all None when the page is empty (the counts still come).
     id: int | None
     kind: str | None
+    step_id: int | None
+    quick_check_id: int | None
     state: int | None
     learning_step: int | None
     stability: float | None
     difficulty: float | None
     due: Any
     last_review: Any
-    term: str | None
-    question: str | None
 
 
 @dataclass(frozen=True)
 class DueQueueCard:
     id: int
     kind: str
-    front: str
+    step_id: int
+    quick_check_id: int | None
     state: CardState
 
 
@@ -177,22 +213,21 @@ def due_queue_read(
     day_start: datetime.datetime,
     day_end: datetime.datetime,
     limit: int,
+    live: Q,
 ) -> DueQueuePage:
-    """One statement: seen cards first (oldest due first), then new ones, ``limit`` at most."""
+    """One statement: the learner's cards that are due and ``live`` (the live-card rule as a Q),
+    seen ones first (oldest due first), then new ones, ``limit`` at most."""
+    params: dict[str, Any] = {
+        "learner": learner_id,
+        "at": datetime_param(at),
+        "day_start": datetime_param(day_start),
+        "day_end": datetime_param(day_end),
+        "limit": limit,
+        "review": ReviewLog.Source.REVIEW.value,
+    }
+    sql = _due_queue_sql(_card_condition(live, alias="c", params=params))
     with connection.cursor() as cursor:
-        cursor.execute(
-            _DUE_QUEUE_SQL,
-            {
-                "learner": learner_id,
-                "at": datetime_param(at),
-                "day_start": datetime_param(day_start),
-                "day_end": datetime_param(day_end),
-                "limit": limit,
-                "review": ReviewLog.Source.REVIEW.value,
-                "definition": ReviewCard.Kind.DEFINITION.value,
-                "quick_check": ReviewCard.Kind.QUICK_CHECK.value,
-            },
-        )
+        cursor.execute(sql, params)
         rows = rows_as(cursor, _DueQueueRow)
     first = rows[0]
     return DueQueuePage(
@@ -204,7 +239,8 @@ def due_queue_read(
             DueQueueCard(
                 id=row.id,
                 kind=row.kind,
-                front=row.term if row.kind == ReviewCard.Kind.DEFINITION else row.question,
+                step_id=row.step_id,
+                quick_check_id=row.quick_check_id,
                 state=_card_state(row),
             )
             for row in rows

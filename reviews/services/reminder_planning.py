@@ -27,11 +27,12 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from accounts import api as accounts_api
+from courses import api as courses_api
 from lms.local_time import local_day_of
 from lms.sql import datetime_param
 from reviews import sql
 from reviews.models import ReminderDigest, ReviewCard, ReviewLog
-from reviews.selectors import LIVE_CARDS
+from reviews.selectors import live_cards_q
 
 # Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
 REMINDER_BATCH_SIZE = 500
@@ -145,7 +146,8 @@ def _a_due_card(now: datetime.datetime) -> Subquery:
     # One due card's id (or NULL), not EXISTS: in the select list PostgreSQL may run an EXISTS
     # as one hashed pass over every due card of every learner (~150 ms on the benchmark's 1.5 M
     # cards) instead of one step down the (learner, due) index per learner read.
-    due = ReviewCard.objects.filter(LIVE_CARDS, learner_id=OuterRef("pk"), due__lte=now)
+    live = live_cards_q(courses_api.retired_content())
+    due = ReviewCard.objects.filter(live, learner_id=OuterRef("pk"), due__lte=now)
     return Subquery(due.values("id")[:1])
 
 
