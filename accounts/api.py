@@ -8,8 +8,10 @@ from here as frozen data (``accounts.data``).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 
+from accounts import selectors, services
+from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import User
 from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
 
@@ -18,7 +20,13 @@ __all__ = [
     "ReminderPreferences",
     "display_name",
     "display_names",
+    "next_reminders_store",
+    "reminder_email_turn_off",
+    "reminder_learner_chunks",
     "reminder_next_at",
+    "reminder_recipient",
+    "reminder_schedules_reset",
+    "review_preferences",
 ]
 
 
@@ -43,3 +51,47 @@ def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetim
     ``learner`` is the account with the new values (saved or not); no query.
     """
     return ReminderPreferences.of(learner).next_after_change(changed_at)
+
+
+def review_preferences(learner_id: int) -> ReviewPreferences | None:
+    """The learner's spaced-repetition settings (time zone, desired retention, daily limits);
+    None when there is no such account. One query."""
+    return selectors.review_preferences(learner_id)
+
+
+def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
+    """What a reminder e-mail needs of the learner: the address and whether they want it, the
+    name (``display_name``), language, reminder schedule and review settings. One query."""
+    return selectors.reminder_recipient(learner_id)
+
+
+def reminder_learner_chunks(
+    *, at: datetime.datetime, chunk_size: int
+) -> Iterator[list[ReminderLearner]]:
+    """The learners whose next reminder instant has come (``<= at``), ``chunk_size`` at a time,
+    one query per chunk, oldest instant first. Move each chunk on (``next_reminders_store``)
+    before asking for the next: the pages are what is left."""
+    return selectors.reminder_learner_chunks(at=at, chunk_size=chunk_size)
+
+
+def next_reminders_store(
+    *,
+    next_at: Mapping[int, datetime.datetime | None],
+    read: Mapping[int, datetime.datetime] | None = None,
+) -> None:
+    """Store the learners' next reminder instants by id (None: no reminders), in one statement.
+    With ``read`` (the ``next_reminder_at`` values the caller read), a learner is changed only
+    while they still hold that value. Runs in the caller's transaction."""
+    services.next_reminders_store(next_at=next_at, read=read)
+
+
+def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
+    """Every learner's next reminder instant worked out afresh, the first after ``after`` (bulk
+    loads, repairs); returns how many learners it went through."""
+    return services.reminder_schedules_reset(after=after, batch_size=batch_size)
+
+
+def reminder_email_turn_off(*, learner_id: int) -> str | None:
+    """Turn the learner's reminder e-mails off (unsubscribe link); returns their language, None
+    if the account is gone."""
+    return services.reminder_email_turn_off(learner_id=learner_id)

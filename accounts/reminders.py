@@ -39,9 +39,19 @@ class ReminderPreferences:
         return cls(**{field.name: getattr(learner, field.name) for field in _FIELDS})
 
     @property
+    def unwanted_reason(self) -> str | None:
+        """Why the learner gets no reminder e-mails: "reminders_off" (turned off, or the account
+        is inactive) or "no_address"; None when they get them."""
+        if not (self.is_active and self.reminder_email):
+            return "reminders_off"
+        if not self.email:
+            return "no_address"
+        return None
+
+    @property
     def wanted(self) -> bool:
         """Reminder e-mails are on, the account is active and has an address."""
-        return self.is_active and self.reminder_email and bool(self.email)
+        return self.unwanted_reason is None
 
     @property
     def schedule(self) -> ReminderSchedule | None:

@@ -1,4 +1,5 @@
-"""Account writes: registration, profile changes, and mobile tokens issued per device.
+"""Account writes: registration, profile changes, mobile tokens issued per device, and the
+learners' next reminder instants (``User.next_reminder_at``, which the reminder planner moves on).
 
 Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belongs to one device
 (accounts.Device), so a learner can see and revoke them one by one.
@@ -6,6 +7,7 @@ Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belon
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import math
@@ -23,6 +25,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
+from accounts import sql
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
@@ -267,3 +270,50 @@ def device_delete(*, user_id: int, device_id: int) -> None:
     if digest is None:
         raise NotFound("There is no such device.", code="device_not_found")
     AuthToken.objects.filter(digest=digest).delete()
+
+
+def next_reminders_store(
+    *,
+    next_at: Mapping[int, datetime.datetime | None],
+    read: Mapping[int, datetime.datetime] | None = None,
+) -> None:
+    """Store learners' next reminder instants (None: no reminders) in one statement; with
+    ``read``, only where the row still holds the value read (a preference change saved
+    meanwhile keeps what it stored). No transaction of its own: the planner commits it with its
+    claims."""
+    sql.next_reminders_update(next_at, read=read)
+
+
+def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
+    """Work out every learner's next reminder instant afresh: their first after ``after``
+    (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
+    one UPDATE per ``batch_size`` learners. Returns how many learners it went through."""
+    fields = tuple(field.name for field in dataclasses.fields(ReminderPreferences))
+    learners = User.objects.order_by("pk").values("pk", *fields)
+    last_id, count = 0, 0
+    while True:
+        rows = list(learners.filter(pk__gt=last_id)[:batch_size])
+        if not rows:
+            return count
+        sql.next_reminders_update(
+            {
+                row["pk"]: ReminderPreferences(**{name: row[name] for name in fields}).next_after(
+                    after
+                )
+                for row in rows
+            }
+        )
+        count += len(rows)
+        last_id = rows[-1]["pk"]
+
+
+@transaction.atomic
+def reminder_email_turn_off(*, learner_id: int) -> str | None:
+    """Turn the learner's reminder e-mails off (the one-click unsubscribe; idempotent).
+
+    Returns their language for the confirmation page (None if the account is gone).
+    """
+    learners = User.objects.filter(pk=learner_id)
+    language = learners.values_list("language", flat=True).first()
+    learners.update(reminder_email=False, next_reminder_at=None)
+    return language

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
@@ -19,6 +20,18 @@ from lms.local_time import local_day, zone_info
 from reviews import sql
 from reviews.models import Notification, ReviewCard, ReviewLog
 from reviews.scheduling import IntervalPreview, intervals_preview
+
+
+class Learner(Protocol):
+    """What the reads need of a learner: an accounts User (a request's) or the
+    accounts.data.ReviewPreferences another process reads through accounts.api."""
+
+    id: int
+    time_zone: str
+    desired_retention: float
+    new_cards_per_day: int
+    reviews_per_day: int
+
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
@@ -75,11 +88,11 @@ class DailyBudget:
         return review_count, min(due_new, self.new_left, self.reviews_left - review_count)
 
 
-def daily_budget(*, learner, at: datetime.datetime) -> DailyBudget:
+def daily_budget(*, learner: Learner, at: datetime.datetime) -> DailyBudget:
     """Today's review counts against the learner's limits (one query)."""
     day = local_day(time_zone=learner.time_zone, at=at)
     counts = ReviewLog.objects.filter(
-        learner_id=learner.pk,
+        learner_id=learner.id,
         source=ReviewLog.Source.REVIEW,
         reviewed_at__gte=day.start,
         reviewed_at__lt=day.end,
@@ -126,11 +139,11 @@ class _DueCounts:
     new_count: int
 
 
-def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
+def _due_counts(*, learner: Learner, at: datetime.datetime) -> _DueCounts:
     """Today's budget and the due counts within it (two queries)."""
     budget = daily_budget(learner=learner, at=at)
     counts = (
-        live_cards(learner_id=learner.pk)
+        live_cards(learner_id=learner.id)
         .filter(due__lte=at)
         .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
     )
@@ -140,7 +153,9 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
     )
 
 
-def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
+def due_queue(
+    *, learner: Learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT
+) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
     One query; the retired content's ids and the cards' fronts come from courses.api's caches of
@@ -150,7 +165,7 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
     limit = max(1, min(limit, DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
-        learner_id=learner.pk,
+        learner_id=learner.id,
         at=at,
         day_start=day.start,
         day_end=day.end,
@@ -208,7 +223,7 @@ def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) 
     )
 
 
-def due_count(*, learner, at: datetime.datetime) -> int:
+def due_count(*, learner: Learner, at: datetime.datetime) -> int:
     """What a reminder announces: cards reviewable now within today's limits (two queries, and
     the retired content's ids when courses.api's cache is cold)."""
     counts = _due_counts(learner=learner, at=at)
@@ -286,7 +301,7 @@ class ReviewStats:
     per_day: list[DayCount]
 
 
-def review_stats(*, learner, at: datetime.datetime) -> ReviewStats:
+def review_stats(*, learner: Learner, at: datetime.datetime) -> ReviewStats:
     """Due today, reviewed today, the streak, a 90-day heatmap and the recall share.
 
     Two queries: the review counts grouped by local day (over all time, so a streak longer than
@@ -294,10 +309,10 @@ def review_stats(*, learner, at: datetime.datetime) -> ReviewStats:
     Only reviews from the review queue count, not quick-check self-ratings.
     """
     today = local_day(time_zone=learner.time_zone, at=at)
-    due_today = live_cards(learner_id=learner.pk).filter(due__lt=today.end).count()
+    due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
     rows = (
         ReviewLog.objects.filter(
-            learner_id=learner.pk, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
+            learner_id=learner.id, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
         )
         .annotate(day=TruncDate("reviewed_at", tzinfo=zone_info(learner.time_zone)))
         .values("day")

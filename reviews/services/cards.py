@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from accounts import api as accounts_api
 from accounts.data import DEFAULT_DESIRED_RETENTION
 from courses import api as courses_api
 from lms.errors import InvalidInput
@@ -81,15 +81,14 @@ def quick_check_rating_record(
     )
     if card.last_review is not None:
         return card
-    retention = (
-        get_user_model().objects.filter(pk=learner_id).values_list("desired_retention", flat=True)
-    ).first()
+    preferences = accounts_api.review_preferences(learner_id)
+    retention = preferences.desired_retention if preferences else DEFAULT_DESIRED_RETENTION
     before = CardState.from_columns(card)
     after = card_review(
         state=before,
         rating=int(fsrs_rating),
         at=at,
-        desired_retention=retention or DEFAULT_DESIRED_RETENTION,
+        desired_retention=retention,
     )
     ReviewLog.objects.create(
         card=card,

@@ -12,7 +12,9 @@ from django.db.models import F
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from lms.local_time import in_quiet_hours, local_day_of, zone_info
+from accounts import api as accounts_api
+from accounts.data import ReminderRecipient
+from lms.local_time import local_day_of
 from reviews.models import Notification, ReminderDigest, ReviewLog
 from reviews.selectors import due_count
 from reviews.services.reminder_unsubscribe import reminder_unsubscribe_token
@@ -40,12 +42,12 @@ def reminder_digest_send(
         ).update(attempts=F("attempts") + 1)
         if not locked:
             return "not_claimed"
-        digest = ReminderDigest.objects.select_related("learner").get(id=digest_id)
-        learner = digest.learner
+        digest = ReminderDigest.objects.get(id=digest_id)
+        learner = accounts_api.reminder_recipient(digest.learner_id)
         reason = _skip_reason(digest=digest, learner=learner, now=now)
         count = 0
         if reason is None:
-            count = due_count(learner=learner, at=now)
+            count = due_count(learner=learner.review, at=now)
             if count == 0:
                 reason = "nothing_due"
         if reason is not None:
@@ -63,7 +65,7 @@ def reminder_digest_send(
         digest.last_error = ""
         digest.save(update_fields=["status", "sent_at", "due_count", "last_error"])
         Notification.objects.create(
-            learner=learner,
+            learner_id=learner.id,
             kind=Notification.Kind.REVIEW_DIGEST,
             title=context["title"],
             body=context["notification_body"],
@@ -78,21 +80,24 @@ def reminder_digest_send(
     return "sent"
 
 
-def _skip_reason(*, digest: ReminderDigest, learner, now: datetime.datetime) -> str | None:
-    if not learner.is_active or not learner.reminder_email:
+def _skip_reason(
+    *, digest: ReminderDigest, learner: ReminderRecipient | None, now: datetime.datetime
+) -> str | None:
+    if learner is None:
+        # The account is gone (its claims go with it; a send that raced the deletion).
         return "reminders_off"
-    if not learner.email:
-        return "no_address"
+    # Off or inactive ("reminders_off"), no address ("no_address"): accounts' one rule.
+    reason = learner.reminders.unwanted_reason
+    if reason is not None:
+        return reason
     if now - digest.claimed_at > REMINDER_MAX_DELAY:
         return "too_late"
-    local_now = now.astimezone(zone_info(learner.time_zone))
-    if in_quiet_hours(
-        at=local_now.time(), start=learner.quiet_hours_start, end=learner.quiet_hours_end
-    ):
+    schedule = learner.reminders.schedule
+    if schedule.quiet_at(now):
         return "quiet_hours"
-    day = local_day_of(time_zone=learner.time_zone, date=digest.local_date)
+    day = local_day_of(time_zone=schedule.time_zone, date=digest.local_date)
     if ReviewLog.objects.filter(
-        learner_id=learner.pk,
+        learner_id=learner.id,
         source=ReviewLog.Source.REVIEW,
         reviewed_at__gte=day.start,
         reviewed_at__lte=now,
@@ -101,13 +106,13 @@ def _skip_reason(*, digest: ReminderDigest, learner, now: datetime.datetime) -> 
     return None
 
 
-def _digest_context(*, learner, count: int, language: str) -> dict:
+def _digest_context(*, learner: ReminderRecipient, count: int, language: str) -> dict:
     review_url = settings.SITE_URL + REVIEW_PAGE_PATH
     unsubscribe_url = (
-        f"{settings.SITE_URL}/reminders/unsubscribe/{reminder_unsubscribe_token(learner.pk)}/"
+        f"{settings.SITE_URL}/reminders/unsubscribe/{reminder_unsubscribe_token(learner.id)}/"
     )
     context = {
-        "name": learner.display_name or learner.first_name or learner.username,
+        "name": learner.name,
         "count": count,
         "review_url": review_url,
         "unsubscribe_url": unsubscribe_url,
@@ -121,13 +126,15 @@ def _digest_context(*, learner, count: int, language: str) -> dict:
     return context
 
 
-def _digest_message(*, learner, context: dict, connection) -> EmailMultiAlternatives:
+def _digest_message(
+    *, learner: ReminderRecipient, context: dict, connection
+) -> EmailMultiAlternatives:
     language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
     message = EmailMultiAlternatives(
         subject=context["title"],
         body=render_to_string(f"reviews/email/digest.{language}.txt", context),
         from_email=settings.DEFAULT_FROM_EMAIL,
-        to=[learner.email],
+        to=[learner.reminders.email],
         connection=connection,
         headers={
             # RFC 2369 and RFC 8058: mail clients offer their own one-click unsubscribe button.

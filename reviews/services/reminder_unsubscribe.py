@@ -3,10 +3,9 @@ off without a log-in."""
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core import signing
-from django.db import transaction
 
+from accounts import api as accounts_api
 from lms.errors import InvalidInput
 
 UNSUBSCRIBE_SALT = "reviews.reminder-email-unsubscribe"
@@ -17,7 +16,6 @@ def reminder_unsubscribe_token(learner_id: int) -> str:
     return signing.dumps({"learner": learner_id}, salt=UNSUBSCRIBE_SALT)
 
 
-@transaction.atomic
 def reminder_email_unsubscribe(*, token: str) -> str | None:
     """Turn reminder e-mails off for the learner the token names (idempotent, no log-in).
 
@@ -29,7 +27,4 @@ def reminder_email_unsubscribe(*, token: str) -> str | None:
         raise InvalidInput(
             "This unsubscribe link is not valid.", code="invalid_unsubscribe_token"
         ) from exc
-    learners = get_user_model().objects.filter(pk=learner_id)
-    language = learners.values_list("language", flat=True).first()
-    learners.update(reminder_email=False, next_reminder_at=None)
-    return language
+    return accounts_api.reminder_email_turn_off(learner_id=learner_id)

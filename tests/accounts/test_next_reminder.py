@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.reminders import REMINDER_LOOKBACK
-from accounts.services import user_register, user_update
+from accounts.services import reminder_schedules_reset, user_register, user_update
 from lms.local_time import ReminderSchedule
-from reviews.services import reminder_planning, reminder_unsubscribe
+from reviews.services import reminder_unsubscribe
 
 pytestmark = pytest.mark.django_db
 
@@ -219,7 +219,7 @@ def test_the_data_migration_fills_existing_accounts(accounts_of_every_kind):
 
 def test_reminder_schedules_reset_stores_the_first_instant_after(accounts_of_every_kind):
     after = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=UTC)
-    assert reminder_planning.reminder_schedules_reset(after=after, batch_size=2) == 5
+    assert reminder_schedules_reset(after=after, batch_size=2) == 5
     stored = {user.username: user.next_reminder_at for user in User.objects.all()}
     assert stored == {user.username: _expected(user, after) for user in User.objects.all()}
     # 07:00 in Tokyo on 13 June; the owl's 23:00 moved to the end of the quiet hours, 07:00.

@@ -182,16 +182,18 @@ def test_planner_work_per_chunk_is_a_fixed_number_of_queries(
     assert (small_report.dispatch_chunks, large_report.dispatch_chunks) == (1, 3)
     # The first 3 were moved on to tomorrow's reminder: the second run reads only the 13 new.
     assert (small_report.looked_at, large_report.looked_at) == (3, 13)
-    # Per chunk: read the due learners, insert their claims (stamped as enqueued, ids returned),
-    # move them on = 3 queries; per run two more: the ids of retired content (courses.api) and
-    # the claims whose task was lost (none here).
+    # Per chunk: read the due learners (accounts.api), insert the claims of those with a live
+    # card due and no review today (stamped as enqueued, ids returned), move them on
+    # (accounts.api) = 3 queries; per run two more: the ids of retired content (courses.api)
+    # and the claims whose task was lost (none here).
     assert small == 3 + 2
     assert large - small == 3 * (3 - 1)
     assert ReviewCard.objects.count() > 0
 
 
-def test_planner_chunk_with_nothing_to_claim_costs_two_queries(make_learner, monkeypatch):
-    """Learners without due cards are read and moved on (2 queries per chunk), not claimed."""
+def test_planner_chunk_with_nothing_to_claim_costs_three_queries(make_learner, monkeypatch):
+    """Learners without due cards are read, found to have nothing due by the claim INSERT and
+    moved on (3 queries per chunk), not claimed."""
     monkeypatch.setattr(reminder_planning, "REMINDER_BATCH_SIZE", 5)
     at = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=datetime.UTC)
     for i in range(7):
@@ -200,14 +202,15 @@ def test_planner_chunk_with_nothing_to_claim_costs_two_queries(make_learner, mon
     with CaptureQueriesContext(connection) as queries:
         report = reminder_planning.reminders_plan(now=at, enqueue=lambda ids, now: None)
     assert (report.looked_at, report.candidates, report.claim_chunks) == (7, 0, 2)
-    # 2 chunks x (read, move on) + the retired content's ids and the one read of lost claims.
-    assert len(queries) == 2 * 2 + 2
-    # A second run at the same time finds nobody: one read, one dispatch read (and the retired
-    # content's ids, cold).
+    # 2 chunks x (read, claim INSERT that finds nothing due, move on) + the retired content's
+    # ids and the one read of lost claims. (The learners are read through accounts.api, so
+    # whether they have cards due is the claim INSERT's to check, on reviews' own tables.)
+    assert len(queries) == 2 * 3 + 2
+    # A second run at the same time finds nobody: one read, one dispatch read.
     content_caches_clear()
     with CaptureQueriesContext(connection) as queries:
         report = reminder_planning.reminders_plan(now=at, enqueue=lambda ids, now: None)
-    assert report.looked_at == 0 and len(queries) == 3
+    assert report.looked_at == 0 and len(queries) == 2
 
 
 @pytest.mark.postgres
