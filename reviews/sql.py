@@ -13,7 +13,6 @@ PostgreSQL and SQLite.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import functools
 import json
@@ -52,18 +51,20 @@ _digests = _Names(ReminderDigest)
 _STATE_COLUMNS = ", ".join(
     f"{{alias}}.{getattr(_cards, name)} AS {_quote(name)}" for name in CARD_STATE_FIELDS
 )
-_STATE_TIMESTAMPS = [
+_STATE_TIMESTAMPS = frozenset(
     name
     for name in CARD_STATE_FIELDS
     if isinstance(ReviewCard._meta.get_field(name), models.DateTimeField)
-]
+)
 
 
 def _card_state(row: Any) -> CardState:
     """The CardState in a row read with plain SQL (its timestamps aware, as the ORM's are)."""
-    state = CardState.from_columns(row)
-    return dataclasses.replace(
-        state, **{name: aware(getattr(state, name)) for name in _STATE_TIMESTAMPS}
+    return CardState(
+        **{
+            name: aware(getattr(row, name)) if name in _STATE_TIMESTAMPS else getattr(row, name)
+            for name in CARD_STATE_FIELDS
+        }
     )
 
 
@@ -74,39 +75,48 @@ def _state_columns(alias: str) -> str:
 # --- card conditions: a rule written once as a Q, as plain SQL --------------------------------
 
 
-def _card_condition(q: Q, *, alias: str, params: dict[str, Any]) -> str:
-    """``q`` as a plain-SQL condition on the card table under ``alias``; each value becomes a
-    named parameter added to ``params``. For rules that must exist as a Q (the ORM's reads) and
-    as SQL (reviews.selectors.live_cards_q): the SQL is generated from the Q, never written
-    beside it. Knows ANDs, ORs and NOTs of exact and ``__in`` lookups on card fields; a set of
-    ``__in`` values is one parameter whatever its size (PostgreSQL: an array; SQLite: a JSON
-    array), so the statement stays the same when the set changes.
+@functools.lru_cache(maxsize=16)
+def _card_condition(q: Q, alias: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """``q`` as a plain-SQL condition on the card table under ``alias``, and its parameters (name,
+    value). For rules that must exist as a Q (the ORM's reads) and as SQL
+    (reviews.selectors.live_cards_q): the SQL is generated from the Q, never written beside it.
+
+    Knows ANDs, ORs and NOTs of exact and ``__in`` lookups on card fields. A boolean field is
+    tested as itself (``NOT c.suspended``), as PostgreSQL estimates it best; a set of ``__in``
+    values is one parameter whatever its size (PostgreSQL: an array; SQLite: a JSON array), so
+    the statement stays the same when the set changes. Cached by the Q's value: the rule over the
+    same content renders once.
     """
-    parts = []
-    for child in q.children:
-        if isinstance(child, Q):
-            parts.append(f"({_card_condition(child, alias=alias, params=params)})")
-            continue
-        lookup, value = child
-        name, _, operator = lookup.partition("__")
-        field = ReviewCard._meta.get_field(name)
-        column = f"{alias}.{_quote(field.column)}"
-        key = f"card_condition_{len(params)}"
-        if operator == "":
-            params[key] = field.get_db_prep_value(value, connection)
-            parts.append(f"{column} = %({key})s")
-        elif operator == "in":
-            values = sorted(value)
-            if connection.vendor == "postgresql":
-                params[key] = values
+    params: list[tuple[str, Any]] = []
+
+    def render(node: Q) -> str:
+        parts = []
+        for child in node.children:
+            if isinstance(child, Q):
+                parts.append(f"({render(child)})")
+                continue
+            lookup, value = child
+            name, _, operator = lookup.partition("__")
+            field = ReviewCard._meta.get_field(name)
+            column = f"{alias}.{_quote(field.column)}"
+            key = f"card_condition_{len(params)}"
+            if operator == "" and isinstance(field, models.BooleanField):
+                parts.append(column if value else f"NOT {column}")
+            elif operator == "":
+                params.append((key, field.get_db_prep_value(value, connection)))
+                parts.append(f"{column} = %({key})s")
+            elif operator == "in" and connection.vendor == "postgresql":
+                params.append((key, sorted(value)))
                 parts.append(f"{column} = ANY(%({key})s::{field.db_type(connection)}[])")
-            else:
-                params[key] = json.dumps(values)
+            elif operator == "in":
+                params.append((key, json.dumps(sorted(value))))
                 parts.append(f"{column} IN (SELECT value FROM json_each(%({key})s))")
-        else:
-            raise ValueError(f"{lookup}: only exact and __in lookups are written as SQL here")
-    sql = f" {q.connector} ".join(parts) or "1 = 1"
-    return f"NOT ({sql})" if q.negated else sql
+            else:
+                raise ValueError(f"{lookup}: only exact and __in lookups are written as SQL here")
+        sql = f" {node.connector} ".join(parts) or "1 = 1"
+        return f"NOT ({sql})" if node.negated else sql
+
+    return render(q), tuple(params)
 
 
 # --- the due queue ----------------------------------------------------------------------------
@@ -225,7 +235,9 @@ def due_queue_read(
         "limit": limit,
         "review": ReviewLog.Source.REVIEW.value,
     }
-    sql = _due_queue_sql(_card_condition(live, alias="c", params=params))
+    live_sql, live_params = _card_condition(live, "c")
+    params.update(live_params)
+    sql = _due_queue_sql(live_sql)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = rows_as(cursor, _DueQueueRow)
@@ -401,7 +413,8 @@ def reminder_claims_insert(
         "last_error": "",
         "review": ReviewLog.Source.REVIEW.value,
     }
-    condition = _card_condition(live, alias="c", params=params)
+    condition, condition_params = _card_condition(live, "c")
+    params.update(condition_params)
     sources: list[tuple[str, dict[str, Any]]] = []
     if connection.vendor == "postgresql":
         source = (
