@@ -312,20 +312,23 @@ def card_read(
 
 # Every review ends with this UPDATE: building it with the ORM cost more CPU than PostgreSQL spent
 # running it.
-_STATE_FIELDS = [ReviewCard._meta.get_field(name) for name in CARD_STATE_FIELDS]
 _CARD_STATE_UPDATE_SQL = (
     f"UPDATE {_cards.table} SET "
-    + ", ".join(f"{_quote(field.column)} = %s" for field in _STATE_FIELDS)
+    + ", ".join(f"{getattr(_cards, name)} = %s" for name in CARD_STATE_FIELDS)
     + f" WHERE {_cards.id} = %s"
 )
+
+
+def _state_param(name: str, value: Any) -> Any:
+    # The state's timestamps as the driver expects them; its numbers as they are.
+    return datetime_param(value) if name in _STATE_TIMESTAMPS else value
 
 
 def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
     """The UPDATE of a card to ``state`` as (SQL, params), to run along another statement
     (lms.sql.row_insert) or on its own (``card_state_write``)."""
-    values = state.columns()
     return _CARD_STATE_UPDATE_SQL, [
-        *(field.get_db_prep_value(values[field.name], connection) for field in _STATE_FIELDS),
+        *(_state_param(name, value) for name, value in state.columns().items()),
         card_id,
     ]
 

@@ -12,7 +12,7 @@ from courses import api as courses_api
 from lms.errors import InvalidInput
 from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import QUICK_CHECK_RATINGS, CardState, card_review
+from reviews.scheduling import CARD_STATE_FIELDS, QUICK_CHECK_RATINGS, CardState, card_review
 
 
 def _new_card(
@@ -105,15 +105,15 @@ def quick_check_rating_record(
 # The log keeps the whole state before the review (for undo) and what it needs of the state after
 # it (the result a replayed client review id returns; the new last review is the review's time).
 _LOG_FIELDS = frozenset(field.name for field in ReviewLog._meta.concrete_fields)
+_LOG_AFTER_FIELDS = [name for name in CARD_STATE_FIELDS if f"after_{name}" in _LOG_FIELDS]
 
 
 def log_states(*, before: CardState, after: CardState) -> dict:
     """The before/after columns of a ReviewLog row."""
-    after_columns = after.columns(prefix="after_")
-    return {
-        **before.columns(prefix="before_"),
-        **{name: value for name, value in after_columns.items() if name in _LOG_FIELDS},
-    }
+    columns = before.columns(prefix="before_")
+    for name in _LOG_AFTER_FIELDS:
+        columns[f"after_{name}"] = getattr(after, name)
+    return columns
 
 
 def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
