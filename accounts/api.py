@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Iterator, Mapping
 
-from accounts import selectors, services
+from accounts import selectors, services, sql
 from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import User
 from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
@@ -82,7 +82,7 @@ def next_reminders_store(
     """Store the learners' next reminder instants by id (None: no reminders), in one statement.
     With ``read`` (the ``next_reminder_at`` values the caller read), a learner is changed only
     while they still hold that value. Runs in the caller's transaction."""
-    services.next_reminders_store(next_at=next_at, read=read)
+    sql.next_reminders_update(next_at, read=read)
 
 
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:

@@ -272,18 +272,6 @@ def device_delete(*, user_id: int, device_id: int) -> None:
     AuthToken.objects.filter(digest=digest).delete()
 
 
-def next_reminders_store(
-    *,
-    next_at: Mapping[int, datetime.datetime | None],
-    read: Mapping[int, datetime.datetime] | None = None,
-) -> None:
-    """Store learners' next reminder instants (None: no reminders) in one statement; with
-    ``read``, only where the row still holds the value read (a preference change saved
-    meanwhile keeps what it stored). No transaction of its own: the planner commits it with its
-    claims."""
-    sql.next_reminders_update(next_at, read=read)
-
-
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
     """Work out every learner's next reminder instant afresh: their first after ``after``
     (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
