@@ -17,7 +17,6 @@ from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
 
 __all__ = [
     "REMINDER_LOOKBACK",
-    "ReminderPreferences",
     "display_name",
     "display_names",
     "next_reminders_store",
