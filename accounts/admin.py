@@ -10,8 +10,7 @@ from django.utils import timezone
 from knox.models import AuthToken
 
 from accounts.models import Device, User
-from accounts.services import REMINDER_SCHEDULE_FIELDS
-from reviews import api as reviews_api
+from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 
 
 @admin.register(User)
@@ -42,10 +41,8 @@ class UserAdmin(DjangoUserAdmin):
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active
         # flag moves their next reminder, as the learner's own settings page does.
-        if not change or REMINDER_SCHEDULE_FIELDS.intersection(form.changed_data):
-            obj.next_reminder_at = reviews_api.reminder_next_at(
-                learner=obj, changed_at=timezone.now()
-            )
+        if not change or REMINDER_PREFERENCE_FIELDS.intersection(form.changed_data):
+            obj.next_reminder_at = ReminderPreferences.of(obj).next_after_change(timezone.now())
         super().save_model(request, obj, form, change)
 
 

@@ -7,14 +7,35 @@ from here as frozen data (``accounts.data``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import datetime
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from knox.models import AuthToken
 
+from accounts import selectors, services, sql
+from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import Device, User
+from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
 from lms.errors import Forbidden
 from lms.privacy import export_rows
+
+__all__ = [
+    "REMINDER_LOOKBACK",
+    "display_name",
+    "display_names",
+    "learner_export",
+    "next_reminders_store",
+    "password_confirm",
+    "reminder_email_turn_off",
+    "reminder_learner_chunks",
+    "reminder_next_at",
+    "reminder_recipient",
+    "reminder_schedules_reset",
+    "review_preferences",
+    "user_delete",
+    "user_lock",
+]
 
 # Columns never exported: the password hash, the token hash and the token's lookup prefix.
 ACCOUNT_SECRET_FIELDS = ("password",)
@@ -32,6 +53,60 @@ def display_names(learner_ids: Iterable[int]) -> dict[int, str]:
         "display_name", "first_name", "last_name", "username"
     )
     return {user.pk: display_name(user) for user in users}
+
+
+def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetime.datetime | None:
+    """The ``next_reminder_at`` to store for a learner whose reminder preferences (time zone,
+    reminder time, quiet hours, reminder e-mail on/off, address, active) were set at
+    ``changed_at``: their next reminder instant, or None when they get no reminders.
+
+    ``learner`` is the account with the new values (saved or not); no query.
+    """
+    return ReminderPreferences.of(learner).next_after_change(changed_at)
+
+
+def review_preferences(learner_id: int) -> ReviewPreferences | None:
+    """The learner's spaced-repetition settings (time zone, desired retention, daily limits);
+    None when there is no such account. One query."""
+    return selectors.review_preferences(learner_id)
+
+
+def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
+    """What a reminder e-mail needs of the learner: the address and whether they want it, the
+    name (``display_name``), language, reminder schedule and review settings. One query."""
+    return selectors.reminder_recipient(learner_id)
+
+
+def reminder_learner_chunks(
+    *, at: datetime.datetime, chunk_size: int
+) -> Iterator[list[ReminderLearner]]:
+    """The learners whose next reminder instant has come (``<= at``), ``chunk_size`` at a time,
+    one query per chunk, oldest instant first. Move each chunk on (``next_reminders_store``)
+    before asking for the next: the pages are what is left."""
+    return selectors.reminder_learner_chunks(at=at, chunk_size=chunk_size)
+
+
+def next_reminders_store(
+    *,
+    next_at: Mapping[int, datetime.datetime | None],
+    read: Mapping[int, datetime.datetime] | None = None,
+) -> None:
+    """Store the learners' next reminder instants by id (None: no reminders), in one statement.
+    With ``read`` (the ``next_reminder_at`` values the caller read), a learner is changed only
+    while they still hold that value. Runs in the caller's transaction."""
+    sql.next_reminders_update(next_at, read=read)
+
+
+def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
+    """Every learner's next reminder instant worked out afresh, the first after ``after`` (bulk
+    loads, repairs); returns how many learners it went through."""
+    return services.reminder_schedules_reset(after=after, batch_size=batch_size)
+
+
+def reminder_email_turn_off(*, learner_id: int) -> str | None:
+    """Turn the learner's reminder e-mails off (unsubscribe link); returns their language, None
+    if the account is gone."""
+    return services.reminder_email_turn_off(learner_id=learner_id)
 
 
 def learner_export(user: User) -> dict[str, Any]:

@@ -11,6 +11,12 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 from knox.models import AuthToken
 
+from accounts.data import (
+    DEFAULT_DESIRED_RETENTION,
+    DESIRED_RETENTION_MAX,
+    DESIRED_RETENTION_MIN,
+)
+
 
 def validate_time_zone(value: str) -> None:
     if value not in zoneinfo.available_timezones():
@@ -36,19 +42,20 @@ class User(AbstractUser):
     reminder_email = models.BooleanField(default=True)
     # When the reminder planner must look at this learner next (UTC): their next local reminder
     # instant, from the four fields above, the address and is_active. Set by every change of
-    # those (reviews.api.reminder_next_at), moved on by each planner run; NULL: no reminders.
+    # those (accounts.reminders), moved on by each planner run; NULL: no reminders.
     # A row created without it (createsuperuser, create_user called directly) gets its creation
     # time: the next planner run reads it and stores the exact instant.
     next_reminder_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
     # Spaced-repetition preferences.
-    desired_retention = models.FloatField(default=0.9)
+    desired_retention = models.FloatField(default=DEFAULT_DESIRED_RETENTION)
     new_cards_per_day = models.PositiveIntegerField(default=20)
     reviews_per_day = models.PositiveIntegerField(default=200)
 
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(desired_retention__gte=0.80) & Q(desired_retention__lte=0.97),
+                condition=Q(desired_retention__gte=DESIRED_RETENTION_MIN)
+                & Q(desired_retention__lte=DESIRED_RETENTION_MAX),
                 name="user_desired_retention_range",
             ),
             models.CheckConstraint(

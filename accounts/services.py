@@ -1,4 +1,5 @@
-"""Account writes: registration, profile changes, and mobile tokens issued per device.
+"""Account writes: registration, profile changes, mobile tokens issued per device, and the
+learners' next reminder instants (``User.next_reminder_at``, which the reminder planner moves on).
 
 Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belongs to one device
 (accounts.Device), so a learner can see and revoke them one by one.
@@ -6,6 +7,7 @@ Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belon
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import math
@@ -23,12 +25,13 @@ from django.utils import timezone
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
+from accounts import sql
+from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.models import Device, User
+from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 from lms.errors import InvalidInput, NotFound
-from reviews import api as reviews_api
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
-DESIRED_RETENTION_RANGE = (0.80, 0.97)
 NEW_CARDS_PER_DAY_MAX = 500
 REVIEWS_PER_DAY_MAX = 5000
 DEVICE_NAME_MAX_LENGTH = 100
@@ -47,20 +50,6 @@ PROFILE_FIELDS = frozenset(
         "desired_retention",
         "new_cards_per_day",
         "reviews_per_day",
-    }
-)
-
-# The fields the next reminder instant (User.next_reminder_at) is worked out from: a change of
-# any of them stores it afresh (reviews.api.reminder_next_at).
-REMINDER_SCHEDULE_FIELDS = frozenset(
-    {
-        "email",
-        "is_active",
-        "time_zone",
-        "reminder_time",
-        "quiet_hours_start",
-        "quiet_hours_end",
-        "reminder_email",
     }
 )
 
@@ -152,8 +141,8 @@ def user_register(
                 display_name=display_name.strip(),
                 language=language,
                 time_zone=time_zone,
-                next_reminder_at=reviews_api.reminder_next_at(
-                    learner=candidate, changed_at=timezone.now()
+                next_reminder_at=ReminderPreferences.of(candidate).next_after_change(
+                    timezone.now()
                 ),
             )
     except IntegrityError:
@@ -209,7 +198,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         _language_check(merged["language"], errors)
     if "time_zone" in changes:
         _time_zone_check(merged["time_zone"], errors)
-    low, high = DESIRED_RETENTION_RANGE
+    low, high = DESIRED_RETENTION_MIN, DESIRED_RETENTION_MAX
     retention = merged["desired_retention"]
     if not isinstance(retention, int | float) or not math.isfinite(retention):
         errors.add("desired_retention", "A number is required.")
@@ -233,10 +222,8 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     changed = [name for name in PROFILE_FIELDS if merged[name] != getattr(user, name)]
     for name in changed:
         setattr(user, name, merged[name])
-    if REMINDER_SCHEDULE_FIELDS.intersection(changed):
-        user.next_reminder_at = reviews_api.reminder_next_at(
-            learner=user, changed_at=timezone.now()
-        )
+    if REMINDER_PREFERENCE_FIELDS.intersection(changed):
+        user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
         changed.append("next_reminder_at")
     if changed:
         try:
@@ -295,3 +282,38 @@ def device_delete(*, user_id: int, device_id: int) -> None:
     if digest is None:
         raise NotFound("There is no such device.", code="device_not_found")
     AuthToken.objects.filter(digest=digest).delete()
+
+
+def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
+    """Work out every learner's next reminder instant afresh: their first after ``after``
+    (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
+    one UPDATE per ``batch_size`` learners. Returns how many learners it went through."""
+    fields = tuple(field.name for field in dataclasses.fields(ReminderPreferences))
+    learners = User.objects.order_by("pk").values("pk", *fields)
+    last_id, count = 0, 0
+    while True:
+        rows = list(learners.filter(pk__gt=last_id)[:batch_size])
+        if not rows:
+            return count
+        sql.next_reminders_update(
+            {
+                row["pk"]: ReminderPreferences(**{name: row[name] for name in fields}).next_after(
+                    after
+                )
+                for row in rows
+            }
+        )
+        count += len(rows)
+        last_id = rows[-1]["pk"]
+
+
+@transaction.atomic
+def reminder_email_turn_off(*, learner_id: int) -> str | None:
+    """Turn the learner's reminder e-mails off (the one-click unsubscribe; idempotent).
+
+    Returns their language for the confirmation page (None if the account is gone).
+    """
+    learners = User.objects.filter(pk=learner_id)
+    language = learners.values_list("language", flat=True).first()
+    learners.update(reminder_email=False, next_reminder_at=None)
+    return language

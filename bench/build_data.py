@@ -41,7 +41,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection, connections, models  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from reviews.services.reminders import reminder_schedules_reset  # noqa: E402
+from accounts.api import reminder_schedules_reset  # noqa: E402
 
 # Time zones the learners live in, one per UTC offset band from -10 to +13 (DST included).
 TIME_ZONES = (

@@ -88,10 +88,10 @@ def run(*, smoke: bool, handler: SinkHandler) -> dict:
     from django.db import connection
     from django.utils import timezone
 
+    from accounts.api import reminder_schedules_reset
     from accounts.models import User
     from lms.celery import app
     from reviews.models import Notification, ReminderDigest
-    from reviews.services.reminders import reminder_schedules_reset
     from reviews.tasks import reminder_digests_send, reminders_plan
 
     broker = settings.CELERY_BROKER_URL

@@ -5,11 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, IntegerField, QuerySet, Subquery
+from django.db.models import BooleanField, Count, IntegerField, QuerySet, Subquery, Value
 
-from courses.data import ModuleData, ModuleOutline, OutlineStep, QuickCheckData, StepData
+from courses.data import (
+    CardFronts,
+    ModuleData,
+    ModuleOutline,
+    OutlineStep,
+    QuickCheckData,
+    RetiredContent,
+    StepData,
+)
 from courses.models import Module, QuickCheck, Step, active_step_q
 from courses.selectors import module_outline_get
+from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
 
 __all__ = ["active_step_q"]  # re-exported: the rule "a step is active" for other apps' filters
@@ -77,36 +86,68 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
     return [QuickCheckData(**row) for row in rows]
 
 
-def steps_not_active_query() -> QuerySet:
-    """Ids of the steps that are not active (retired), for another app's ``__in`` subquery.
-
-    Few rows, so PostgreSQL hashes them once instead of joining each of the other app's rows
-    to its step (the due queue checks ~1,400 due cards of a heavy learner per request).
-    """
-    return Step.objects.exclude(status=Step.Status.ACTIVE).values("id")
-
-
-def quick_checks_inactive_query() -> QuerySet:
-    """Ids of the quick checks no longer in their module, for another app's ``__in`` subquery."""
-    return QuickCheck.objects.filter(is_active=False).values("id")
-
-
-# The same sets and the card fronts for another app's plain-SQL reads (reviews' due queue): the
-# table and column names stay here, next to the models they come from.
-STEPS_NOT_ACTIVE_SQL = (
-    f"SELECT id FROM {Step._meta.db_table} WHERE status <> '{Step.Status.ACTIVE.value}'"
+# Which content is retired and what cards show on their front, trusted for a second in each
+# process, like the step ETags (lms.content_cache): the due queue asks on every request, an import
+# or admin edit in this process forgets them at once, other processes serve a change within it.
+CARD_CONTENT_MAX_AGE = 1.0
+_retired_content = ShortLivedCache(
+    name="retired content", max_entries=1, max_age=CARD_CONTENT_MAX_AGE
 )
-QUICK_CHECKS_INACTIVE_SQL = f"SELECT id FROM {QuickCheck._meta.db_table} WHERE NOT is_active"
+_card_fronts = ShortLivedCache(name="card fronts", max_entries=20_000, max_age=CARD_CONTENT_MAX_AGE)
 
 
-def card_fronts_join_sql(*, step_id: str, quick_check_id: str) -> tuple[str, str, str]:
-    """(LEFT JOINs, step term column, quick-check question column) for a plain-SQL read whose
-    rows carry a step id and a quick-check id in the columns named."""
-    joins = (
-        f"LEFT JOIN {Step._meta.db_table} front_step ON front_step.id = {step_id} "
-        f"LEFT JOIN {QuickCheck._meta.db_table} front_qc ON front_qc.id = {quick_check_id}"
+def _kind(is_quick_check: bool) -> Value:
+    # Tells the rows of a step from those of a quick check in a UNION of both reads.
+    return Value(is_quick_check, output_field=BooleanField())
+
+
+def retired_content() -> RetiredContent:
+    """The steps no longer active and the quick checks no longer in their module (few rows, each
+    kind read through its partial index): one query at most a second per process."""
+    retired = _retired_content.get("all")
+    if retired is not None:
+        return retired
+    steps = Step.objects.retired().order_by()
+    quick_checks = QuickCheck.objects.filter(is_active=False).order_by()
+    rows = steps.values_list("id", _kind(False)).union(
+        quick_checks.values_list("id", _kind(True)), all=True
     )
-    return joins, "front_step.term", "front_qc.question"
+    step_ids: set[int] = set()
+    quick_check_ids: set[int] = set()
+    for row_id, is_quick_check in rows:
+        (quick_check_ids if is_quick_check else step_ids).add(row_id)
+    retired = RetiredContent(
+        step_ids=frozenset(step_ids), quick_check_ids=frozenset(quick_check_ids)
+    )
+    _retired_content.put("all", retired)
+    return retired
+
+
+def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
+    """The term of each step and the question of each quick check (unknown ids left out): one
+    query at most, for the ids not read in this process in the last second."""
+    fronts = CardFronts(step_terms={}, quick_check_questions={})
+    missing: list[QuerySet] = []
+    for is_quick_check, ids, found, model, front in (
+        (False, step_ids, fronts.step_terms, Step, "term"),
+        (True, quick_check_ids, fronts.quick_check_questions, QuickCheck, "question"),
+    ):
+        unknown = []
+        for row_id in set(ids):
+            cached = _card_fronts.get((is_quick_check, row_id))
+            if cached is None:
+                unknown.append(row_id)
+            else:
+                found[row_id] = cached
+        if unknown:
+            read = model.objects.filter(id__in=unknown).order_by()
+            missing.append(read.values_list("id", _kind(is_quick_check), front))
+    if missing:
+        for row_id, is_quick_check, front in missing[0].union(*missing[1:], all=True):
+            found = fronts.quick_check_questions if is_quick_check else fronts.step_terms
+            found[row_id] = front
+            _card_fronts.put((is_quick_check, row_id), front)
+    return fronts
 
 
 def module_slugs() -> list[str]:

@@ -60,3 +60,19 @@ class ModuleOutline:
     @property
     def step_ids(self) -> list[int]:
         return [step.id for step in self.steps]
+
+
+class RetiredContent:
+    """Course content that has left its course: the ids of the steps no longer active and of the
+    quick checks no longer in their module (few rows; other apps leave them out by id)."""
+
+    step_ids: frozenset[int]
+    quick_check_ids: frozenset[int]
+
+
+@dataclass(frozen=True)
+class CardFronts:
+    """The front of review cards: the term of each step and the question of each quick check."""
+
+    step_terms: dict[int, str]
+    quick_check_questions: dict[int, str]

@@ -112,9 +112,9 @@ class Step(models.Model):
         ]
         indexes = [
             models.Index(fields=["module", "status", "number"]),
-            # The few retired steps, for the "card's content is gone" subquery that every due
-            # count runs (courses.api.steps_not_active_query): reading an almost empty index
-            # instead of scanning every step of every module cost ~1 ms per due-queue request.
+            # The few retired steps, for the "card's content is gone" ids the due queue needs
+            # (courses.api.retired_content): reading an almost empty index instead of scanning
+            # every step of every module cost ~1 ms per due-queue request.
             models.Index(fields=["id"], condition=~active_step_q(), name="step_not_active"),
         ]
 
@@ -262,7 +262,7 @@ class QuickCheck(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["module", "text_hash"], name="quickcheck_module_text")
         ]
-        # The few inactive quick checks (courses.api.quick_checks_inactive_query), as above.
+        # The few inactive quick checks (courses.api.retired_content), as above.
         indexes = [
             models.Index(fields=["id"], condition=Q(is_active=False), name="quickcheck_inactive")
         ]

@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import (
     Count,
     DateTimeField,
+    F,
     FilteredRelation,
     IntegerField,
     Max,
@@ -282,15 +283,20 @@ def outline_status_get(
                 condition=Q(module__steps__progress__learner_id=learner_id),
             )
         )
-        .values_list("enrolled_at", "mine__step_id", "mine__status", "mine__last_event_at")
+        .values(
+            "enrolled_at",
+            step_id=F("mine__step_id"),
+            status=F("mine__status"),
+            last_event_at=F("mine__last_event_at"),
+        )
     )
     if not joined:
         return None
-    enrolled_at = joined[0][0]
+    enrolled_at = joined[0]["enrolled_at"]
     rows = {
-        step_id: (status, last_event_at)
-        for _, step_id, status, last_event_at in joined
-        if step_id is not None
+        row["step_id"]: (row["status"], row["last_event_at"])
+        for row in joined
+        if row["step_id"] is not None
     }
     status_by_step = {step.id: rows.get(step.id, (_NOT_STARTED,))[0] for step in steps}
     resume_id = resume_step(

@@ -1,8 +1,7 @@
 """What other apps may ask of the reviews app (spaced repetition).
 
 The progress service calls ``cards_for_step_ensure`` inside its transaction when a learner
-completes a step; the quick-check service calls ``quick_check_rated`` for a self-rating; the
-accounts services call ``reminder_next_at`` when reminder preferences change.
+completes a step; the quick-check service calls ``quick_check_rated`` for a self-rating.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ import datetime
 from lms.privacy import export_rows
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
-from reviews.services import reminders as _reminders
 
 
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
@@ -39,16 +37,6 @@ def quick_check_rated(
         rating=rating,
         at=at,
     )
-
-
-def reminder_next_at(*, learner, changed_at: datetime.datetime) -> datetime.datetime | None:
-    """The value of ``next_reminder_at`` for a learner whose reminder preferences (time zone,
-    reminder time, quiet hours, reminder e-mail on/off, address, active) were set at
-    ``changed_at``: their next reminder instant, or None when they get no reminders.
-
-    ``learner`` is the account with the new values (saved or not); no query.
-    """
-    return _reminders.reminder_next_at(learner=learner, changed_at=changed_at)
 
 
 def learner_export(learner_id: int) -> dict:

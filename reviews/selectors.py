@@ -1,50 +1,67 @@
 """Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications.
 
-Every function runs a fixed number of queries, whatever the number of cards or reviews.
+Every function runs a fixed number of queries, whatever the number of cards or reviews. The
+live-card rule is written once here (``live_cards_q``); the plain-SQL reads are reviews.sql.
 """
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from typing import Protocol
 
-from django.db import connection
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
+from courses.data import RetiredContent
 from lms.errors import NotFound
-from lms.sql import aware, datetime_param
+from lms.local_time import local_day, zone_info
+from reviews import sql
 from reviews.models import Notification, ReviewCard, ReviewLog
-from reviews.scheduling import (
-    CardState,
-    IntervalPreview,
-    intervals_preview,
-    local_day,
-    zone_info,
-)
+from reviews.scheduling import IntervalPreview, intervals_preview
+
+
+class Learner(Protocol):
+    """What the reads need of a learner: an accounts User (a request's) or the
+    accounts.data.ReviewPreferences another process reads through accounts.api."""
+
+    id: int
+    time_zone: str
+    desired_retention: float
+    new_cards_per_day: int
+    reviews_per_day: int
+
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
 HEATMAP_DAYS = 90
 
-# Cards in the queue: not suspended by an admin, and their content still in the course: a
-# definition card's step is active, a quick-check card's quick check is still in its module.
-# Written as "not one of the few dead ones" (hashed subqueries) rather than a join of every
-# card to its step and quick check: a learner with 10,000 cards has ~1,400 due, and the joins
-# made the due counts cost milliseconds per request (bench/results/latest.md, due queue).
-LIVE_CARDS = Q(suspended=False) & ~(
-    Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=courses_api.steps_not_active_query())
-    | Q(
-        kind=ReviewCard.Kind.QUICK_CHECK,
-        quick_check_id__in=courses_api.quick_checks_inactive_query(),
+
+def live_cards_q(retired: RetiredContent) -> Q:
+    """The "live card" rule, written once: a card can be reviewed when an admin has not suspended
+    it and its content is still in the course (a definition card's step is active, a quick-check
+    card's quick check still in its module). The plain-SQL reads are generated from this Q
+    (reviews.sql).
+
+    Written as "not one of the few retired ones", by id, rather than a join of every card to its
+    step and quick check: a learner with 10,000 cards has ~1,400 due, and the joins made the due
+    counts cost milliseconds per request (bench/results/latest.md, due queue).
+    """
+    return Q(suspended=False) & ~(
+        Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=retired.step_ids)
+        | Q(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id__in=retired.quick_check_ids)
     )
-)
+
+
+def _live_cards_now() -> Q:
+    # The retired content's ids come from a per-process cache of a second (courses.api).
+    return live_cards_q(courses_api.retired_content())
 
 
 def live_cards(*, learner_id: int) -> QuerySet[ReviewCard]:
     """The learner's cards that can be reviewed (suspended and retired content left out)."""
-    return ReviewCard.objects.filter(LIVE_CARDS, learner_id=learner_id)
+    return ReviewCard.objects.filter(_live_cards_now(), learner_id=learner_id)
 
 
 @dataclass(frozen=True)
@@ -71,11 +88,11 @@ class DailyBudget:
         return review_count, min(due_new, self.new_left, self.reviews_left - review_count)
 
 
-def daily_budget(*, learner, at: datetime.datetime) -> DailyBudget:
+def daily_budget(*, learner: Learner, at: datetime.datetime) -> DailyBudget:
     """Today's review counts against the learner's limits (one query)."""
     day = local_day(time_zone=learner.time_zone, at=at)
     counts = ReviewLog.objects.filter(
-        learner_id=learner.pk,
+        learner_id=learner.id,
         source=ReviewLog.Source.REVIEW,
         reviewed_at__gte=day.start,
         reviewed_at__lt=day.end,
@@ -122,11 +139,11 @@ class _DueCounts:
     new_count: int
 
 
-def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
+def _due_counts(*, learner: Learner, at: datetime.datetime) -> _DueCounts:
     """Today's budget and the due counts within it (two queries)."""
     budget = daily_budget(learner=learner, at=at)
     counts = (
-        live_cards(learner_id=learner.pk)
+        live_cards(learner_id=learner.id)
         .filter(due__lte=at)
         .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
     )
@@ -136,137 +153,79 @@ def _due_counts(*, learner, at: datetime.datetime) -> _DueCounts:
     )
 
 
-# The due queue in one round trip of plain SQL (portable: PostgreSQL and SQLite): today's review
-# counts, the counts of the learner's live due cards (~1,400 for a heavy learner, counted from
-# the covering due index alone) and the next page of cards with their state and fronts. Built
-# with the ORM these were three queries whose construction cost several times the database's
-# work (bench/results/latest.md, due queue). Tests check it against LIVE_CARDS and due_count.
-_FRONT_JOINS, _FRONT_TERM, _FRONT_QUESTION = courses_api.card_fronts_join_sql(
-    step_id="card.step_id", quick_check_id="card.quick_check_id"
-)
-# A card of the learner that is due and live (LIVE_CARDS, written out over the covering due
-# index's columns, so PostgreSQL reads the index alone).
-_LIVE_DUE = f"""c.learner_id = %(learner)s AND c.due <= %(at)s AND NOT c.suspended
-      AND NOT (c.kind = '{ReviewCard.Kind.DEFINITION.value}'
-               AND c.step_id IN ({courses_api.STEPS_NOT_ACTIVE_SQL}))
-      AND NOT (c.kind = '{ReviewCard.Kind.QUICK_CHECK.value}'
-               AND c.quick_check_id IN ({courses_api.QUICK_CHECKS_INACTIVE_SQL}))"""
-_CARDS = ReviewCard._meta.db_table
-# The page: seen cards (oldest due first), then new ones. Each half walks the due index in order
-# and stops after ``limit`` cards, instead of sorting every due card; the new half is skipped
-# when the counts found no new card (a learner in steady use has none).
-_DUE_QUEUE_SQL = f"""
-WITH today AS (
-    SELECT COUNT(*) AS reviewed,
-           COALESCE(SUM(CASE WHEN l.before_last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
-    FROM {ReviewLog._meta.db_table} l
-    WHERE l.learner_id = %(learner)s AND l.source = '{ReviewLog.Source.REVIEW.value}'
-      AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
-),
-counts AS (
-    SELECT COUNT(*) AS total,
-           COALESCE(SUM(CASE WHEN c.last_review IS NULL THEN 1 ELSE 0 END), 0) AS new
-    FROM {_CARDS} c WHERE {_LIVE_DUE}
-),
-seen AS (
-    SELECT c.id, 0 AS is_new, c.due FROM {_CARDS} c
-    WHERE {_LIVE_DUE} AND c.last_review IS NOT NULL
-    ORDER BY c.due, c.id LIMIT %(limit)s
-),
-fresh AS (
-    SELECT c.id, 1 AS is_new, c.due FROM {_CARDS} c
-    WHERE {_LIVE_DUE} AND c.last_review IS NULL AND (SELECT new FROM counts) > 0
-    ORDER BY c.due, c.id LIMIT %(limit)s
-),
-page AS (
-    SELECT id, is_new, due FROM seen UNION ALL SELECT id, is_new, due FROM fresh
-    ORDER BY is_new, due, id LIMIT %(limit)s
-)
-SELECT today.reviewed, today.new, counts.total, counts.new,
-       card.id, card.kind, card.state, card.learning_step, card.stability, card.difficulty,
-       card.due, card.last_review, {_FRONT_TERM}, {_FRONT_QUESTION}
-FROM today
-CROSS JOIN counts
-LEFT JOIN page ON 1 = 1
-LEFT JOIN {_CARDS} card ON card.id = page.id
-{_FRONT_JOINS}
-ORDER BY page.is_new, page.due, page.id
-"""
-
-
-def due_queue(*, learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT) -> DueQueue:
+def due_queue(
+    *, learner: Learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT
+) -> DueQueue:
     """The due count and the next ``limit`` cards (front only) with each rating's interval.
 
-    One query. Cards already seen come first (oldest due first), then new cards up to today's
-    new-card budget.
+    One query; the retired content's ids and the cards' fronts come from courses.api's caches of
+    a second (two more queries when cold). Cards already seen come first (oldest due first), then
+    new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _DUE_QUEUE_SQL,
-            {
-                "learner": learner.pk,
-                "at": datetime_param(at),
-                "day_start": datetime_param(day.start),
-                "day_end": datetime_param(day.end),
-                "limit": limit,
-            },
-        )
-        rows = cursor.fetchall()
-    reviewed_today, new_today, total, new_total = rows[0][:4]
+    page = sql.due_queue_read(
+        learner_id=learner.id,
+        at=at,
+        day_start=day.start,
+        day_end=day.end,
+        limit=limit,
+        live=_live_cards_now(),
+    )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
         reviews_per_day=learner.reviews_per_day,
-        reviewed_today=reviewed_today,
-        new_today=new_today,
+        reviewed_today=page.reviewed_today,
+        new_today=page.new_today,
     )
-    review_count, new_count = budget.split(due=total, due_new=new_total)
+    review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
     take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = new_count
-    cards = []
-    for row in rows[:take] if rows[0][4] is not None else ():
-        card_id, kind, state_value, learning_step, stability, difficulty, due, last_review = row[
-            4:12
-        ]
-        state = CardState(
-            state=state_value,
-            learning_step=learning_step,
-            stability=stability,
-            difficulty=difficulty,
-            due=aware(due),
-            last_review=aware(last_review),
-        )
-        if state.is_new:
+    shown = []
+    for card in page.cards[:take]:
+        if card.state.is_new:
             if new_allowed == 0:
                 continue
             new_allowed -= 1
-        cards.append(
-            DueCard(
-                id=card_id,
-                kind=kind,
-                front=row[12] if kind == ReviewCard.Kind.DEFINITION else row[13],
-                state=state_value,
-                is_new=state.is_new,
-                due=state.due,
-                intervals=intervals_preview(
-                    state=state, at=at, desired_retention=learner.desired_retention
-                ),
-            )
+        shown.append(card)
+    # The fronts of the shown cards: a definition card shows its step's term, a quick-check card
+    # its question (courses.api; warm, no query).
+    fronts = courses_api.card_fronts(
+        step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
+        quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+    )
+    cards = [
+        DueCard(
+            id=card.id,
+            kind=card.kind,
+            front=(
+                fronts.step_terms[card.step_id]
+                if card.kind == ReviewCard.Kind.DEFINITION
+                else fronts.quick_check_questions[card.quick_check_id]
+            ),
+            state=card.state.state,
+            is_new=card.state.is_new,
+            due=card.state.due,
+            intervals=intervals_preview(
+                state=card.state, at=at, desired_retention=learner.desired_retention
+            ),
         )
+        for card in shown
+    ]
     return DueQueue(
         due_count=review_count + new_count,
         new_count=new_count,
         review_count=review_count,
-        due_total=total,
+        due_total=page.due_total,
         budget=budget,
         cards=cards,
     )
 
 
-def due_count(*, learner, at: datetime.datetime) -> int:
-    """What a reminder announces: cards reviewable now within today's limits (two queries)."""
+def due_count(*, learner: Learner, at: datetime.datetime) -> int:
+    """What a reminder announces: cards reviewable now within today's limits (two queries, and
+    the retired content's ids when courses.api's cache is cold)."""
     counts = _due_counts(learner=learner, at=at)
     return counts.review_count + counts.new_count
 
@@ -342,7 +301,7 @@ class ReviewStats:
     per_day: list[DayCount]
 
 
-def review_stats(*, learner, at: datetime.datetime) -> ReviewStats:
+def review_stats(*, learner: Learner, at: datetime.datetime) -> ReviewStats:
     """Due today, reviewed today, the streak, a 90-day heatmap and the recall share.
 
     Two queries: the review counts grouped by local day (over all time, so a streak longer than
@@ -350,10 +309,10 @@ def review_stats(*, learner, at: datetime.datetime) -> ReviewStats:
     Only reviews from the review queue count, not quick-check self-ratings.
     """
     today = local_day(time_zone=learner.time_zone, at=at)
-    due_today = live_cards(learner_id=learner.pk).filter(due__lt=today.end).count()
+    due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
     rows = (
         ReviewLog.objects.filter(
-            learner_id=learner.pk, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
+            learner_id=learner.id, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
         )
         .annotate(day=TruncDate("reviewed_at", tzinfo=zone_info(learner.time_zone)))
         .values("day")

@@ -1,5 +1,5 @@
 """Celery tasks of the reviews app: the reminder planner (every 15 minutes, via beat) and the
-digest sender. Thin wrappers around reviews.services.reminders."""
+digest sender. Thin wrappers around reviews.services.reminder_planning and reminder_sending."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from celery import shared_task
 from django.core.mail import get_connection
 from django.utils import timezone
 
-from reviews.services import reminders
+from reviews.services import reminder_planning, reminder_sending
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def _enqueue(digest_ids: list[int], now: datetime.datetime) -> None:
 @shared_task(ignore_result=True)
 def reminders_plan(now: str | None = None) -> dict:
     """Claim and enqueue the reminder digests due now (``now``: ISO instant, for tests/replays)."""
-    report = reminders.reminders_plan(now=_parse(now), enqueue=_enqueue)
+    report = reminder_planning.reminders_plan(now=_parse(now), enqueue=_enqueue)
     logger.info("reminder planner: %s", report)
     return asdict(report)
 
@@ -70,12 +70,14 @@ def reminder_digests_send(self, digest_ids: list[int], now: str | None = None) -
             try:
                 # One SMTP session for the chunk (open() is a no-op once connected).
                 connection.open()
-                outcome = reminders.reminder_digest_send(
+                outcome = reminder_sending.reminder_digest_send(
                     digest_id=digest_id, now=at, connection=connection
                 )
             except OSError as exc:
                 error = exc
-                reminders.reminder_digest_attempt_failed(digest_id=digest_id, error=repr(exc))
+                reminder_sending.reminder_digest_attempt_failed(
+                    digest_id=digest_id, error=repr(exc)
+                )
                 with contextlib.suppress(OSError):
                     connection.close()
                 if _message_specific(exc):
@@ -91,7 +93,7 @@ def reminder_digests_send(self, digest_ids: list[int], now: str | None = None) -
 
     if failed:
         if self.request.retries >= REMINDER_SEND_MAX_RETRIES:
-            reminders.reminder_digests_fail(digest_ids=failed, error=repr(error))
+            reminder_sending.reminder_digests_fail(digest_ids=failed, error=repr(error))
             logger.error("giving up on %d reminder digests: %r", len(failed), error)
         else:
             countdown = min(

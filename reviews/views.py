@@ -6,7 +6,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from lms.errors import InvalidInput
-from reviews.services.reminders import reminder_email_unsubscribe
+from reviews.services.reminder_unsubscribe import reminder_email_unsubscribe
 
 
 @csrf_exempt  # RFC 8058: mail clients POST "List-Unsubscribe=One-Click" without cookies.

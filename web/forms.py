@@ -5,10 +5,17 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
+from django.utils.formats import number_format
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.services import user_authenticate_by_login
 from lms.errors import DomainError
+
+# A retention as the page's language writes it (0.80 / 0,80), when the form is shown.
+_retention_text = lazy(lambda value: number_format(value, decimal_pos=2), str)
 
 
 class SignUpForm(forms.Form):
@@ -127,9 +134,19 @@ class SettingsForm(forms.Form):
     )
     desired_retention = forms.FloatField(
         label=_("Desired retention"),
-        help_text=_(
-            "How sure you want to be to remember a card when it comes back: 0.80 to 0.97. "
-            "Higher means more reviews."
+        help_text=format_lazy(
+            _(
+                "How sure you want to be to remember a card when it comes back: {low} to "
+                "{high}. Higher means more reviews."
+            ),
+            low=_retention_text(DESIRED_RETENTION_MIN),
+            high=_retention_text(DESIRED_RETENTION_MAX),
         ),
-        widget=forms.NumberInput(attrs={"step": "0.01", "min": "0.80", "max": "0.97"}),
+        widget=forms.NumberInput(
+            attrs={
+                "step": "0.01",
+                "min": f"{DESIRED_RETENTION_MIN:.2f}",
+                "max": f"{DESIRED_RETENTION_MAX:.2f}",
+            }
+        ),
     )

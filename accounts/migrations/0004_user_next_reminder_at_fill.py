@@ -7,14 +7,14 @@ import datetime
 from django.db import migrations
 from django.utils import timezone
 
-# reviews.services.reminders.REMINDER_LOOKBACK when this was written (a migration keeps its value).
+# The planner's REMINDER_LOOKBACK when this was written (a migration keeps its value).
 LOOKBACK = datetime.timedelta(minutes=30)
 BATCH = 1000
 
 
 def next_reminder_fill(apps, schema_editor):
     # The pure time arithmetic the planner uses (no models): the same instants it will compute.
-    from reviews.scheduling import ReminderSchedule
+    from lms.local_time import ReminderSchedule
 
     User = apps.get_model("accounts", "User")
     after = timezone.now() - LOOKBACK

@@ -1,24 +1,9 @@
-"""Schedule quizzes.tasks.exam_attempts_finalize_expired every minute (django-celery-beat)."""
+"""Schedule quizzes.tasks.exam_attempts_finalize_expired every minute (django-celery-beat); the
+schedule is defined in lms/periodic_tasks.py."""
 
 from django.db import migrations
 
-TASK_NAME = "quizzes: finalize expired exam attempts"
-TASK = "quizzes.tasks.exam_attempts_finalize_expired"
-
-
-def schedule(apps, schema_editor):
-    IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    every_minute, _ = IntervalSchedule.objects.get_or_create(every=1, period="minutes")
-    PeriodicTask.objects.update_or_create(
-        name=TASK_NAME,
-        defaults={"task": TASK, "interval": every_minute, "enabled": True},
-    )
-
-
-def unschedule(apps, schema_editor):
-    PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
-    PeriodicTask.objects.filter(name=TASK_NAME).delete()
+from lms.periodic_tasks import EXAM_ATTEMPTS_FINALIZE, periodic_task_migration
 
 
 class Migration(migrations.Migration):
@@ -27,4 +12,4 @@ class Migration(migrations.Migration):
         ("django_celery_beat", "0019_alter_periodictasks_options"),
     ]
 
-    operations = [migrations.RunPython(schedule, unschedule)]
+    operations = [migrations.RunPython(*periodic_task_migration(EXAM_ATTEMPTS_FINALIZE))]

@@ -1,2 +1,2 @@
-"""Business actions of the reviews app, one module per area: cards, reviewing, reminders,
-notifications."""
+"""Business actions of the reviews app, one module per area: cards, reviewing, reminder planning,
+reminder sending, reminder unsubscribe, notifications."""

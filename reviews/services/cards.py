@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import datetime
 
-from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import transaction
 
+from accounts import api as accounts_api
+from accounts.data import DEFAULT_DESIRED_RETENTION
 from courses import api as courses_api
 from lms.errors import InvalidInput
-from lms.sql import datetime_param
+from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import QUICK_CHECK_RATINGS, CardState, card_review
+from reviews.scheduling import CARD_STATE_FIELDS, QUICK_CHECK_RATINGS, CardState, card_review
 
 
 def _new_card(
@@ -21,7 +22,6 @@ def _new_card(
     quick_check_id: int | None,
     at: datetime.datetime,
 ) -> ReviewCard:
-    state = CardState.new(at=at)
     return ReviewCard(
         learner_id=learner_id,
         kind=(
@@ -29,13 +29,8 @@ def _new_card(
         ),
         step_id=step_id,
         quick_check_id=quick_check_id,
-        state=state.state,
-        learning_step=state.learning_step,
-        stability=state.stability,
-        difficulty=state.difficulty,
-        due=state.due,
-        last_review=state.last_review,
         created_at=at,
+        **CardState.new(at=at).columns(),
     )
 
 
@@ -86,12 +81,14 @@ def quick_check_rating_record(
     )
     if card.last_review is not None:
         return card
-    retention = (
-        get_user_model().objects.filter(pk=learner_id).values_list("desired_retention", flat=True)
-    ).first()
-    before = card_state_of(card=card)
+    preferences = accounts_api.review_preferences(learner_id)
+    retention = preferences.desired_retention if preferences else DEFAULT_DESIRED_RETENTION
+    before = CardState.from_columns(card)
     after = card_review(
-        state=before, rating=int(fsrs_rating), at=at, desired_retention=retention or 0.9
+        state=before,
+        rating=int(fsrs_rating),
+        at=at,
+        desired_retention=retention,
     )
     ReviewLog.objects.create(
         card=card,
@@ -105,82 +102,22 @@ def quick_check_rating_record(
     return card
 
 
+# The log keeps the whole state before the review (for undo) and what it needs of the state after
+# it (the result a replayed client review id returns; the new last review is the review's time).
+_LOG_FIELDS = frozenset(field.name for field in ReviewLog._meta.concrete_fields)
+_LOG_AFTER_FIELDS = [name for name in CARD_STATE_FIELDS if f"after_{name}" in _LOG_FIELDS]
+
+
 def log_states(*, before: CardState, after: CardState) -> dict:
     """The before/after columns of a ReviewLog row."""
-    return {
-        "before_state": before.state,
-        "before_learning_step": before.learning_step,
-        "before_stability": before.stability,
-        "before_difficulty": before.difficulty,
-        "before_due": before.due,
-        "before_last_review": before.last_review,
-        "after_state": after.state,
-        "after_stability": after.stability,
-        "after_difficulty": after.difficulty,
-        "after_due": after.due,
-    }
-
-
-def card_state_of(*, card: ReviewCard) -> CardState:
-    """The card's FSRS state as stored in its columns (the inverse of ``card_state_apply``)."""
-    return CardState(
-        state=card.state,
-        learning_step=card.learning_step,
-        stability=card.stability,
-        difficulty=card.difficulty,
-        due=card.due,
-        last_review=card.last_review,
-    )
+    columns = before.columns(prefix="before_")
+    for name in _LOG_AFTER_FIELDS:
+        columns[f"after_{name}"] = getattr(after, name)
+    return columns
 
 
 def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
     """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
-    card.state = state.state
-    card.learning_step = state.learning_step
-    card.stability = state.stability
-    card.difficulty = state.difficulty
-    card.due = state.due
-    card.last_review = state.last_review
-    with connection.cursor() as cursor:
-        cursor.execute(*card_state_update(card_id=card.pk, state=state))
-
-
-# Every review ends with this UPDATE; plain SQL, because building it with the ORM cost more CPU
-# than PostgreSQL spent running it (bench/results/latest.md, submit a review).
-_CARD_STATE_UPDATE_SQL = (
-    f"UPDATE {ReviewCard._meta.db_table} SET state = %s, learning_step = %s, stability = %s, "
-    "difficulty = %s, due = %s, last_review = %s WHERE id = %s"
-)
-
-
-def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
-    """The UPDATE of a card to ``state`` as (SQL, params), to run on its own or along another
-    statement (lms.sql.row_insert)."""
-    return _CARD_STATE_UPDATE_SQL, [
-        state.state,
-        state.learning_step,
-        state.stability,
-        state.difficulty,
-        datetime_param(state.due),
-        datetime_param(state.last_review),
-        card_id,
-    ]
-
-
-def card_state_update_if(
-    *, card_id: int, learner_id: int, before: CardState, state: CardState
-) -> tuple[str, list]:
-    """That UPDATE, matching only while the card still has the ``before`` state (every review
-    sets a new due and last review time): a compare-and-swap."""
-    sql, params = card_state_update(card_id=card_id, state=state)
-    return (
-        f"{sql} AND learner_id = %s AND state = %s AND due = %s "
-        "AND last_review IS NOT DISTINCT FROM %s",
-        [
-            *params,
-            learner_id,
-            before.state,
-            datetime_param(before.due),
-            datetime_param(before.last_review),
-        ],
-    )
+    for name, value in state.columns().items():
+        setattr(card, name, value)
+    sql.card_state_write(card_id=card.pk, state=state)

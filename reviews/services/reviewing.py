@@ -11,10 +11,11 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from lms.errors import Conflict, InvalidInput, NotFound
-from lms.sql import aware, row_insert, row_insert_if_updated
+from lms.sql import row_insert, row_insert_if_updated
+from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
 from reviews.scheduling import CardState, card_review
-from reviews.services.cards import card_state_update, card_state_update_if, log_states
+from reviews.services.cards import log_states
 
 
 @dataclass(frozen=True)
@@ -60,18 +61,6 @@ def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
     return _result(log, replayed=True)
 
 
-# Read the card and look up a replay of the client review id in one statement, locking the card
-# on the locked path. Plain SQL: the ORM's version (select_for_update with a Subquery annotation)
-# cost more CPU to build than the review's FSRS arithmetic and both other statements together
-# (bench/results/latest.md).
-_CARD_READ_SQL = (
-    f"SELECT c.state, c.learning_step, c.stability, c.difficulty, c.due, c.last_review, "
-    f"(SELECT l.id FROM {ReviewLog._meta.db_table} l "
-    f"WHERE l.learner_id = c.learner_id AND l.client_review_id = %s LIMIT 1) "
-    f"FROM {ReviewCard._meta.db_table} c WHERE c.id = %s AND c.learner_id = %s"
-)
-
-
 @dataclass(frozen=True)
 class _Review:
     """One review as asked for, before either path applies it."""
@@ -83,17 +72,8 @@ class _Review:
     client_review_id: str
     at: datetime.datetime
 
-    def applied_to(self, row: tuple) -> tuple[ReviewLog, CardState, CardState]:
-        """The unsaved log, and the card's state before and after, from the card's columns as
-        read by ``_card_read``."""
-        before = CardState(
-            state=row[0],
-            learning_step=row[1],
-            stability=row[2],
-            difficulty=row[3],
-            due=aware(row[4]),
-            last_review=aware(row[5]),
-        )
+    def applied_to(self, before: CardState) -> tuple[ReviewLog, CardState]:
+        """The unsaved log and the card's state after the review of a card in state ``before``."""
         after = card_review(
             state=before,
             rating=self.rating,
@@ -111,18 +91,16 @@ class _Review:
             client_review_id=self.client_review_id,
             **log_states(before=before, after=after),
         )
-        return log, before, after
+        return log, after
 
 
-def _card_read(review: _Review, *, lock: bool) -> tuple | None:
-    """(state columns…, id of an earlier log with this client review id) of the card, locked
-    where asked and the database can."""
-    sql = _CARD_READ_SQL
-    if lock and connection.features.has_select_for_update:
-        sql += " FOR UPDATE OF c"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [review.client_review_id, review.card_id, review.learner.pk])
-        return cursor.fetchone()
+def _card_read(review: _Review, *, lock: bool) -> sql.CardRead | None:
+    return sql.card_read(
+        card_id=review.card_id,
+        learner_id=review.learner.pk,
+        client_review_id=review.client_review_id,
+        lock=lock,
+    )
 
 
 def review_record(
@@ -159,22 +137,21 @@ def review_record(
             return result
     try:
         with transaction.atomic():
-            row = _card_read(review, lock=True)
-            if row is None:
+            read = _card_read(review, lock=True)
+            if read is None:
                 earlier = ReviewLog.objects.filter(
                     learner_id=learner.pk, client_review_id=client_review_id
                 ).first()
                 if earlier is not None:
                     return _replay(card_id=card_id, log=earlier)
                 raise NotFound("You have no review card with this id.", code="card_not_found")
-            replayed_log_id = row[6]
-            if replayed_log_id is not None:
-                earlier = ReviewLog.objects.get(id=replayed_log_id)
+            if read.replayed_log_id is not None:
+                earlier = ReviewLog.objects.get(id=read.replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
 
-            log, _, after = review.applied_to(row)
+            log, after = review.applied_to(read.state)
             # The log and the card's new state: one round trip on PostgreSQL.
-            row_insert(log, along=card_state_update(card_id=card_id, state=after))
+            row_insert(log, along=sql.card_state_update(card_id=card_id, state=after))
             return _result(log, replayed=False)
     except IntegrityError:
         # Two requests with the same client review id for different cards raced past the
@@ -196,12 +173,12 @@ def _review_record_unlocked(review: _Review) -> ReviewResult | None:
     reviewed meanwhile by another request, or that request's same client review id winning the
     unique constraint. BEGIN, the row lock and COMMIT were half a review's statements.
     """
-    row = _card_read(review, lock=False)
-    if row is None or row[6] is not None:
+    read = _card_read(review, lock=False)
+    if read is None or read.replayed_log_id is not None:
         return None
-    log, before, after = review.applied_to(row)
-    update = card_state_update_if(
-        card_id=review.card_id, learner_id=review.learner.pk, before=before, state=after
+    log, after = review.applied_to(read.state)
+    update = sql.card_state_update_if(
+        card_id=review.card_id, learner_id=review.learner.pk, before=read.state, state=after
     )
     # Inside a caller's transaction a failed statement needs a savepoint to roll back to;
     # outside one (a request) the statement is its own transaction.
@@ -240,12 +217,7 @@ def review_undo(*, learner) -> UndoResult:
     if log is None:
         raise Conflict("There is no review to undo.", code="nothing_to_undo")
     ReviewCard.objects.filter(id=log.card_id, learner_id=learner.pk).update(
-        state=log.before_state,
-        learning_step=log.before_learning_step,
-        stability=log.before_stability,
-        difficulty=log.before_difficulty,
-        due=log.before_due,
-        last_review=log.before_last_review,
+        **CardState.from_columns(log, prefix="before_").columns()
     )
     ReviewLog.objects.filter(id=log.pk).delete()
     return UndoResult(

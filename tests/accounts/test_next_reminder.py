@@ -13,9 +13,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from accounts.services import user_register, user_update
-from reviews.scheduling import ReminderSchedule
-from reviews.services import reminders
+from accounts.reminders import REMINDER_LOOKBACK
+from accounts.services import reminder_schedules_reset, user_register, user_update
+from lms.local_time import ReminderSchedule
+from reviews.services import reminder_unsubscribe
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def assert_upcoming(user: User, local_time: datetime.time) -> None:
     at = local_next(user)
     now = timezone.now()
     assert at.time() == local_time
-    assert now - reminders.REMINDER_LOOKBACK < at <= now + datetime.timedelta(days=1)
+    assert now - REMINDER_LOOKBACK < at <= now + datetime.timedelta(days=1)
 
 
 @pytest.fixture
@@ -149,7 +150,9 @@ def test_an_admin_edit_moves_it_and_deactivating_clears_it(client, lena):
 
 
 def test_unsubscribing_clears_it(lena):
-    reminders.reminder_email_unsubscribe(token=reminders.reminder_unsubscribe_token(lena.pk))
+    reminder_unsubscribe.reminder_email_unsubscribe(
+        token=reminder_unsubscribe.reminder_unsubscribe_token(lena.pk)
+    )
     lena.refresh_from_db()
     assert lena.reminder_email is False and lena.next_reminder_at is None
 
@@ -204,8 +207,8 @@ def test_the_data_migration_fills_existing_accounts(accounts_of_every_kind):
     fill.next_reminder_fill(apps, None)
     after = timezone.now()
     for user in User.objects.all():
-        expected_early = _expected(user, before - reminders.REMINDER_LOOKBACK)
-        expected_late = _expected(user, after - reminders.REMINDER_LOOKBACK)
+        expected_early = _expected(user, before - REMINDER_LOOKBACK)
+        expected_late = _expected(user, after - REMINDER_LOOKBACK)
         assert user.next_reminder_at in {expected_early, expected_late}, user.username
     assert set(User.objects.filter(next_reminder_at=None).values_list("username", flat=True)) == {
         "off",
@@ -216,7 +219,7 @@ def test_the_data_migration_fills_existing_accounts(accounts_of_every_kind):
 
 def test_reminder_schedules_reset_stores_the_first_instant_after(accounts_of_every_kind):
     after = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=UTC)
-    assert reminders.reminder_schedules_reset(after=after, batch_size=2) == 5
+    assert reminder_schedules_reset(after=after, batch_size=2) == 5
     stored = {user.username: user.next_reminder_at for user in User.objects.all()}
     assert stored == {user.username: _expected(user, after) for user in User.objects.all()}
     # 07:00 in Tokyo on 13 June; the owl's 23:00 moved to the end of the quiet hours, 07:00.

@@ -247,7 +247,7 @@ def _html_pages(world):
 
 
 def test_every_html_page_works_under_the_content_security_policy(world, subtests):
-    from reviews.services.reminders import reminder_unsubscribe_token
+    from reviews.services.reminder_unsubscribe import reminder_unsubscribe_token
 
     clients = {"anonymous": Client(), CANARY: Client(), "staff": Client()}
     clients[CANARY].force_login(world.a.user)

@@ -12,9 +12,10 @@ import pytest
 from django.core import mail, signing
 from django.test import Client
 
+from lms.local_time import zone_info
 from reviews import api
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
-from reviews.services import reminders
+from reviews.services import reminder_planning, reminder_sending, reminder_unsubscribe
 
 pytestmark = pytest.mark.django_db
 
@@ -25,15 +26,15 @@ BERLIN_1805 = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=UTC)
 TOKYO_1805 = datetime.datetime(2030, 6, 12, 9, 5, tzinfo=UTC)
 
 
-def plan(now: datetime.datetime, *, send: bool = True) -> reminders.PlannerReport:
+def plan(now: datetime.datetime, *, send: bool = True) -> reminder_planning.PlannerReport:
     """Run the planner; its enqueue sends each digest right away (or drops it: a lost task)."""
 
     def enqueue(ids: list[int], at: datetime.datetime) -> None:
         if send:
             for digest_id in ids:
-                reminders.reminder_digest_send(digest_id=digest_id, now=at)
+                reminder_sending.reminder_digest_send(digest_id=digest_id, now=at)
 
-    return reminders.reminders_plan(now=now, enqueue=enqueue)
+    return reminder_planning.reminders_plan(now=now, enqueue=enqueue)
 
 
 def sent_to(address: str) -> list:
@@ -153,10 +154,12 @@ def test_at_most_one_digest_per_local_day_however_often_the_planner_runs(studyin
 def test_a_send_task_run_twice_sends_once(studying):
     learner = studying("lena")
     claimed: list[int] = []
-    reminders.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
     (digest_id,) = claimed
-    assert reminders.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805) == "sent"
-    assert reminders.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805) == "not_claimed"
+    assert reminder_sending.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805) == "sent"
+    assert (
+        reminder_sending.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805) == "not_claimed"
+    )
     assert len(sent_to(learner.email)) == 1
     assert Notification.objects.filter(learner=learner).count() == 1
     assert ReminderDigest.objects.get(id=digest_id).attempts == 1
@@ -170,7 +173,9 @@ def test_a_lost_send_task_is_enqueued_again_by_a_later_planner_run(studying):
     # Two minutes later the task may still be on its way: not enqueued again yet.
     assert plan(BERLIN_1805 + datetime.timedelta(minutes=2)).dispatched == 0
     assert mail.outbox == []
-    report = plan(BERLIN_1805 + reminders.REMINDER_RESEND_AFTER + datetime.timedelta(minutes=1))
+    report = plan(
+        BERLIN_1805 + reminder_planning.REMINDER_RESEND_AFTER + datetime.timedelta(minutes=1)
+    )
     assert report.dispatched == 1
     assert len(sent_to(learner.email)) == 1
     digest.refresh_from_db()
@@ -180,7 +185,7 @@ def test_a_lost_send_task_is_enqueued_again_by_a_later_planner_run(studying):
 def test_a_claim_too_old_to_be_useful_is_skipped(studying):
     learner = studying("lena")
     plan(BERLIN_1805, send=False)
-    plan(BERLIN_1805 + reminders.REMINDER_MAX_DELAY + datetime.timedelta(minutes=1))
+    plan(BERLIN_1805 + reminder_sending.REMINDER_MAX_DELAY + datetime.timedelta(minutes=1))
     assert sent_to(learner.email) == []
     digest = ReminderDigest.objects.get(learner=learner)
     assert (digest.status, digest.last_error) == ("skipped", "too_late")
@@ -203,7 +208,7 @@ def _run_day(start: datetime.datetime, end: datetime.datetime) -> None:
 def test_the_day_the_clock_changes_sends_exactly_one(studying, local_date, hours):
     night = studying("night", time_zone="Europe/Berlin", reminder_time=datetime.time(2, 30))
     evening = studying("evening", time_zone="Europe/Berlin")
-    from reviews.scheduling import local_day_of
+    from lms.local_time import local_day_of
 
     day = local_day_of(time_zone="Europe/Berlin", date=local_date)
     assert day.end - day.start == datetime.timedelta(hours=hours)
@@ -322,7 +327,7 @@ def test_the_send_step_skips_a_learner_who_reviewed_or_unsubscribed_after_the_cl
     reviewer = studying("reviewer")
     leaver = studying("leaver")
     claimed: list[int] = []
-    reminders.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
     card = ReviewCard.objects.filter(learner=reviewer).first()
     ReviewLog.objects.create(
         card=card,
@@ -338,7 +343,7 @@ def test_the_send_step_skips_a_learner_who_reviewed_or_unsubscribed_after_the_cl
     )
     type(leaver).objects.filter(pk=leaver.pk).update(reminder_email=False)
     for digest_id in claimed:
-        reminders.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805)
+        reminder_sending.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805)
     assert mail.outbox == []
     reasons = dict(ReminderDigest.objects.values_list("learner__username", "last_error"))
     assert reasons == {"reviewer": "reviewed_today", "leaver": "reminders_off"}
@@ -361,7 +366,7 @@ def test_one_click_unsubscribe_without_log_in(studying):
 
 def test_rfc8058_one_click_post_and_a_bad_token(studying):
     learner = studying("lena", language="en")
-    token = reminders.reminder_unsubscribe_token(learner.pk)
+    token = reminder_unsubscribe.reminder_unsubscribe_token(learner.pk)
     client = Client(enforce_csrf_checks=True)
     response = client.post(f"/reminders/unsubscribe/{token}/", {"List-Unsubscribe": "One-Click"})
     assert response.status_code == 200 and "Reminders are off" in response.content.decode()
@@ -370,7 +375,7 @@ def test_rfc8058_one_click_post_and_a_bad_token(studying):
 
     other = studying("other")
     # The other learner's id in the payload, with this learner's signature.
-    other_payload = signing.dumps({"learner": other.pk}, salt=reminders.UNSUBSCRIBE_SALT)
+    other_payload = signing.dumps({"learner": other.pk}, salt=reminder_unsubscribe.UNSUBSCRIBE_SALT)
     forged = other_payload.split(":")[0] + token[len(token.split(":")[0]) :]
     assert forged != token and forged != other_payload
     for bad in (forged, token[:-2], "nonsense"):
@@ -381,7 +386,7 @@ def test_rfc8058_one_click_post_and_a_bad_token(studying):
 
 
 def test_the_review_link_of_the_email_leads_to_the_review_page(client):
-    response = client.get(urlparse(reminders.REVIEW_PAGE_PATH).path)
+    response = client.get(urlparse(reminder_sending.REVIEW_PAGE_PATH).path)
     assert response.status_code == 302
     assert response["Location"] == "/review/"
 
@@ -479,30 +484,39 @@ def test_a_preference_change_saved_during_a_run_is_kept(studying, monkeypatch):
     from accounts.services import user_update
 
     learner = studying("lena")
-    chunk_plan = reminders._chunk_plan
+    chunk_plan = reminder_planning._chunk_plan
 
     def plan_while_the_learner_saves_settings(learners, **kwargs):
         result = chunk_plan(learners, **kwargs)
         user_update(user=learner, changes={"reminder_time": datetime.time(20, 0)})
         return result
 
-    monkeypatch.setattr(reminders, "_chunk_plan", plan_while_the_learner_saves_settings)
+    monkeypatch.setattr(reminder_planning, "_chunk_plan", plan_while_the_learner_saves_settings)
     plan(BERLIN_1805)
     saved = learner.next_reminder_at
     learner.refresh_from_db()
     assert learner.next_reminder_at == saved != BERLIN_1800_TOMORROW
-    assert learner.next_reminder_at.astimezone(reminders.zone_info("Europe/Berlin")).time() == (
+    assert learner.next_reminder_at.astimezone(zone_info("Europe/Berlin")).time() == (
         datetime.time(20, 0)
     )
 
 
 def test_claims_are_split_where_a_statement_takes_few_parameters(studying, monkeypatch):
     """SQLite before 3.32 takes 999 parameters per statement: there the claims of a chunk go in
-    several INSERTs (PostgreSQL passes them as two arrays, whatever their number)."""
+    several INSERTs (PostgreSQL passes them as arrays, whatever their number)."""
     from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
-    monkeypatch.setattr(connection.features, "max_query_params", 10)  # 3 claims a statement
+    # The statement's own 11 parameters and 3 per claim: 3 claims a statement.
+    monkeypatch.setattr(connection.features, "max_query_params", 20)
     learners = [studying(f"l{i}") for i in range(7)]
-    report = plan(BERLIN_1805)
+    with CaptureQueriesContext(connection) as queries:
+        report = plan(BERLIN_1805)
     assert report.candidates == 7 and len(mail.outbox) == 7
+    claim_inserts = [
+        query
+        for query in queries
+        if query["sql"].startswith('INSERT INTO "reviews_reminderdigest"')
+    ]
+    assert len(claim_inserts) == (1 if connection.vendor == "postgresql" else 3)
     assert ReminderDigest.objects.filter(learner__in=learners, status="sent").count() == 7

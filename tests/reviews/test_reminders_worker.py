@@ -29,7 +29,7 @@ from django.test import Client
 
 from reviews import api, tasks
 from reviews.models import Notification, ReminderDigest, ReviewCard
-from reviews.services import reminders
+from reviews.services import reminder_planning
 
 pytestmark = [
     pytest.mark.postgres,
@@ -239,7 +239,7 @@ def test_planner_twice_and_two_planners_at_once_send_one_email(worker, smtp, stu
         from django.db import connection
 
         try:
-            reminders.reminders_plan(now=later, enqueue=tasks._enqueue)
+            reminder_planning.reminders_plan(now=later, enqueue=tasks._enqueue)
         except BaseException as exc:
             errors.append(exc)
         finally:
@@ -260,7 +260,7 @@ def test_planner_twice_and_two_planners_at_once_send_one_email(worker, smtp, stu
 def test_a_send_task_delivered_twice_sends_one_email(worker, smtp, studying):
     learner = studying("lena")
     claimed: list[int] = []
-    reminders.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
     assert len(claimed) == 1
     kwargs = {"digest_ids": claimed, "now": BERLIN_1805.isoformat()}
     first = tasks.reminder_digests_send.apply_async(kwargs=kwargs)
@@ -275,7 +275,7 @@ def test_a_send_task_delivered_twice_sends_one_email(worker, smtp, studying):
 def test_a_task_lost_with_its_worker_is_sent_by_the_next_planner_run(worker, smtp, studying):
     learner = studying("lena")
     # The planner claimed and enqueued, then the message was lost (worker killed, broker wiped).
-    reminders.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: None)
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: None)
     assert ReminderDigest.objects.get().status == "claimed"
     run_planner(worker, BERLIN_1805 + datetime.timedelta(minutes=15))
     assert len(smtp.to(learner.email)) == 1

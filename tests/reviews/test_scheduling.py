@@ -1,4 +1,4 @@
-"""FSRS conversion, interval previews, local days across DST, quiet hours: plain Python."""
+"""FSRS conversion and interval previews: plain Python."""
 
 from __future__ import annotations
 
@@ -7,15 +7,7 @@ import datetime
 import fsrs
 import pytest
 
-from reviews.scheduling import (
-    CardState,
-    card_review,
-    in_quiet_hours,
-    intervals_preview,
-    local_day,
-    local_day_of,
-    scheduler_for,
-)
+from reviews.scheduling import CardState, card_review, intervals_preview, scheduler_for
 
 UTC = datetime.UTC
 AT = datetime.datetime(2030, 6, 12, 10, 0, tzinfo=UTC)
@@ -117,50 +109,3 @@ def test_cached_previews_equal_fsrs_for_many_states_and_review_times():
         preview = intervals_preview(state=state, at=at, desired_retention=retention)
         assert [p.seconds for p in preview] == _fsrs_preview(state, at, retention), (state, at)
         assert all(p.due == at + datetime.timedelta(seconds=p.seconds) for p in preview)
-
-
-@pytest.mark.parametrize(
-    ("zone", "date", "hours"),
-    [
-        ("Europe/Berlin", datetime.date(2030, 3, 31), 23),
-        ("Europe/Berlin", datetime.date(2030, 10, 27), 25),
-        ("Europe/Berlin", datetime.date(2030, 6, 12), 24),
-        ("Asia/Tokyo", datetime.date(2030, 3, 31), 24),
-    ],
-)
-def test_local_days_have_their_real_length(zone, date, hours):
-    day = local_day_of(time_zone=zone, date=date)
-    assert day.end - day.start == datetime.timedelta(hours=hours)
-    assert day.start.tzinfo == UTC
-
-
-def test_local_day_of_an_instant():
-    late = datetime.datetime(2030, 6, 12, 22, 30, tzinfo=UTC)  # 00:30 on 13 June in Berlin
-    assert local_day(time_zone="Europe/Berlin", at=late).date == datetime.date(2030, 6, 13)
-    assert local_day(time_zone="UTC", at=late).date == datetime.date(2030, 6, 12)
-    assert local_day(time_zone="Asia/Tokyo", at=late).start == datetime.datetime(
-        2030, 6, 12, 15, 0, tzinfo=UTC
-    )
-    # An unknown zone name (a stale row) counts as UTC instead of failing.
-    assert local_day(time_zone="Mars/Olympus", at=late).date == datetime.date(2030, 6, 12)
-
-
-T = datetime.time
-
-
-@pytest.mark.parametrize(
-    ("at", "start", "end", "quiet"),
-    [
-        (T(18, 0), T(17, 0), T(19, 0), True),
-        (T(19, 0), T(17, 0), T(19, 0), False),
-        (T(17, 0), T(17, 0), T(19, 0), True),
-        (T(23, 0), T(22, 0), T(7, 0), True),
-        (T(6, 59), T(22, 0), T(7, 0), True),
-        (T(7, 0), T(22, 0), T(7, 0), False),
-        (T(12, 0), T(22, 0), T(7, 0), False),
-        (T(12, 0), None, T(7, 0), False),
-        (T(12, 0), T(7, 0), T(7, 0), False),
-    ],
-)
-def test_quiet_hours(at, start, end, quiet):
-    assert in_quiet_hours(at=at, start=start, end=end) is quiet

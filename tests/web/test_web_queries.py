@@ -26,6 +26,13 @@ def count_queries(client, url: str) -> int:
     return len(context.captured_queries)
 
 
+def warm_count_queries(client, url: str) -> int:
+    """The queries of a page visited right before, as on a busy server: the per-process caches of
+    a second (courses.api: retired content, card fronts; lms.content_cache) are warm."""
+    count_queries(client, url)
+    return count_queries(client, url)
+
+
 def fill_learner_data(learner, course) -> None:
     """All 32 steps completed, their review cards created and reviewed, notes and ratings."""
     from progress.models import StepProgress
@@ -115,13 +122,13 @@ def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course
     cards_for_step_ensure(learner_id=enrolled.pk, step_id=first.pk, at=timezone.now())
     for url in PAGES:
         count_queries(client, url)  # warm-up: first visits record progress, create policies
-    few = {url: count_queries(client, url) for url in PAGES}
+    few = {url: warm_count_queries(client, url) for url in PAGES}
 
     from progress.models import StepProgress
 
     StepProgress.objects.filter(learner=enrolled).delete()
     fill_learner_data(enrolled, course)
-    many = {url: count_queries(client, url) for url in PAGES}
+    many = {url: warm_count_queries(client, url) for url in PAGES}
     assert many == few
     # And the budgets stay small.
     for url, count in few.items():

@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from reviews import api as reviews_api
+from accounts import api as accounts_api
 
 DEMO_USERS = (
     # username, password, is_staff
@@ -25,7 +25,7 @@ class Command(BaseCommand):
             user.is_staff = user.is_superuser = is_staff
             user.display_name = "Lena Lernende" if not is_staff else "Demo Admin"
             user.set_password(password)
-            user.next_reminder_at = reviews_api.reminder_next_at(
+            user.next_reminder_at = accounts_api.reminder_next_at(
                 learner=user, changed_at=timezone.now()
             )
             user.save()

@@ -1,5 +1,6 @@
-"""A learner's reminder instants (reviews.scheduling.ReminderSchedule): one per local day, across
-DST changes and quiet hours, and the same instants PostgreSQL's AT TIME ZONE gives."""
+"""A learner's local time (lms.local_time): local days across DST, quiet hours, and the reminder
+instants (ReminderSchedule): one per local day, across DST changes and quiet hours, and the same
+instants PostgreSQL's AT TIME ZONE gives."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import datetime
 
 import pytest
 
-from reviews.scheduling import ReminderSchedule
+from lms.local_time import ReminderSchedule, in_quiet_hours, local_day, local_day_of
 
 UTC = datetime.UTC
 DAY = datetime.timedelta(days=1)
@@ -142,3 +143,50 @@ def test_the_instants_agree_with_postgresql_at_time_zone():
             (expected,) = cursor.fetchone()
             schedule = ReminderSchedule(time_zone=zone, reminder_time=time)
             assert schedule.instant_on(day) == expected, (zone, day, time)
+
+
+@pytest.mark.parametrize(
+    ("zone", "date", "hours"),
+    [
+        ("Europe/Berlin", datetime.date(2030, 3, 31), 23),
+        ("Europe/Berlin", datetime.date(2030, 10, 27), 25),
+        ("Europe/Berlin", datetime.date(2030, 6, 12), 24),
+        ("Asia/Tokyo", datetime.date(2030, 3, 31), 24),
+    ],
+)
+def test_local_days_have_their_real_length(zone, date, hours):
+    day = local_day_of(time_zone=zone, date=date)
+    assert day.end - day.start == datetime.timedelta(hours=hours)
+    assert day.start.tzinfo == UTC
+
+
+def test_local_day_of_an_instant():
+    late = datetime.datetime(2030, 6, 12, 22, 30, tzinfo=UTC)  # 00:30 on 13 June in Berlin
+    assert local_day(time_zone="Europe/Berlin", at=late).date == datetime.date(2030, 6, 13)
+    assert local_day(time_zone="UTC", at=late).date == datetime.date(2030, 6, 12)
+    assert local_day(time_zone="Asia/Tokyo", at=late).start == datetime.datetime(
+        2030, 6, 12, 15, 0, tzinfo=UTC
+    )
+    # An unknown zone name (a stale row) counts as UTC instead of failing.
+    assert local_day(time_zone="Mars/Olympus", at=late).date == datetime.date(2030, 6, 12)
+
+
+T = datetime.time
+
+
+@pytest.mark.parametrize(
+    ("at", "start", "end", "quiet"),
+    [
+        (T(18, 0), T(17, 0), T(19, 0), True),
+        (T(19, 0), T(17, 0), T(19, 0), False),
+        (T(17, 0), T(17, 0), T(19, 0), True),
+        (T(23, 0), T(22, 0), T(7, 0), True),
+        (T(6, 59), T(22, 0), T(7, 0), True),
+        (T(7, 0), T(22, 0), T(7, 0), False),
+        (T(12, 0), T(22, 0), T(7, 0), False),
+        (T(12, 0), None, T(7, 0), False),
+        (T(12, 0), T(7, 0), T(7, 0), False),
+    ],
+)
+def test_quiet_hours(at, start, end, quiet):
+    assert in_quiet_hours(at=at, start=start, end=end) is quiet

@@ -1,0 +1,69 @@
+"""Every Celery beat schedule of Lernpfad, defined in this one place.
+
+Beat runs django-celery-beat's DatabaseScheduler (``CELERY_BEAT_SCHEDULER``): each schedule is a
+row admins see and change in the admin ("Periodic tasks"). The apps' data migrations install
+these definitions (quizzes 0002, reviews 0002) and never overwrite a row that exists, so an
+admin's change survives; reversing a migration removes its row. Tasks are named by their Celery
+names, so this module imports no app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PeriodicTaskDefinition:
+    name: str  # the row's name in the admin
+    task: str  # the Celery task's name
+    every_minutes: int
+    description: str = ""
+
+
+EXAM_ATTEMPTS_FINALIZE = PeriodicTaskDefinition(
+    name="quizzes: finalize expired exam attempts",
+    task="quizzes.tasks.exam_attempts_finalize_expired",
+    every_minutes=1,
+)
+REMINDERS_PLAN = PeriodicTaskDefinition(
+    name="reviews: plan reminder digests",
+    task="reviews.tasks.reminders_plan",
+    every_minutes=15,
+    description=(
+        "Claims the daily review digests whose local reminder time fell in the last 30 minutes "
+        "and enqueues their sending; also re-enqueues claims whose task was lost. Safe to run "
+        "more often or twice at once."
+    ),
+)
+PERIODIC_TASKS = (EXAM_ATTEMPTS_FINALIZE, REMINDERS_PLAN)
+
+_Migration = Callable[[Any, Any], None]
+
+
+def periodic_task_migration(definition: PeriodicTaskDefinition) -> tuple[_Migration, _Migration]:
+    """(forward, backward) for ``migrations.RunPython``: install the schedule's row unless it
+    exists, and delete it."""
+
+    def install(apps, schema_editor) -> None:
+        IntervalSchedule = apps.get_model("django_celery_beat", "IntervalSchedule")
+        PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+        interval, _ = IntervalSchedule.objects.get_or_create(
+            every=definition.every_minutes, period="minutes"
+        )
+        PeriodicTask.objects.get_or_create(
+            name=definition.name,
+            defaults={
+                "task": definition.task,
+                "interval": interval,
+                "enabled": True,
+                "description": definition.description,
+            },
+        )
+
+    def remove(apps, schema_editor) -> None:
+        PeriodicTask = apps.get_model("django_celery_beat", "PeriodicTask")
+        PeriodicTask.objects.filter(name=definition.name).delete()
+
+    return install, remove

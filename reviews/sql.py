@@ -1,0 +1,465 @@
+"""The plain SQL of the reviews app, in one place.
+
+Why plain SQL: these statements run on every due-queue request, every review and every planner
+chunk, and building them with the ORM cost more CPU than the database spent answering them
+(bench/results/latest.md: due queue, submit a review, reminder planner). Everything else in the
+app uses the ORM.
+
+How: table and column names come from the models' ``_meta`` (never typed by hand), every value is
+a bound parameter, and rows are read by column name onto the frozen row types below
+(``lms.sql.rows_as``/``row_as``): no statement reads a column by its position. Portable:
+PostgreSQL and SQLite.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, models
+from django.db.models import Q
+
+from lms.sql import aware, datetime_param, row_as, rows_as
+from reviews.models import ReminderDigest, ReviewCard, ReviewLog
+from reviews.scheduling import CARD_STATE_FIELDS, CardState
+
+_quote = connection.ops.quote_name
+
+
+class _Names:
+    """A model's quoted table name and its quoted column names by field name
+    (``_cards.learner`` is the card table's learner_id column)."""
+
+    def __init__(self, model: type[models.Model]) -> None:
+        self._meta = model._meta
+        self.table = _quote(model._meta.db_table)
+
+    def __getattr__(self, field_name: str) -> str:
+        if field_name.startswith("_"):
+            raise AttributeError(field_name)
+        return _quote(self._meta.get_field(field_name).column)
+
+
+_cards = _Names(ReviewCard)
+_logs = _Names(ReviewLog)
+_digests = _Names(ReminderDigest)
+
+# The card's state columns (the one mapping: CardState.columns), as read with plain SQL.
+_STATE_COLUMNS = ", ".join(
+    f"{{alias}}.{getattr(_cards, name)} AS {_quote(name)}" for name in CARD_STATE_FIELDS
+)
+_STATE_TIMESTAMPS = frozenset(
+    name
+    for name in CARD_STATE_FIELDS
+    if isinstance(ReviewCard._meta.get_field(name), models.DateTimeField)
+)
+
+
+def _card_state(row: Any) -> CardState:
+    """The CardState in a row read with plain SQL (its timestamps aware, as the ORM's are)."""
+    return CardState(
+        **{
+            name: aware(getattr(row, name)) if name in _STATE_TIMESTAMPS else getattr(row, name)
+            for name in CARD_STATE_FIELDS
+        }
+    )
+
+
+def _state_columns(alias: str) -> str:
+    return _STATE_COLUMNS.format(alias=alias)
+
+
+# --- card conditions: a rule written once as a Q, as plain SQL --------------------------------
+
+
+@functools.lru_cache(maxsize=16)
+def _card_condition(q: Q, alias: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    """``q`` as a plain-SQL condition on the card table under ``alias``, and its parameters (name,
+    value). For rules that must exist as a Q (the ORM's reads) and as SQL
+    (reviews.selectors.live_cards_q): the SQL is generated from the Q, never written beside it.
+
+    Knows ANDs, ORs and NOTs of exact and ``__in`` lookups on card fields. A boolean field is
+    tested as itself (``NOT c.suspended``), as PostgreSQL estimates it best; a set of ``__in``
+    values is one parameter whatever its size (PostgreSQL: an array; SQLite: a JSON array), so
+    the statement stays the same when the set changes. Cached by the Q's value: the rule over the
+    same content renders once.
+    """
+    params: list[tuple[str, Any]] = []
+
+    def render(node: Q) -> str:
+        parts = []
+        for child in node.children:
+            if isinstance(child, Q):
+                parts.append(f"({render(child)})")
+                continue
+            lookup, value = child
+            name, _, operator = lookup.partition("__")
+            field = ReviewCard._meta.get_field(name)
+            column = f"{alias}.{_quote(field.column)}"
+            key = f"card_condition_{len(params)}"
+            if operator == "" and isinstance(field, models.BooleanField):
+                parts.append(column if value else f"NOT {column}")
+            elif operator == "":
+                params.append((key, field.get_db_prep_value(value, connection)))
+                parts.append(f"{column} = %({key})s")
+            elif operator == "in" and connection.vendor == "postgresql":
+                params.append((key, sorted(value)))
+                parts.append(f"{column} = ANY(%({key})s::{field.db_type(connection)}[])")
+            elif operator == "in":
+                params.append((key, json.dumps(sorted(value))))
+                parts.append(f"{column} IN (SELECT value FROM json_each(%({key})s))")
+            else:
+                raise ValueError(f"{lookup}: only exact and __in lookups are written as SQL here")
+        sql = f" {node.connector} ".join(parts) or "1 = 1"
+        return f"NOT ({sql})" if node.negated else sql
+
+    return render(q), tuple(params)
+
+
+# --- the due queue ----------------------------------------------------------------------------
+#
+# The due queue in one round trip (reviews.selectors.due_queue): today's review counts, the
+# counts of the learner's live due cards (~1,400 for a heavy learner, counted from the covering
+# due index alone) and the next page of cards with their state. Built with the ORM these were
+# three queries whose construction cost several times the database's work. The live-card rule
+# comes in as its Q and is generated into the statement (``_card_condition``) over the covering
+# due index's columns, so PostgreSQL reads the index alone; the content it leaves out comes as ids
+# (courses.api.retired_content), no statement names another app's table.
+
+
+@functools.lru_cache(maxsize=16)
+def _due_queue_sql(live: str) -> str:
+    # A card of the learner that is due and live.
+    live_due = f"c.{_cards.learner} = %(learner)s AND c.{_cards.due} <= %(at)s AND {live}"
+    # The page: seen cards (oldest due first), then new ones. Each half walks the due index in
+    # order and stops after ``limit`` cards, instead of sorting every due card; the new half is
+    # skipped when the counts found no new card (a learner in steady use has none).
+    return f"""
+WITH today AS (
+    SELECT COUNT(*) AS reviewed,
+           COALESCE(SUM(CASE WHEN l.{_logs.before_last_review} IS NULL THEN 1 ELSE 0 END), 0)
+               AS new
+    FROM {_logs.table} l
+    WHERE l.{_logs.learner} = %(learner)s AND l.{_logs.source} = %(review)s
+      AND l.{_logs.reviewed_at} >= %(day_start)s AND l.{_logs.reviewed_at} < %(day_end)s
+),
+counts AS (
+    SELECT COUNT(*) AS total,
+           COALESCE(SUM(CASE WHEN c.{_cards.last_review} IS NULL THEN 1 ELSE 0 END), 0) AS new
+    FROM {_cards.table} c WHERE {live_due}
+),
+seen AS (
+    SELECT c.{_cards.id} AS id, 0 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
+    WHERE {live_due} AND c.{_cards.last_review} IS NOT NULL
+    ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
+),
+fresh AS (
+    SELECT c.{_cards.id} AS id, 1 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
+    WHERE {live_due} AND c.{_cards.last_review} IS NULL AND (SELECT new FROM counts) > 0
+    ORDER BY c.{_cards.due}, c.{_cards.id} LIMIT %(limit)s
+),
+page AS (
+    SELECT id, is_new, due FROM seen UNION ALL SELECT id, is_new, due FROM fresh
+    ORDER BY is_new, due, id LIMIT %(limit)s
+)
+SELECT today.reviewed AS reviewed_today, today.new AS new_today,
+       counts.total AS due_total, counts.new AS due_new,
+       card.{_cards.id} AS id, card.{_cards.kind} AS kind, card.{_cards.step} AS step_id,
+       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")}
+FROM today
+CROSS JOIN counts
+LEFT JOIN page ON 1 = 1
+LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
+ORDER BY page.is_new, page.due, page.id
+"""
+
+
+@dataclass(frozen=True)
+class _DueQueueRow:
+    reviewed_today: int
+    new_today: int
+    due_total: int
+    due_new: int
+    # The page's card; all None when the page is empty (the counts still come).
+    id: int | None
+    kind: str | None
+    step_id: int | None
+    quick_check_id: int | None
+    state: int | None
+    learning_step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: Any
+    last_review: Any
+
+
+@dataclass(frozen=True)
+class DueQueueCard:
+    id: int
+    kind: str
+    step_id: int
+    quick_check_id: int | None
+    state: CardState
+
+
+@dataclass(frozen=True)
+class DueQueuePage:
+    """Today's review counts, the live due counts and the next page of due cards."""
+
+    reviewed_today: int
+    new_today: int
+    due_total: int
+    due_new: int
+    cards: list[DueQueueCard]
+
+
+def due_queue_read(
+    *,
+    learner_id: int,
+    at: datetime.datetime,
+    day_start: datetime.datetime,
+    day_end: datetime.datetime,
+    limit: int,
+    live: Q,
+) -> DueQueuePage:
+    """One statement: the learner's cards that are due and ``live`` (the live-card rule as a Q),
+    seen ones first (oldest due first), then new ones, ``limit`` at most."""
+    params: dict[str, Any] = {
+        "learner": learner_id,
+        "at": datetime_param(at),
+        "day_start": datetime_param(day_start),
+        "day_end": datetime_param(day_end),
+        "limit": limit,
+        "review": ReviewLog.Source.REVIEW.value,
+    }
+    live_sql, live_params = _card_condition(live, "c")
+    params.update(live_params)
+    sql = _due_queue_sql(live_sql)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = rows_as(cursor, _DueQueueRow)
+    first = rows[0]
+    return DueQueuePage(
+        reviewed_today=first.reviewed_today,
+        new_today=first.new_today,
+        due_total=first.due_total,
+        due_new=first.due_new,
+        cards=[
+            DueQueueCard(
+                id=row.id,
+                kind=row.kind,
+                step_id=row.step_id,
+                quick_check_id=row.quick_check_id,
+                state=_card_state(row),
+            )
+            for row in rows
+            if row.id is not None
+        ],
+    )
+
+
+# --- a review: the card read and the card's new state ------------------------------------------
+
+# Read the card and look up a replay of the client review id in one statement, locking the card
+# on the locked path. The ORM's version (select_for_update with a Subquery annotation) cost more
+# CPU to build than the review's FSRS arithmetic and both other statements together.
+_CARD_READ_SQL = (
+    f"SELECT {_state_columns('c')}, "
+    f"(SELECT l.{_logs.id} FROM {_logs.table} l "
+    f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
+    f"LIMIT 1) AS replayed_log_id "
+    f"FROM {_cards.table} c WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
+)
+
+
+@dataclass(frozen=True)
+class _CardReadRow:
+    state: int
+    learning_step: int | None
+    stability: float | None
+    difficulty: float | None
+    due: Any
+    last_review: Any
+    replayed_log_id: int | None
+
+
+@dataclass(frozen=True)
+class CardRead:
+    """A learner's card as a review reads it, and an earlier log with the same client review id."""
+
+    state: CardState
+    replayed_log_id: int | None
+
+
+def card_read(
+    *, card_id: int, learner_id: int, client_review_id: str, lock: bool
+) -> CardRead | None:
+    """The card's state (locked where asked and the database can), or None if the learner has no
+    such card; one statement."""
+    sql = _CARD_READ_SQL
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF c"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [client_review_id, card_id, learner_id])
+        row = row_as(cursor, _CardReadRow)
+    if row is None:
+        return None
+    return CardRead(state=_card_state(row), replayed_log_id=row.replayed_log_id)
+
+
+# Every review ends with this UPDATE: building it with the ORM cost more CPU than PostgreSQL spent
+# running it.
+_CARD_STATE_UPDATE_SQL = (
+    f"UPDATE {_cards.table} SET "
+    + ", ".join(f"{getattr(_cards, name)} = %s" for name in CARD_STATE_FIELDS)
+    + f" WHERE {_cards.id} = %s"
+)
+
+
+def _state_param(name: str, value: Any) -> Any:
+    # The state's timestamps as the driver expects them; its numbers as they are.
+    return datetime_param(value) if name in _STATE_TIMESTAMPS else value
+
+
+def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
+    """The UPDATE of a card to ``state`` as (SQL, params), to run along another statement
+    (lms.sql.row_insert) or on its own (``card_state_write``)."""
+    return _CARD_STATE_UPDATE_SQL, [
+        *(_state_param(name, value) for name, value in state.columns().items()),
+        card_id,
+    ]
+
+
+def card_state_update_if(
+    *, card_id: int, learner_id: int, before: CardState, state: CardState
+) -> tuple[str, list]:
+    """That UPDATE, matching only while the card still has the ``before`` state (every review
+    sets a new due and last review time): a compare-and-swap."""
+    sql, params = card_state_update(card_id=card_id, state=state)
+    return (
+        f"{sql} AND {_cards.learner} = %s AND {_cards.state} = %s AND {_cards.due} = %s "
+        f"AND {_cards.last_review} IS NOT DISTINCT FROM %s",
+        [
+            *params,
+            learner_id,
+            before.state,
+            datetime_param(before.due),
+            datetime_param(before.last_review),
+        ],
+    )
+
+
+def card_state_write(*, card_id: int, state: CardState) -> None:
+    """Run the card's UPDATE to ``state`` (the caller holds the card's lock)."""
+    with connection.cursor() as cursor:
+        cursor.execute(*card_state_update(card_id=card_id, state=state))
+
+
+# --- reminder claims ---------------------------------------------------------------------------
+
+_CLAIM_COLUMNS = ", ".join(
+    getattr(_digests, name)
+    for name in (
+        "learner",
+        "local_date",
+        "kind",
+        "status",
+        "claimed_at",
+        "enqueued_at",
+        "attempts",
+        "last_error",
+    )
+)
+
+
+@dataclass(frozen=True)
+class ReminderClaim:
+    """A learner whose reminder for ``local_date`` is due, if they have a card due and have not
+    reviewed since that local day began (``day_start``)."""
+
+    learner_id: int
+    local_date: datetime.date
+    day_start: datetime.datetime
+
+
+@dataclass(frozen=True)
+class _ClaimedRow:
+    id: int
+
+
+def reminder_claims_insert(
+    claims: list[ReminderClaim], *, now: datetime.datetime, live: Q
+) -> list[int]:
+    """Insert the claims of the learners who have a ``live`` card (the live-card rule as a Q)
+    due at ``now`` and no review from the review queue since their local day began, stamped as
+    enqueued at ``now``; returns the ids of the new claims, sorted. A claim already there for
+    that local day stays the only one (ON CONFLICT DO NOTHING) and is not returned.
+
+    One statement (per SQLite parameter limit). The planner reads its learners through
+    accounts.api, so this app's facts about them are checked here, one step down an index per
+    candidate: one due card's id and one review's id, or NULL. Not EXISTS: PostgreSQL may run an
+    EXISTS as one hashed pass over every due card of every learner (~150 ms on the benchmark's
+    1.5 M cards). Not bulk_create: it cannot return the ids of rows inserted with
+    ignore_conflicts, and it prepared all ten fields of every claim in Python (about a fifth of
+    a planner run's time). PostgreSQL gets the claims as arrays, SQLite as VALUES.
+    """
+    if not claims:
+        return []
+    params: dict[str, Any] = {
+        "kind": ReminderDigest.Kind.DIGEST.value,
+        "status": ReminderDigest.Status.CLAIMED.value,
+        "now": datetime_param(now),
+        "attempts": 0,
+        "last_error": "",
+        "review": ReviewLog.Source.REVIEW.value,
+    }
+    condition, condition_params = _card_condition(live, "c")
+    params.update(condition_params)
+    sources: list[tuple[str, dict[str, Any]]] = []
+    if connection.vendor == "postgresql":
+        source = (
+            "unnest(%(learners)s::bigint[], %(dates)s::date[], %(day_starts)s::timestamptz[]) "
+            "AS claim(column1, column2, column3)"
+        )
+        claim_params = {
+            "learners": [claim.learner_id for claim in claims],
+            "dates": [claim.local_date for claim in claims],
+            "day_starts": [claim.day_start for claim in claims],
+        }
+        sources.append((source, claim_params))
+    else:
+        # SQLite before 3.32 takes at most 999 parameters per statement (Django assumes so).
+        per_statement = max(1, (connection.features.max_query_params - len(params)) // 3)
+        adapt_date = connection.ops.adapt_datefield_value
+        for start in range(0, len(claims), per_statement):
+            group = claims[start : start + per_statement]
+            rows, claim_params = [], {}
+            for index, claim in enumerate(group):
+                rows.append(f"(%(learner_{index})s, %(date_{index})s, %(day_start_{index})s)")
+                claim_params[f"learner_{index}"] = claim.learner_id
+                claim_params[f"date_{index}"] = adapt_date(claim.local_date)
+                claim_params[f"day_start_{index}"] = datetime_param(claim.day_start)
+            sources.append(("(VALUES " + ", ".join(rows) + ") AS claim", claim_params))
+    ids = []
+    with connection.cursor() as cursor:
+        for source, claim_params in sources:
+            cursor.execute(
+                f"""INSERT INTO {_digests.table} ({_CLAIM_COLUMNS})
+SELECT claim.column1, claim.column2, %(kind)s, %(status)s, %(now)s, %(now)s, %(attempts)s,
+       %(last_error)s
+FROM {source}
+WHERE (SELECT c.{_cards.id} FROM {_cards.table} c
+       WHERE c.{_cards.learner} = claim.column1 AND c.{_cards.due} <= %(now)s AND {condition}
+       LIMIT 1) IS NOT NULL
+  AND (SELECT l.{_logs.id} FROM {_logs.table} l
+       WHERE l.{_logs.learner} = claim.column1 AND l.{_logs.source} = %(review)s
+         AND l.{_logs.reviewed_at} >= claim.column3 AND l.{_logs.reviewed_at} <= %(now)s
+       LIMIT 1) IS NULL
+ON CONFLICT DO NOTHING RETURNING {_digests.id} AS id""",
+                {**params, **claim_params},
+            )
+            ids += [row.id for row in rows_as(cursor, _ClaimedRow)]
+    return sorted(ids)

@@ -1,0 +1,83 @@
+"""What courses.api gives the reviews app: the ids of retired content and the cards' fronts, each
+one query at most, trusted for a second per process and forgotten at once on a content change
+in the process (the step ETags' guarantee)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from courses import api
+from courses.data import CardFronts
+from courses.models import QuickCheck, Step
+from lms.content_cache import content_changed
+
+pytestmark = pytest.mark.django_db
+
+
+def test_retired_content_names_retired_steps_and_inactive_quick_checks(
+    course, django_assert_num_queries
+):
+    step = course.steps.get(number=3)
+    quick_check = QuickCheck.objects.filter(module=course).first()
+    Step.objects.filter(pk=step.pk).update(status=Step.Status.RETIRED)
+    QuickCheck.objects.filter(pk=quick_check.pk).update(is_active=False)
+    with django_assert_num_queries(1):  # both kinds in one read
+        retired = api.retired_content()
+    assert retired.step_ids == {step.pk}
+    assert retired.quick_check_ids == {quick_check.pk}
+    with django_assert_num_queries(0):
+        assert api.retired_content() == retired
+
+
+def test_retired_content_follows_a_change_at_once_here_and_within_a_second_elsewhere(
+    course, monkeypatch
+):
+    step = course.steps.get(number=3)
+    assert api.retired_content().step_ids == frozenset()
+    # Written straight to the table, as another process would: not seen for a second.
+    Step.objects.filter(pk=step.pk).update(status=Step.Status.RETIRED)
+    assert api.retired_content().step_ids == frozenset()
+    now = time.monotonic()
+    monkeypatch.setattr(time, "monotonic", lambda: now + api.CARD_CONTENT_MAX_AGE + 0.01)
+    assert api.retired_content().step_ids == {step.pk}
+    # A change made in this process (an import, an admin edit) is seen at once.
+    Step.objects.filter(pk=step.pk).update(status=Step.Status.ACTIVE)
+    content_changed()
+    assert api.retired_content().step_ids == frozenset()
+
+
+def test_card_fronts_read_what_is_not_cached_in_one_query(course, django_assert_num_queries):
+    steps = list(course.steps.order_by("number")[:3])
+    quick_checks = list(QuickCheck.objects.filter(module=course).order_by("id")[:2])
+    with django_assert_num_queries(1):  # terms and questions in one read
+        fronts = api.card_fronts(
+            step_ids=[step.pk for step in steps[:2]], quick_check_ids=[quick_checks[0].pk]
+        )
+    assert fronts.step_terms == {step.pk: step.term for step in steps[:2]}
+    assert fronts.quick_check_questions == {quick_checks[0].pk: quick_checks[0].question}
+    with django_assert_num_queries(0):
+        again = api.card_fronts(
+            step_ids=[step.pk for step in steps[:2]], quick_check_ids=[quick_checks[0].pk]
+        )
+    assert again == fronts
+    with django_assert_num_queries(1):  # only the ids not read yet
+        more = api.card_fronts(step_ids=[step.pk for step in steps], quick_check_ids=[])
+    assert more.step_terms == {step.pk: step.term for step in steps}
+    with django_assert_num_queries(0):
+        assert api.card_fronts(step_ids=[], quick_check_ids=[]) == CardFronts(
+            step_terms={}, quick_check_questions={}
+        )
+
+
+def test_a_renamed_term_is_a_cards_front_at_once_after_an_edit_in_this_process(course):
+    step = course.steps.get(number=1)
+    assert api.card_fronts(step_ids=[step.pk], quick_check_ids=[]).step_terms == {
+        step.pk: step.term
+    }
+    Step.objects.filter(pk=step.pk).update(term="Anders benannt")
+    content_changed()
+    assert api.card_fronts(step_ids=[step.pk], quick_check_ids=[]).step_terms == {
+        step.pk: "Anders benannt"
+    }
