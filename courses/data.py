@@ -62,6 +62,7 @@ class ModuleOutline:
         return [step.id for step in self.steps]
 
 
+@dataclass(frozen=True)
 class RetiredContent:
     """Course content that has left its course: the ids of the steps no longer active and of the
     quick checks no longer in their module (few rows; other apps leave them out by id)."""
