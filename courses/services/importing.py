@@ -217,7 +217,7 @@ def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: Im
     )
     if module is None:
         raise DocumentError(row.path, 2, f"no module titled {row.module_title!r} is imported")
-    step = module.steps.filter(slug=row.slug, status=Step.Status.ACTIVE).first()
+    step = module.steps.active().filter(slug=row.slug).first()
     if step is None:
         raise DocumentError(
             row.path, 2, f"module {module.slug!r} has no step with the term {row.term!r}"

@@ -9,8 +9,8 @@ those exist only on ``ReviewItemSerializer``, which is filled once the review po
 from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
+from quizzes.data import ResultView, ReviewItem, ReviewItemWithAnswers
 from quizzes.models import ExamPolicy, QuickCheckRating
-from quizzes.selectors import ResultView, ReviewItem, ReviewItemWithAnswers
 
 MAX_ANSWERS_PER_REQUEST = 500
 MAX_KEYS_PER_ANSWER = 26

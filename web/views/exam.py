@@ -18,10 +18,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError
+from quizzes.data import AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
-    AttemptItemView,
-    AttemptView,
-    ReviewItemWithAnswers,
     exam_attempt_get,
     exam_attempt_result_get,
     exam_overview,
