@@ -22,6 +22,7 @@ from lms.privacy import export_rows
 
 __all__ = [
     "REMINDER_LOOKBACK",
+    "demo_user_reset",
     "display_name",
     "display_names",
     "learner_export",
@@ -139,3 +140,10 @@ def user_lock(*, user_id: int) -> bool:
 def user_delete(*, user_id: int) -> None:
     """Delete the account; every row of every app that belongs to it goes with it (CASCADE)."""
     User.objects.filter(pk=user_id).delete()
+
+
+def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+    """Create or reset a demo account (``manage.py demo_setup``)."""
+    return services.demo_user_reset(
+        username=username, password=password, display_name=display_name, is_staff=is_staff
+    )

@@ -317,3 +317,18 @@ def reminder_email_turn_off(*, learner_id: int) -> str | None:
     language = learners.values_list("language", flat=True).first()
     learners.update(reminder_email=False, next_reminder_at=None)
     return language
+
+
+@transaction.atomic
+def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+    """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
+    local use only): the password, the name, staff and superuser flags, the next reminder."""
+    user, _ = User.objects.get_or_create(
+        username=username, defaults={"email": f"{username}@example.org"}
+    )
+    user.is_staff = user.is_superuser = is_staff
+    user.display_name = display_name
+    user.set_password(password)
+    user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
+    user.save()
+    return user

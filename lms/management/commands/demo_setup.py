@@ -1,8 +1,6 @@
 """manage.py demo_setup: create the demo admin and learner and print how to log in."""
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
-from django.utils import timezone
 
 from accounts import api as accounts_api
 
@@ -17,18 +15,13 @@ class Command(BaseCommand):
     help = "Create (or reset) the demo admin and demo learner; for local use only."
 
     def handle(self, *args, **options):
-        User = get_user_model()
         for username, password, is_staff in DEMO_USERS:
-            user, _ = User.objects.get_or_create(
-                username=username, defaults={"email": f"{username}@example.org"}
+            accounts_api.demo_user_reset(
+                username=username,
+                password=password,
+                display_name="Demo Admin" if is_staff else "Lena Lernende",
+                is_staff=is_staff,
             )
-            user.is_staff = user.is_superuser = is_staff
-            user.display_name = "Lena Lernende" if not is_staff else "Demo Admin"
-            user.set_password(password)
-            user.next_reminder_at = accounts_api.reminder_next_at(
-                learner=user, changed_at=timezone.now()
-            )
-            user.save()
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo log-in (local use only):\n"
