@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import NoReturn
 
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
@@ -21,7 +20,7 @@ from courses import api as courses_api
 from progress.models import Enrollment, StepProgress
 from progress.selectors import enrolled_step_id, step_unavailable
 
-# The columns of a progress row read together with the step (see _step_context_lock).
+# The columns of a progress row read together with the step (see step_context_lock).
 PROGRESS_FIELDS = (
     "id",
     "status",
@@ -95,15 +94,11 @@ def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> Step
     )
 
 
-def _raise_missing(*, learner_id: int, module_slug: str, number: int) -> NoReturn:
-    """Say why there is no step context: no module, no such step, or not enrolled."""
-    raise step_unavailable(module_slug=module_slug, number=number, enroll_first=True)
-
-
 def step_context_lock_or_raise(*, learner_id: int, module_slug: str, number: int) -> StepContext:
+    """``step_context_lock``, raising why there is none: no module, no such step, not enrolled."""
     context = step_context_lock(learner_id=learner_id, module_slug=module_slug, number=number)
     if context is None:
-        _raise_missing(learner_id=learner_id, module_slug=module_slug, number=number)
+        raise step_unavailable(module_slug=module_slug, number=number, enroll_first=True)
     return context
 
 

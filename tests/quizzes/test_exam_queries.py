@@ -166,7 +166,7 @@ def test_start_with_all_steps_required_costs_one_more_fixed_query(
         )
         for step in Step.objects.filter(status="active")
     )
-    # courses.api.all_steps_completed: one aggregate over the active steps.
+    # progress.api.all_steps_completed: one query (the enrollment with its step counts).
     with django_assert_num_queries(START_QUERIES + 1):
         attempt = exam.start(learner_api)
     assert len(attempt["items"]) == items_per_attempt
