@@ -17,7 +17,7 @@ from courses.data import (
     StepData,
 )
 from courses.models import Module, QuickCheck, Step, active_step_q
-from courses.selectors import module_outline_get
+from courses.selectors import CONTENT_MAX_AGE, module_outline_get
 from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
 
@@ -86,14 +86,10 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
     return [QuickCheckData(**row) for row in rows]
 
 
-# Which content is retired and what cards show on their front, trusted for a second in each
-# process, like the step ETags (lms.content_cache): the due queue asks on every request, an import
-# or admin edit in this process forgets them at once, other processes serve a change within it.
-CARD_CONTENT_MAX_AGE = 1.0
-_retired_content = ShortLivedCache(
-    name="retired content", max_entries=1, max_age=CARD_CONTENT_MAX_AGE
-)
-_card_fronts = ShortLivedCache(name="card fronts", max_entries=20_000, max_age=CARD_CONTENT_MAX_AGE)
+# Which content is retired and what cards show on their front, trusted for CONTENT_MAX_AGE in
+# each process like the step ETags: the due queue asks on every request.
+_retired_content = ShortLivedCache(name="retired content", max_entries=1, max_age=CONTENT_MAX_AGE)
+_card_fronts = ShortLivedCache(name="card fronts", max_entries=20_000, max_age=CONTENT_MAX_AGE)
 
 
 def _kind(is_quick_check: bool) -> Value:

@@ -55,11 +55,15 @@ def module_id_get(*, slug: str) -> int:
     return module_id
 
 
-# What each step's ETag is now, by (module, number): trusted for a second, so step views and
-# 304s of anonymous readers need no database at all (lms.content_cache). An import or admin edit
-# in this process forgets it at once; other processes serve the change within that second.
-STEP_ETAG_MAX_AGE = 1.0
-_step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=STEP_ETAG_MAX_AGE)
+# How long a process trusts what it read of the course content without asking again: every
+# ShortLivedCache of courses (step ETags, module outlines, retired content, card fronts). An import
+# or admin edit in this process forgets them at once; other processes serve a change within it
+# (README, "Scaling out").
+CONTENT_MAX_AGE = 1.0
+
+# What each step's ETag is now, by (module, number), so step views and 304s of anonymous readers
+# need no database at all (lms.content_cache).
+_step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=CONTENT_MAX_AGE)
 
 
 def step_etag(*, module_slug: str, number: int) -> str | None:
@@ -128,11 +132,9 @@ def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
     )
 
 
-# Module outlines by slug, trusted for a second like the step ETags (lms.content_cache): the
-# progress page reads one on every request, so a warm one costs no query.
-_module_outlines = ShortLivedCache(
-    name="module outlines", max_entries=500, max_age=STEP_ETAG_MAX_AGE
-)
+# Module outlines by slug, trusted for CONTENT_MAX_AGE like the step ETags: the progress page
+# reads one on every request, so a warm one costs no query.
+_module_outlines = ShortLivedCache(name="module outlines", max_entries=500, max_age=CONTENT_MAX_AGE)
 
 
 def module_outline_get(*, slug: str) -> ModuleOutline:

@@ -37,7 +37,7 @@ def test_retired_content_follows_a_change_at_once_here_and_within_a_second_elsew
     # Written straight to the table, as another process would: not seen for a second.
     Step.objects.filter(pk=step.pk).update(status=Step.Status.RETIRED)
     assert api.retired_content().step_ids == frozenset()
-    content_trust_clock(api.CARD_CONTENT_MAX_AGE + 0.01)
+    content_trust_clock(api.CONTENT_MAX_AGE + 0.01)
     assert api.retired_content().step_ids == {step.pk}
     # A change made in this process (an import, an admin edit) is seen at once.
     Step.objects.filter(pk=step.pk).update(status=Step.Status.ACTIVE)

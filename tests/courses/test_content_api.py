@@ -140,7 +140,7 @@ def test_a_step_etag_is_read_again_after_a_second(course, api_client, content_tr
     """A change made by another process (here: written straight to the table, so this process
     is not told) is served once the ETag's second is over, not before."""
     from courses.models import Step
-    from courses.selectors import STEP_ETAG_MAX_AGE
+    from courses.selectors import CONTENT_MAX_AGE
 
     first = api_client.get(MODULE + "steps/3/")
     Step.objects.filter(module__slug="self-hosting-27", number=3).update(
@@ -148,7 +148,7 @@ def test_a_step_etag_is_read_again_after_a_second(course, api_client, content_tr
     )
     still = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert still.status_code == 304
-    content_trust_clock(STEP_ETAG_MAX_AGE + 0.01)
+    content_trust_clock(CONTENT_MAX_AGE + 0.01)
     changed = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert changed.status_code == 200
     assert changed["ETag"] == '"' + "f" * 24 + '"' and changed.json()["term"] == "Anders benannt"

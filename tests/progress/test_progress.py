@@ -403,13 +403,13 @@ def test_a_step_retired_by_another_process_leaves_the_progress_page_within_a_sec
     """The module outline the progress page reads is trusted for a second, like a step's ETag:
     a change another process made (here written straight to the table, so this process is not
     told) shows once that second is over, and not before; one made here shows at once."""
-    from courses.selectors import STEP_ETAG_MAX_AGE
+    from courses.selectors import CONTENT_MAX_AGE
     from lms.content_cache import content_changed
 
     assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 32
     Step.objects.filter(module__slug="self-hosting-27", number=32).update(status="retired")
     assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 32
-    content_trust_clock(STEP_ETAG_MAX_AGE + 0.01)
+    content_trust_clock(CONTENT_MAX_AGE + 0.01)
     assert enrolled.get(MODULE + "progress/").json()["total_steps"] == 31
     Step.objects.filter(module__slug="self-hosting-27", number=31).update(status="retired")
     content_changed()
