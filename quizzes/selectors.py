@@ -202,6 +202,23 @@ def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
     )
 
 
+def _review_item(item: GradedItem, *, with_answers: bool) -> ReviewItem:
+    """An item of a finalized attempt as its review shows it: correctness always, the correct
+    keys and explanation only ``with_answers``."""
+    shown = {
+        "id": item.id,
+        "position": item.position,
+        "selected_keys": item.selected_keys or [],
+        "is_correct": bool(item.is_correct),
+        "score": 1 if item.is_correct else 0,
+    }
+    if with_answers:
+        return ReviewItemWithAnswers(
+            **shown, correct_keys=list(item.correct_keys), explanation=item.explanation
+        )
+    return ReviewItem(**shown)
+
+
 def attempt_result_view(
     *,
     attempt: LearnerAttempt,
@@ -221,30 +238,8 @@ def attempt_result_view(
         attempt_in_progress=not all(attempt_is_finalized(a) for a in attempts),
     )
     review_items = None
-    if level == CORRECTNESS:
-        review_items = [
-            ReviewItem(
-                id=item.id,
-                position=item.position,
-                selected_keys=item.selected_keys or [],
-                is_correct=bool(item.is_correct),
-                score=1 if item.is_correct else 0,
-            )
-            for item in items
-        ]
-    elif level == CORRECT_ANSWERS:
-        review_items = [
-            ReviewItemWithAnswers(
-                id=item.id,
-                position=item.position,
-                selected_keys=item.selected_keys or [],
-                is_correct=bool(item.is_correct),
-                score=1 if item.is_correct else 0,
-                correct_keys=list(item.correct_keys),
-                explanation=item.explanation,
-            )
-            for item in items
-        ]
+    if level in (CORRECTNESS, CORRECT_ANSWERS):
+        review_items = [_review_item(item, with_answers=level == CORRECT_ANSWERS) for item in items]
     return ResultView(
         attempt=attempt.id,
         score_percent=result.score_percent,
