@@ -27,7 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
@@ -206,12 +206,16 @@ def _authenticate(*, request: HttpRequest, username: str, password: str) -> User
 
 def login_locked_error() -> TooManyRequests:
     """The error of a locked log-in, in the request's language, with the wait until it ends."""
+    minutes = max(1, lockout_seconds() // 60)
     return TooManyRequests(
-        gettext(
+        ngettext(
             "Too many failed log-ins for this account or from this network. Wait %(minutes)d "
-            "minutes and try again, or ask a course admin to lift the lock."
+            "minute and try again, or ask a course admin to lift the lock.",
+            "Too many failed log-ins for this account or from this network. Wait %(minutes)d "
+            "minutes and try again, or ask a course admin to lift the lock.",
+            minutes,
         )
-        % {"minutes": max(1, lockout_seconds() // 60)},
+        % {"minutes": minutes},
         code="login_locked",
         detail={"retry_after_seconds": lockout_seconds()},
     )

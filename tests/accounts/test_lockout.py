@@ -245,3 +245,15 @@ def test_the_limits_follow_the_settings(make_learner):
     for number in range(4):
         assert token_post(f"guess{number}", "falsch", address="10.0.0.3").status_code == 400
     assert token_post("guess9", "falsch", address="10.0.0.3").status_code == 429
+
+
+@override_settings(AXES_COOLOFF_TIME=datetime.timedelta(minutes=1))
+def test_the_message_counts_the_minutes(make_learner):
+    make_learner("lena")
+    for _ in range(ACCOUNT_LIMIT):
+        token_post("lena", "falsch-falsch-falsch")
+    refused = token_post("lena", learner_password("lena"), HTTP_ACCEPT_LANGUAGE="en")
+    assert "Wait 1 minute and try again" in refused.json()["error"]["message"]
+    assert refused.json()["error"]["detail"] == {"retry_after_seconds": 60}
+    german = token_post("lena", learner_password("lena"), HTTP_ACCEPT_LANGUAGE="de")
+    assert "Warte 1 Minute und" in german.json()["error"]["message"]
