@@ -1,14 +1,20 @@
 """Admin for accounts: users with their preferences, and devices.
 
 The users list also has "Enroll selected users in a module…": progress.admin adds it, since the
-enrollments it writes are progress' rows.
+enrollments it writes are progress' rows. Setting a password here (the user's "Reset password"
+form) revokes the user's tokens and ends their sessions, as every password change does
+(``User.save``). Log-in lockouts are lifted with the users list's action, or under Axes →
+Access attempts.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from knox.models import AuthToken
 
+from accounts import services
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 
@@ -37,6 +43,22 @@ class UserAdmin(DjangoUserAdmin):
     )
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
     search_fields = ("username", "email", "display_name", "first_name", "last_name")
+    actions = ("login_lockout_lift",)
+
+    @admin.action(description=_("Lift the log-in lockout of the selected users"))
+    def login_lockout_lift(self, request, queryset):
+        usernames = list(queryset.values_list("username", flat=True))
+        lifted = services.login_lockouts_lift(usernames=usernames)
+        self.message_user(
+            request,
+            ngettext(
+                "Lockout lifted: %(count)d failure record forgotten.",
+                "Lockout lifted: %(count)d failure records forgotten.",
+                lifted,
+            )
+            % {"count": lifted},
+            messages.SUCCESS,
+        )
 
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active

@@ -1,5 +1,6 @@
-"""Account writes: registration, profile changes, mobile tokens issued per device, and the
-learners' next reminder instants (``User.next_reminder_at``, which the reminder planner moves on).
+"""Account writes: registration, log-in and password changes, profile changes, mobile tokens
+issued per device, and the learners' next reminder instants (``User.next_reminder_at``, which the
+reminder planner moves on).
 
 Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belongs to one device
 (accounts.Device), so a learner can see and revoke them one by one.
@@ -12,24 +13,30 @@ import datetime
 import functools
 import math
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from axes.utils import reset as axes_reset
 from django.contrib.auth import authenticate, password_validation
+from django.contrib.auth.models import update_last_login
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
 from accounts import sql
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
+from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
-from lms.errors import InvalidInput, NotFound
+from lms.errors import InvalidInput, NotFound, TooManyRequests
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
 NEW_CARDS_PER_DAY_MAX = 500
@@ -153,30 +160,102 @@ def user_register(
         ) from None
 
 
-def user_authenticate(*, password: str, username: str = "", email: str = "") -> User:
-    """The active user with this username (or e-mail address) and password."""
+def user_authenticate(
+    *, request: HttpRequest, password: str, username: str = "", email: str = ""
+) -> User:
+    """The active user with this username (or e-mail address) and password.
+
+    ``request`` is the Django request: django-axes (accounts/lockout.py) counts a failure
+    against the account and the client address, and refuses a locked one (``login_locked``)
+    before the password is checked.
+    """
     login = username.strip()
     if email.strip():
         match = User.objects.filter(email__iexact=email.strip()).values_list("username", flat=True)
         # An unknown address still runs the password hasher (inside authenticate), so the
         # response time does not tell which addresses have an account.
         login = match.first() or email.strip()
-    user = authenticate(username=login, password=password) if login else None
-    if user is None:
-        raise InvalidInput("Username/e-mail or password is wrong.", code="invalid_credentials")
-    return user
+    return _authenticate(request=request, username=login, password=password)
 
 
-def user_authenticate_by_login(*, login: str, password: str) -> User:
+def user_authenticate_by_login(*, request: HttpRequest, login: str, password: str) -> User:
     """The active user for a log-in form's one field: its username, else (when the field holds
     an @) its e-mail address. Usernames may contain @: a username wins over another account's
-    e-mail address."""
+    e-mail address. One password check, so one wrong password is one counted failure."""
+    login = login.strip()
+    username = login
+    if "@" in login:
+        names = list(
+            User.objects.filter(Q(username=login) | Q(email__iexact=login)).values_list(
+                "username", flat=True
+            )
+        )
+        if names and login not in names:
+            username = names[0]
+    return _authenticate(request=request, username=username, password=password)
+
+
+def _authenticate(*, request: HttpRequest, username: str, password: str) -> User:
+    user = authenticate(request, username=username, password=password) if username else None
+    if user is not None:
+        return user
+    if getattr(request, "axes_locked_out", False):
+        raise login_locked_error()
+    raise InvalidInput("Username/e-mail or password is wrong.", code="invalid_credentials")
+
+
+def login_locked_error() -> TooManyRequests:
+    """The error of a locked log-in, in the request's language, with the wait until it ends."""
+    minutes = max(1, lockout_seconds() // 60)
+    return TooManyRequests(
+        ngettext(
+            "Too many failed log-ins for this account or from this network. Wait %(minutes)d "
+            "minute and try again, or ask a course admin to lift the lock.",
+            "Too many failed log-ins for this account or from this network. Wait %(minutes)d "
+            "minutes and try again, or ask a course admin to lift the lock.",
+            minutes,
+        )
+        % {"minutes": minutes},
+        code="login_locked",
+        detail={"retry_after_seconds": lockout_seconds()},
+    )
+
+
+def login_lockouts_lift(*, usernames: Iterable[str]) -> int:
+    """Lift the log-in lock of these accounts (an admin's action): their counted failures are
+    forgotten, from every address (through axes' configured handler). Returns how many failure
+    records went."""
+    return sum(axes_reset(username=name) for name in set(usernames) if name)
+
+
+def password_change(
+    *, request: HttpRequest, user: User, old_password: str, new_password: str
+) -> User:
+    """Change the learner's own password after checking the old one.
+
+    The old password is checked like a log-in (counted by django-axes, refused while the account
+    is locked), so a stolen session cannot be used to guess it; no transaction around that, or
+    a refusal would roll the counted failure back. Saving the new one revokes every token and
+    ends every other browser session (``User.save``); the caller keeps its own session with
+    ``update_session_auth_hash``.
+    """
+    errors = _Errors()
+    if (
+        not old_password
+        or authenticate(request, username=user.get_username(), password=old_password) != user
+    ):
+        if getattr(request, "axes_locked_out", False):
+            raise login_locked_error()
+        errors.add("old_password", gettext("Your current password is not correct."))
     try:
-        return user_authenticate(username=login, password=password)
-    except InvalidInput:
-        if "@" not in login:
-            raise
-        return user_authenticate(email=login, password=password)
+        password_validation.validate_password(new_password, user=user)
+    except ValidationError as error:
+        for message in error.messages:
+            errors.add("new_password", message)
+    errors.raise_if_any()
+    user.set_password(new_password)
+    user.save(update_fields=["password"])
+    return user
 
 
 @transaction.atomic
@@ -238,11 +317,15 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
 
 
 @transaction.atomic
-def token_create(*, user: User, device_name: str = "") -> tuple[AuthToken, str]:
+def token_create(
+    *, user: User, device_name: str = "", request: HttpRequest | None = None
+) -> tuple[AuthToken, str]:
     """Issue a token for one device; returns the row and the token (shown only this once).
 
     A new token for a device name that already has one replaces it (the app was reinstalled);
-    beyond the per-user limit the oldest tokens are revoked.
+    beyond the per-user limit the oldest tokens are revoked. ``request``: the log-in request,
+    for the ``user_logged_in`` signal (last log-in, django-axes); without one (tests, scripts)
+    only the last log-in time is stored.
     """
     name = device_name.strip()[:DEVICE_NAME_MAX_LENGTH]
     now = timezone.now()
@@ -257,7 +340,10 @@ def token_create(*, user: User, device_name: str = "") -> tuple[AuthToken, str]:
             AuthToken.objects.filter(digest__in=surplus).delete()
     instance, token = AuthToken.objects.create(user=user, expiry=knox_settings.TOKEN_TTL)
     Device.objects.create(token=instance, user=user, name=name, created_at=now)
-    user_logged_in.send(sender=user.__class__, request=None, user=user)
+    if request is None:
+        update_last_login(None, user)
+    else:
+        user_logged_in.send(sender=user.__class__, request=request, user=user)
     return instance, token
 
 
@@ -267,8 +353,22 @@ def token_delete(*, token: AuthToken) -> None:
 
 
 def tokens_delete_all(*, user_id: int) -> int:
-    """Revoke every token of the user (log-out everywhere); returns how many there were."""
+    """Revoke every token of the user; returns how many there were."""
     return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
+
+
+@transaction.atomic
+def credentials_revoke(*, user_id: int, sessions: bool) -> int:
+    """The one rule for ending what keeps an account logged in elsewhere: every mobile token,
+    and with ``sessions`` every browser session ("log out everywhere": the account's
+    ``session_epoch`` moves on, so each session's stored auth hash stops matching).
+
+    A password change calls it without ``sessions`` (``User.save``): the new password hash
+    changes the session auth hash by itself. Returns how many tokens were revoked.
+    """
+    if sessions:
+        User.objects.filter(pk=user_id).update(session_epoch=F("session_epoch") + 1)
+    return tokens_delete_all(user_id=user_id)
 
 
 @transaction.atomic

@@ -54,6 +54,15 @@ class InvalidInput(DomainError):
     status_code = status.HTTP_400_BAD_REQUEST
 
 
+class TooManyRequests(DomainError):
+    """Refused until later; ``detail["retry_after_seconds"]`` (if given) also becomes the
+    ``Retry-After`` header, as with DRF's throttles."""
+
+    code = "throttled"
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_message = "Too many requests. Please try again later."
+
+
 # --- the not-found errors every app meets: one wording each --------------------------------
 
 
@@ -103,7 +112,12 @@ _DRF_CODES = {
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF exception handler producing the one error shape."""
     if isinstance(exc, DomainError):
-        return Response(error_body(exc.code, exc.message, exc.detail), status=exc.status_code)
+        response = Response(error_body(exc.code, exc.message, exc.detail), status=exc.status_code)
+        if isinstance(exc, TooManyRequests) and isinstance(exc.detail, dict):
+            wait = exc.detail.get("retry_after_seconds")
+            if wait is not None:
+                response["Retry-After"] = str(wait)
+        return response
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
         return Response(

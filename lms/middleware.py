@@ -1,5 +1,9 @@
-"""Small middleware of our own: a Content-Security-Policy header, and throttling of the HTML forms
-that take a password (log-in, sign-up, password reset, admin log-in)."""
+"""Small middleware of our own: a Content-Security-Policy header, and a per-address rate for the
+anonymous HTML forms that create an account or send mail (sign-up, password reset).
+
+Log-in forms are not rated here: django-axes counts their failures (accounts/lockout.py), and a
+rate on every log-in locked a class behind one address out after ten.
+"""
 
 import contextlib
 
@@ -32,10 +36,11 @@ class ContentSecurityPolicyMiddleware:
 
 
 class FormLoginRateThrottle(SimpleRateThrottle):
-    """The API's "login" rate, per client address, for the HTML forms that take a password.
+    """The API's "login" rate (``THROTTLE_LOGIN``), per client address, for the sign-up and
+    password-reset forms.
 
-    Same cache key as the API's log-in throttle (scope "login"), so a client has one budget for
-    the token endpoint, the log-in page and the admin log-in together. Rates are read per
+    Same cache key as the API's registration throttle (scope "login"), so a client has one
+    budget for registering by API or page and for reset mails together. Rates are read per
     request, so overrides (tests, THROTTLE_LOGIN) apply.
     """
 
@@ -49,16 +54,14 @@ class FormLoginRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-# The pages whose POST checks a password or sends e-mail (URL names; missing ones are skipped).
-THROTTLED_FORMS = ("web:login", "web:signup", "web:password_reset", "admin:login")
+# The anonymous pages whose POST creates an account or sends e-mail (URL names; missing ones
+# are skipped). They check no password, so axes does not see them; the rate keeps one address
+# from flooding mailboxes or the user table.
+THROTTLED_FORMS = ("web:signup", "web:password_reset")
 
 
 class FormThrottleMiddleware:
-    """Throttles POSTs to the log-in, sign-up and password-reset pages like the API's log-in.
-
-    Without it the web and admin log-in forms would allow unlimited password guessing, next to an
-    API whose token endpoint is throttled.
-    """
+    """Throttles POSTs to the sign-up and password-reset pages like the API's registration."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -68,11 +68,44 @@ class LoginForm(AuthenticationForm):
         password = self.cleaned_data.get("password")
         if login and password:
             try:
-                self.user_cache = user_authenticate_by_login(login=login, password=password)
+                self.user_cache = user_authenticate_by_login(
+                    request=self.request, login=login, password=password
+                )
             except DomainError:
+                # A locked log-in (login_locked) gets axes' lockout page instead of this form
+                # (AxesMiddleware, web.views.auth.login_locked).
                 raise self.get_invalid_login_error() from None
             self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
+
+
+class PasswordChangeForm(forms.Form):
+    """Input for ``accounts.services.password_change``, which checks the old password and the
+    rules for the new one."""
+
+    old_password = forms.CharField(
+        label=_("Current password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password", "autofocus": True}),
+    )
+    new_password1 = forms.CharField(
+        label=_("New password"),
+        strip=False,
+        help_text=_("At least 10 characters and not easy to guess."),
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    new_password2 = forms.CharField(
+        label=_("New password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        first, second = cleaned.get("new_password1"), cleaned.get("new_password2")
+        if first and first != second:
+            self.add_error("new_password2", _("The two passwords differ."))
+        return cleaned
 
 
 class LanguageForm(forms.Form):

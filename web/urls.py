@@ -27,6 +27,8 @@ urlpatterns = [
     ),
     path("language/", auth.language_set, name="language"),
     path("settings/", account.settings_page, name="settings"),
+    path("settings/password/", account.password_change_page, name="password_change"),
+    path("settings/logout-everywhere/", account.logout_everywhere, name="logout_everywhere"),
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),

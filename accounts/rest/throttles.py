@@ -1,4 +1,6 @@
-"""Throttles of the log-in endpoints."""
+"""The per-address rate of the registration endpoint (and of privacy's erasure password).
+
+Log-ins are not rated: django-axes counts their failures (accounts/lockout.py)."""
 
 from django.core.cache import caches
 from django.utils.connection import ConnectionProxy
@@ -7,7 +9,8 @@ from rest_framework.throttling import ScopedRateThrottle
 
 
 class LoginRateThrottle(ScopedRateThrottle):
-    """The view's ``throttle_scope`` rate per client address (scope "login": register, token).
+    """The view's ``throttle_scope`` rate per client address (scope "login": registration, the
+    password that confirms an erasure).
 
     DRF copies the rates onto the throttle class at import; reading them per request lets
     settings overrides (tests, a changed THROTTLE_LOGIN) take effect.

@@ -22,7 +22,7 @@ from accounts.selectors import device_list
 
 
 class _AnonymousLoginView(APIView):
-    """Open to anyone, throttled per client address with the "login" rate.
+    """Open to anyone.
 
     No authentication classes: a stale session cookie must not turn these into CSRF-checked
     requests, and there is no account yet to authenticate.
@@ -30,11 +30,14 @@ class _AnonymousLoginView(APIView):
 
     authentication_classes = []
     permission_classes = [AllowAny]
-    throttle_classes = [LoginRateThrottle]
-    throttle_scope = "login"
 
 
 class RegisterView(_AnonymousLoginView):
+    # Creating accounts is rated per client address (THROTTLE_LOGIN): nothing else stops one
+    # address from filling the user table.
+    throttle_classes = [LoginRateThrottle]
+    throttle_scope = "login"
+
     @extend_schema(
         request=RegisterSerializer,
         responses={201: TokenResponseSerializer},
@@ -46,12 +49,17 @@ class RegisterView(_AnonymousLoginView):
         data = serializer.validated_data
         device_name = data.pop("device_name")
         user = services.user_register(**data)
-        instance, token = services.token_create(user=user, device_name=device_name)
+        instance, token = services.token_create(
+            user=user, device_name=device_name, request=request._request
+        )
         payload = TokenResponseSerializer.payload(instance=instance, token=token, user=user)
         return Response(TokenResponseSerializer(payload).data, status=status.HTTP_201_CREATED)
 
 
 class TokenView(_AnonymousLoginView):
+    """Not rated: django-axes counts the failed log-ins, per account and per client address,
+    and locks them (429 ``login_locked``); successful log-ins are never limited."""
+
     @extend_schema(
         request=TokenRequestSerializer,
         responses={200: TokenResponseSerializer},
@@ -62,9 +70,14 @@ class TokenView(_AnonymousLoginView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         user = services.user_authenticate(
-            username=data["username"], email=data["email"], password=data["password"]
+            request=request._request,
+            username=data["username"],
+            email=data["email"],
+            password=data["password"],
         )
-        instance, token = services.token_create(user=user, device_name=data["device_name"])
+        instance, token = services.token_create(
+            user=user, device_name=data["device_name"], request=request._request
+        )
         payload = TokenResponseSerializer.payload(instance=instance, token=token, user=user)
         return Response(TokenResponseSerializer(payload).data)
 
@@ -91,10 +104,10 @@ class LogoutAllView(APIView):
     @extend_schema(
         request=None,
         responses={204: OpenApiResponse(description="Logged out everywhere")},
-        summary="Revoke every token of the account (and end this browser session)",
+        summary="Revoke every token of the account and end every browser session",
     )
     def post(self, request):
-        services.tokens_delete_all(user_id=request.user.pk)
+        services.credentials_revoke(user_id=request.user.pk, sessions=True)
         if not isinstance(request.auth, AuthToken):
             session_logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)

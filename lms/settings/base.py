@@ -29,6 +29,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_celery_beat",
+    # Failed log-ins per account and per address, the lockout and its admin (accounts/lockout.py).
+    "axes",
+    # Only for its translations of zxcvbn's advice (accounts/passwords.py).
+    "django_zxcvbn_password_validator",
     "lms",
     "accounts",
     "courses",
@@ -49,8 +53,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Log-in, sign-up and password-reset forms get the API's log-in rate (lms/middleware.py).
+    # Sign-up and password-reset forms get a per-address rate (lms/middleware.py).
     "lms.middleware.FormThrottleMiddleware",
+    # Last, as axes asks: turns a locked log-in page (web, admin) into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "lms.urls"
@@ -105,6 +111,47 @@ AUTH_PASSWORD_VALIDATORS = [
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # zxcvbn with German words: refuses "Sommer2026!", "Passwort123" (accounts/passwords.py).
+    {"NAME": "accounts.passwords.PasswordStrengthValidator"},
+]
+# zxcvbn's score 0-4; 3 means about 10^8 guesses or more.
+PASSWORD_MINIMAL_STRENGTH = env.int("PASSWORD_MINIMAL_STRENGTH", default=3)
+# Words a password should not be built on, beside the account's own name and address.
+PASSWORD_EXTRA_DICTIONARY = ["lernpfad"]
+
+# axes watches every log-in (web, admin, API token): its backend refuses a locked one before
+# the password is checked; ModelBackend checks the password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Failed log-ins are counted per account (from any address) and per client address (for any
+# account); successful ones are not counted at all. Limits and lock time: accounts/lockout.py.
+LOGIN_FAILURE_LIMIT_ADDRESS = env.int("LOGIN_FAILURE_LIMIT_ADDRESS", default=50)
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT_ACCOUNT", default=10)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_HANDLER = "accounts.lockout.LoginFailureHandler"
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+# Attempts during a lock do not lengthen it: the lock ends when its message says it does.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# A success must not wipe the failures: logging in to one's own account between guesses at
+# another's would reset the address's count (and the other account's rows from it).
+AXES_RESET_ON_SUCCESS = False
+# Successful log-ins are not logged (a row per log-in, forever); failures are what counts.
+AXES_DISABLE_ACCESS_LOG = True
+# No start-up banner, and log lines name only the locked parameters (cleansed), not every one.
+AXES_VERBOSE = False
+# The lockout page of the web and admin log-in forms (the API answers in its error shape).
+AXES_LOCKOUT_CALLABLE = "web.views.auth.login_locked"
+# Never stored with a failure (axes keeps the form's other fields): the passwords of the
+# password-change page, besides axes' defaults.
+AXES_SENSITIVE_PARAMETERS = [
+    "username",
+    "ip_address",
+    "old_password",
+    "new_password1",
+    "new_password2",
 ]
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -122,7 +169,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 CACHES = {
     "default": env.cache("CACHE_URL", default="locmemcache://"),
-    # The log-in throttles (API token and registration, the password forms) count here;
+    # The per-address rates of registration, sign-up, password reset and erasure count here;
     # production shares it among all gunicorn workers (lms/settings/production.py).
     "login": env.cache("LOGIN_CACHE_URL", default="locmemcache://login"),
 }
@@ -146,7 +193,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lms.errors.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
-        "login": env("THROTTLE_LOGIN", default="10/min"),
+        # Registration and sign-up, password-reset mails, the password to erase an account;
+        # generous: a class signs up together from one address. Log-ins: axes (above).
+        "login": env("THROTTLE_LOGIN", default="30/min"),
         "exam": env("THROTTLE_EXAM", default="120/min"),
         "review": env("THROTTLE_REVIEW", default="600/min"),
     },
@@ -217,4 +266,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    # axes says INFO for every successful log-in; its failures and lockouts are WARNINGs.
+    "loggers": {"axes": {"level": env("AXES_LOG_LEVEL", default="WARNING")}},
 }

@@ -578,7 +578,7 @@ def test_redis_down_web_keeps_serving_and_reminders_wait_for_it(
     assert set(per_address.values()) == {1}, per_address
 
 
-# --- throttles shared by every gunicorn worker ----------------------------------------------
+# --- throttles and log-in lockouts shared by every gunicorn worker ---------------------------
 
 
 def _production_env(process_env: dict, **extra: str) -> dict:
@@ -588,25 +588,34 @@ def _production_env(process_env: dict, **extra: str) -> dict:
         "DJANGO_SECRET_KEY": "faults-" + "s" * 50,
         "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback; TLS ends at the proxy
         "THROTTLE_LOGIN": "5/min",
+        "LOGIN_FAILURE_LIMIT_ACCOUNT": "5",
         **extra,
     }
 
 
-def _failed_logins_until_throttled(base: str, limit: int) -> int:
-    body = json.dumps({"username": "nobody", "password": "wrong-password-1", "device_name": "x"})
+# A registration the service refuses (400) still counts against the per-address rate.
+BAD_REGISTRATION = json.dumps({"username": "x", "email": "not-an-address", "password": "short"})
+
+
+def _requests_until_429(url: str, body: str, limit: int) -> int:
     for attempt in range(1, limit + 1):
-        status = _status(base + "/api/v1/auth/token/", data=body.encode())
+        status = _status(url, data=body.encode())
         if status == 429:
             return attempt
         assert status == 400, status
     return limit + 1
 
 
-def test_login_throttle_is_one_budget_for_all_gunicorn_workers(processes, process_env):
+def test_login_lockout_and_registration_rate_hold_across_gunicorn_workers(processes, process_env):
     env = _production_env(process_env)
     server, base = start_gunicorn(processes, "gunicorn-production", env, workers=3)
-    # Each request is a new connection, so the three workers share them out.
-    assert _failed_logins_until_throttled(base, 12) == 6, server.tail()
+    # Each request is a new connection, so the three workers share them out. django-axes
+    # counts failures in PostgreSQL: the fifth failure locks, whichever worker served the rest.
+    wrong = json.dumps({"username": "nobody", "password": "wrong-password-1", "device_name": "x"})
+    assert _requests_until_429(base + "/api/v1/auth/token/", wrong, 12) == 5, server.tail()
+    # The registration rate counts in the shared database cache: five pass, the sixth is 429.
+    register = base + "/api/v1/auth/register/"
+    assert _requests_until_429(register, BAD_REGISTRATION, 12) == 6, server.tail()
 
 
 def test_control_a_per_process_cache_would_multiply_the_budget(processes, process_env):
@@ -614,11 +623,9 @@ def test_control_a_per_process_cache_would_multiply_the_budget(processes, proces
     server, base = start_gunicorn(processes, "gunicorn-locmem", env, workers=3)
     # Sent one at a time, one idle worker may win every accept() and the control proves
     # nothing; sent 8 at a time, the three sync workers all serve some of them.
-    body = json.dumps({"username": "nobody", "password": "wrong-password-1", "device_name": "x"})
+    url = base + "/api/v1/auth/register/"
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        statuses = list(
-            pool.map(lambda _: _status(base + "/api/v1/auth/token/", data=body.encode()), range(30))
-        )
+        statuses = list(pool.map(lambda _: _status(url, data=BAD_REGISTRATION.encode()), range(30)))
     assert set(statuses) <= {400, 429}, statuses
     # One shared budget lets exactly 5 through; per-process budgets let more through.
     assert statuses.count(400) > 5, server.tail()

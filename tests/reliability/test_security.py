@@ -303,18 +303,42 @@ def exceed(send) -> None:
     assert_throttled(send(RATE))
 
 
+@pytest.fixture
+def small_lockout(settings):
+    """Log-in lockouts after 3 failures per account and per address (django-axes)."""
+    settings.AXES_FAILURE_LIMIT = RATE
+    settings.LOGIN_FAILURE_LIMIT_ADDRESS = RATE
+
+
+def assert_locked(response) -> None:
+    assert response.status_code == 429, (response.status_code, response.content[:300])
+    assert int(response["Retry-After"]) > 0
+    if response.get("Content-Type", "").startswith("application/json"):
+        error = response.json()["error"]
+        assert error["code"] == "login_locked"
+        assert error["detail"]["retry_after_seconds"] > 0
+
+
+def lock(send) -> None:
+    """``send(i)`` fails RATE - 1 times without a lock; the next failure locks."""
+    for attempt in range(RATE - 1):
+        response = send(attempt)
+        assert response.status_code != 429, (attempt, response.content[:300])
+    assert_locked(send(RATE - 1))
+
+
 @pytest.mark.django_db
-def test_token_endpoint_is_throttled_even_with_a_new_forwarded_for_each_time(small_rates):
+def test_token_guesses_lock_the_address_even_with_a_new_forwarded_for_each_time(small_lockout):
     client = JsonClient()
 
     def send(attempt):
         return client.post(
             "/api/v1/auth/token/",
-            {"username": "someone", "password": f"guess-{attempt}", "device_name": "x"},
+            {"username": f"someone{attempt}", "password": f"guess-{attempt}", "device_name": "x"},
             HTTP_X_FORWARDED_FOR=f"203.0.113.{attempt}",
         )
 
-    exceed(send)
+    lock(send)
 
 
 @pytest.mark.django_db
@@ -329,8 +353,8 @@ def test_registration_is_throttled(small_rates):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("form", ["/login/", "/signup/", "/password-reset/", "/admin/login/"])
-def test_password_forms_are_throttled(small_rates, form):
+@pytest.mark.parametrize("form", ["/signup/", "/password-reset/"])
+def test_account_and_mail_forms_are_throttled(small_rates, form):
     client = Client()
     exceed(
         lambda i: client.post(
@@ -342,14 +366,26 @@ def test_password_forms_are_throttled(small_rates, form):
 
 
 @pytest.mark.django_db
-def test_web_and_api_log_in_share_one_budget(small_rates):
+@pytest.mark.parametrize("form", ["/login/", "/admin/login/"])
+def test_log_in_forms_lock_after_failures(small_lockout, form):
+    client = Client()
+    lock(
+        lambda i: client.post(
+            form,
+            {"username": f"someone{i}", "password": f"guess-{i}"},
+            HTTP_X_FORWARDED_FOR=f"198.51.100.{i}",
+        )
+    )
+
+
+@pytest.mark.django_db
+def test_web_and_api_log_in_failures_count_together(small_lockout):
     web, api = Client(), JsonClient()
     web.post("/login/", {"username": "someone", "password": "a"})
-    web.post("/login/", {"username": "someone", "password": "b"})
-    api.post("/api/v1/auth/token/", {"username": "someone", "password": "c", "device_name": "x"})
-    assert_throttled(
+    api.post("/api/v1/auth/token/", {"username": "someone", "password": "b", "device_name": "x"})
+    assert_locked(
         api.post(
-            "/api/v1/auth/token/", {"username": "someone", "password": "d", "device_name": "x"}
+            "/api/v1/auth/token/", {"username": "someone", "password": "c", "device_name": "x"}
         )
     )
 

@@ -1,20 +1,23 @@
-"""The settings page: language, time zone, reminders, quiet hours, desired retention."""
+"""The settings page (language, time zone, reminders, quiet hours, desired retention), the
+password change and "log out everywhere"."""
 
 from __future__ import annotations
 
 import zoneinfo
 
 from django.contrib import messages
+from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from accounts.services import user_update
-from lms.errors import DomainError
-from web.forms import SettingsForm
-from web.views.auth import remember_language
+from accounts.services import credentials_revoke, password_change, user_update
+from lms.errors import DomainError, TooManyRequests
+from web.forms import PasswordChangeForm, SettingsForm
+from web.views.auth import login_locked, remember_language
 
 FIELDS = tuple(SettingsForm.base_fields)
 
@@ -49,3 +52,49 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 def _common_time_zones() -> list[str]:
     return sorted(z for z in zoneinfo.available_timezones() if "/" in z and not z.startswith("Etc"))
+
+
+# The service's field names on the form.
+_PASSWORD_FIELDS = {"old_password": "old_password", "new_password": "new_password1"}
+
+
+@login_required
+def password_change_page(request: HttpRequest) -> HttpResponse:
+    """Change the password (``accounts.services.password_change``); this browser stays logged
+    in, every other one and every app token are logged out."""
+    form = PasswordChangeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = password_change(
+                request=request,
+                user=request.user,
+                old_password=form.cleaned_data["old_password"],
+                new_password=form.cleaned_data["new_password1"],
+            )
+        except TooManyRequests:
+            return login_locked(request)
+        except DomainError as exc:
+            detail = exc.detail if isinstance(exc.detail, dict) else {}
+            for field, errors in detail.items():
+                for error in errors if isinstance(errors, list) else [errors]:
+                    form.add_error(_PASSWORD_FIELDS.get(field), str(error))
+            if not detail:
+                form.add_error(None, exc.message)
+        else:
+            update_session_auth_hash(request, user)
+            messages.success(
+                request,
+                _("Your password is changed. Every other browser and app is logged out."),
+            )
+            return redirect("web:settings")
+    return render(request, "web/account/password_change.html", {"form": form, "nav": "settings"})
+
+
+@require_POST
+@login_required
+def logout_everywhere(request: HttpRequest) -> HttpResponse:
+    """End every browser session and revoke every app token of the account, this one too."""
+    credentials_revoke(user_id=request.user.pk, sessions=True)
+    logout(request)
+    messages.success(request, _("You are logged out everywhere: in every browser and app."))
+    return redirect("web:login")

@@ -13,7 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.services import user_register, user_update
+from accounts.services import login_locked_error, user_register, user_update
 from lms.errors import DomainError
 from web.forms import LanguageForm, LoginForm, SignUpForm
 from web.views.common import safe_next
@@ -114,3 +114,17 @@ def language_set(request: HttpRequest) -> HttpResponse:
         user_update(user=request.user, changes={"language": language})
     translation.activate(language)
     return remember_language(redirect(safe_next(request, "/")), language)
+
+
+def login_locked(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """The page of a locked log-in (django-axes' ``AXES_LOCKOUT_CALLABLE``: the web and admin
+    log-in forms, the password page). An API answer is left as it is: it already says
+    ``login_locked`` in the error shape (``accounts.services``)."""
+    if original_response is not None and request.path.startswith("/api/"):
+        return original_response
+    error = login_locked_error()
+    response = render(
+        request, "web/auth/locked.html", {"message": error.message, "nav": "login"}, status=429
+    )
+    response["Retry-After"] = str(error.detail["retry_after_seconds"])
+    return response
