@@ -72,7 +72,7 @@ WAIT = 90  # seconds a service may take to come up
 
 
 def free_port() -> int:
-    """A port of this helper's range (18400-18499) free on every address (Caddy binds all)."""
+    """A port in 18400-18499 free on every address (Caddy binds all of them)."""
     for port in range(18400, 18500):
         if port in _ports_taken:
             continue
@@ -109,7 +109,8 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def http_opener(*, cafile: Path | None = None, cookies=None) -> urllib.request.OpenerDirector:
-    handlers: list = [_NoRedirect()]
+    # No proxy from the environment (http_proxy): every request here goes to loopback.
+    handlers: list = [_NoRedirect(), urllib.request.ProxyHandler({})]
     if cafile is not None:
         handlers.append(
             urllib.request.HTTPSHandler(context=ssl.create_default_context(cafile=str(cafile)))
@@ -274,8 +275,8 @@ def stack(image, image_database, tmp_path_factory) -> Stack:
         http_port=http_port,
     )
     logs = tmp_path_factory.mktemp("logs")
-    # CI's services instead of the compose network's "postgres" and "redis"; gunicorn on this
-    # helper's port with a control socket of its own.
+    # CI's services instead of the compose network's "postgres" and "redis"; gunicorn on a port
+    # and with a control socket of its own (another gunicorn on this host keeps its own).
     ci_services = {
         "DATABASE_URL": image_database,
         "CELERY_BROKER_URL": os.environ["CELERY_BROKER_URL"],
@@ -499,7 +500,7 @@ class Proxy:
 def proxy(stack, tmp_path_factory) -> Proxy:
     """Caddy with the shipped Caddyfile in front of the stack's gunicorn. Only what binds and
     trusts differs from production: the site address (LERNPFAD_DOMAIN) is localhost on a port
-    of this helper's range, certificates come from Caddy's local CA (no Let's Encrypt from CI),
+    in 18400-18499, certificates come from Caddy's local CA (no Let's Encrypt from CI),
     the admin endpoint is off, and the upstream is the test's gunicorn instead of web:8000."""
     binary = shutil.which("caddy")
     if binary is None:
