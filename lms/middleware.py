@@ -1,5 +1,6 @@
-"""Small middleware of our own: a Content-Security-Policy header, and a per-address rate for the
-anonymous HTML forms that create an account or send mail (sign-up, password reset).
+"""Small middleware of our own: the health endpoints, a Content-Security-Policy header, and a
+per-address rate for the anonymous HTML forms that create an account or send mail (sign-up,
+password reset).
 
 Log-in forms are not rated here: django-axes counts their failures (accounts/lockout.py), and a
 rate on every log-in locked a class behind one address out after ten.
@@ -9,17 +10,47 @@ import contextlib
 
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseNotAllowed
 from django.urls import NoReverseMatch, reverse
 from django.utils.connection import ConnectionProxy
 from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from lms.views import health_live, health_ready
+
 DEFAULT_CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "object-src 'none'; base-uri 'self'; frame-ancestors 'none'; form-action 'self'"
 )
+
+
+# The health endpoints (lms/views.py) by path. Not in the URLconf: they are no page of the site.
+HEALTH_ENDPOINTS = {"/health/live/": health_live, "/health/ready/": health_ready}
+
+
+class HealthCheckMiddleware:
+    """Answers the health endpoints before every other middleware (it comes first in MIDDLEWARE).
+
+    A check from inside the container addresses ``127.0.0.1``, which ALLOWED_HOSTS rightly
+    refuses for pages (CommonMiddleware would answer 400); it arrives over plain HTTP, which
+    SecurityMiddleware would redirect to HTTPS; and a probe every few seconds must not open a
+    session or count against a throttle. Answering first avoids all of that for exactly these
+    two paths and nothing else.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        view = HEALTH_ENDPOINTS.get(request.path_info)
+        if view is None:
+            return self.get_response(request)
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponseNotAllowed(["GET", "HEAD"])
+        response = view(request)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class ContentSecurityPolicyMiddleware:

@@ -1,8 +1,30 @@
-"""Error views: JSON for the API, plain pages elsewhere."""
+"""Error views (JSON for the API, plain pages elsewhere) and the health endpoints.
 
+The health endpoints are for the container runtime and the proxy, not for people:
+``lms.middleware.HealthCheckMiddleware`` answers them before any other middleware, so they need
+no session, no log-in, no allowed host (a check from inside the container says ``127.0.0.1``)
+and are neither redirected to HTTPS nor throttled. Their messages are English, like the API's
+404 and 500 below: an operator reads them in a log, a learner never sees them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import Error as DatabaseError
 from django.http import HttpResponse, JsonResponse
+from kombu import Connection
+from kombu.exceptions import KombuError
 
 from lms.errors import error_body
+
+logger = logging.getLogger(__name__)
+
+# Seconds the readiness check waits for the broker. Docker's healthcheck (docker-compose.yml)
+# gives the whole request 5 s; a broker that does not answer in 2 counts as unreachable.
+BROKER_CHECK_TIMEOUT = 2.0
 
 
 def page_not_found(request, exception=None):
@@ -15,3 +37,53 @@ def server_error(request):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("server_error", "Internal server error."), status=500)
     return HttpResponse("<h1>500</h1><p>Interner Fehler.</p>", status=500)
+
+
+def health_live(request) -> JsonResponse:
+    """Liveness: the process is up and answers. Touches neither the database nor the broker, so
+    an outage of either does not get every web container restarted."""
+    return JsonResponse({"status": "live"})
+
+
+def _database_reachable() -> bool:
+    try:
+        with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except DatabaseError:
+        logger.warning("readiness: database unreachable", exc_info=True)
+        return False
+    return True
+
+
+def _broker_reachable() -> bool:
+    transport_options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {})
+    try:
+        with Connection(
+            settings.CELERY_BROKER_URL,
+            connect_timeout=BROKER_CHECK_TIMEOUT,
+            transport_options=transport_options,
+        ) as broker:
+            broker.ensure_connection(max_retries=1, interval_start=0, timeout=BROKER_CHECK_TIMEOUT)
+    except (KombuError, OSError):
+        logger.warning("readiness: broker unreachable", exc_info=True)
+        return False
+    return True
+
+
+def health_ready(request) -> JsonResponse:
+    """Readiness: the database answers a query and the broker accepts a connection. ``200``
+    when both do; ``503`` in the error shape naming each that failed."""
+    checks = {
+        "database": "ok" if _database_reachable() else "unreachable",
+        "broker": "ok" if _broker_reachable() else "unreachable",
+    }
+    failed = [name for name, state in checks.items() if state != "ok"]
+    if failed:
+        body = error_body(
+            "not_ready",
+            "Not ready: " + " and ".join(failed) + " unreachable.",
+            detail={"failed": failed, "checks": checks},
+        )
+        return JsonResponse(body, status=503)
+    return JsonResponse({"status": "ready", "checks": checks})

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /health/live/ and /health/ready/, answered before host checks, redirects and sessions.
+    "lms.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -254,7 +256,10 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# django-celery-beat's DatabaseScheduler, which also touches this file after each tick when it is
+# set (docker-compose.yml does, for the beat's healthcheck: lms/beat.py).
+CELERY_BEAT_SCHEDULER = "lms.beat:DatabaseSchedulerWithHeartbeat"
+LERNPFAD_BEAT_HEARTBEAT_FILE = env("LERNPFAD_BEAT_HEARTBEAT_FILE", default="")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 # Where the course documents live; import_course and build_fixtures default to these.
