@@ -36,6 +36,33 @@ def learner_register(username: str = "lena", **fields: Any):
     return user_register(username=username, **fields)
 
 
+def unsubscribe_token_for(learner) -> str:
+    """The token of the unsubscribe link in a reminder e-mail sent to ``learner``: a sent
+    digest row with its key, as ``reminder_digest_send`` leaves it (on a day of its own)."""
+    import datetime
+
+    from django.utils import timezone
+
+    from reviews.models import ReminderDigest
+    from reviews.services.reminder_unsubscribe import (
+        reminder_unsubscribe_key,
+        reminder_unsubscribe_token,
+    )
+
+    now = timezone.now()
+    earlier = ReminderDigest.objects.filter(learner_id=learner.pk).count()
+    key = reminder_unsubscribe_key()
+    ReminderDigest.objects.create(
+        learner_id=learner.pk,
+        local_date=datetime.date(2001, 1, 1) + datetime.timedelta(days=earlier),
+        status=ReminderDigest.Status.SENT,
+        claimed_at=now,
+        sent_at=now,
+        unsubscribe_key=key,
+    )
+    return reminder_unsubscribe_token(key)
+
+
 def enrollment_create(learner, module, *, at=None):
     """Enroll ``learner`` in ``module`` (a Module row) the way the service does: with a "not
     started" progress row per active step."""

@@ -17,6 +17,7 @@ from accounts.reminders import REMINDER_LOOKBACK
 from accounts.services import reminder_schedules_reset, user_register, user_update
 from lms.local_time import ReminderSchedule
 from reviews.services import reminder_unsubscribe
+from tests.factories import unsubscribe_token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -150,9 +151,7 @@ def test_an_admin_edit_moves_it_and_deactivating_clears_it(client, lena):
 
 
 def test_unsubscribing_clears_it(lena):
-    reminder_unsubscribe.reminder_email_unsubscribe(
-        token=reminder_unsubscribe.reminder_unsubscribe_token(lena.pk)
-    )
+    reminder_unsubscribe.reminder_email_unsubscribe(token=unsubscribe_token_for(lena))
     lena.refresh_from_db()
     assert lena.reminder_email is False and lena.next_reminder_at is None
 
