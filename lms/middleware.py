@@ -50,7 +50,13 @@ class FormLoginRateThrottle(SimpleRateThrottle):
 
 
 # The pages whose POST checks a password or sends e-mail (URL names; missing ones are skipped).
-THROTTLED_FORMS = ("web:login", "web:signup", "web:password_reset", "admin:login")
+THROTTLED_FORMS = (
+    "web:login",
+    "web:signup",
+    "web:password_reset",
+    "web:email_confirmation_resend",
+    "admin:login",
+)
 
 
 class FormThrottleMiddleware:

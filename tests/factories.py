@@ -26,14 +26,19 @@ def learner_create(username: str = "lena", **fields: Any):
     return get_user_model().objects.create_user(username=username, **fields)
 
 
-def learner_register(username: str = "lena", **fields: Any):
+def learner_register(username: str = "lena", *, confirmed: bool = True, **fields: Any):
     """A learner signed up through the accounts service, as the sign-up page and the API do
-    (preferences validated, next reminder instant stored)."""
-    from accounts.services import user_register
+    (preferences validated), and, unless ``confirmed=False``, with the address confirmed
+    through the link's service (so the account can log in and has its next reminder stored)."""
+    from accounts.services import email_confirm, user_register
+    from accounts.tokens import email_confirmation_token
 
     fields.setdefault("email", f"{username}@example.org")
     fields.setdefault("password", learner_password(username))
-    return user_register(username=username, **fields)
+    user = user_register(username=username, **fields)
+    if confirmed and user is not None:
+        user = email_confirm(token=email_confirmation_token(user_id=user.pk, address=user.email))
+    return user
 
 
 def unsubscribe_token_for(learner) -> str:

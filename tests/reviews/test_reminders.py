@@ -302,6 +302,38 @@ def test_no_digest_after_reviewing_today_or_with_reminders_off(studying):
     assert not ReminderDigest.objects.exists()
 
 
+def test_no_digest_goes_to_an_unconfirmed_address(studying):
+    """A sign-up whose confirmation link was not opened: its instant has come and cards are
+    due, but the planner claims nothing and moves it to "no reminders"; once confirmed, the
+    digest comes."""
+    from accounts.models import User
+
+    pending = studying("pending")
+    User.objects.filter(pk=pending.pk).update(email_confirmed_at=None)
+    report = plan(BERLIN_1805)
+    assert mail.outbox == [] and not ReminderDigest.objects.exists(), report
+    pending.refresh_from_db()
+    assert pending.next_reminder_at is None
+
+    User.objects.filter(pk=pending.pk).update(
+        email_confirmed_at=CREATED, next_reminder_at=BERLIN_1805 - datetime.timedelta(minutes=5)
+    )
+    plan(BERLIN_1805)
+    assert len(sent_to(pending.email)) == 1
+
+
+def test_the_send_step_skips_an_address_that_is_not_confirmed(studying):
+    learner = studying("lena")
+    claimed: list[int] = []
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
+    type(learner).objects.filter(pk=learner.pk).update(email_confirmed_at=None)
+    assert [
+        reminder_sending.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805)
+        for digest_id in claimed
+    ] == ["email_unconfirmed"]
+    assert mail.outbox == []
+
+
 def test_a_review_yesterday_evening_does_not_count_for_today(studying):
     learner = studying("lena")
     card = ReviewCard.objects.filter(learner=learner).first()
