@@ -9,6 +9,12 @@ from accounts.services import DEFAULT_TIME_ZONE, DEVICE_NAME_MAX_LENGTH
 class MeSerializer(serializers.ModelSerializer):
     """The learner's own account and preferences."""
 
+    # Not an EmailField: empty (no change waiting) is its usual value, and "" is no address.
+    pending_email = serializers.CharField(
+        read_only=True,
+        help_text="A new address waiting for its confirmation link; empty when none.",
+    )
+
     class Meta:
         model = User
         fields = [
