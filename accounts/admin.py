@@ -27,6 +27,8 @@ class UserAdmin(DjangoUserAdmin):
             "Lernpfad",
             {
                 "fields": (
+                    "email_confirmed_at",
+                    "pending_email",
                     "display_name",
                     "language",
                     "time_zone",
@@ -41,6 +43,8 @@ class UserAdmin(DjangoUserAdmin):
             },
         ),
     )
+    readonly_fields = ("email_confirmed_at", "pending_email")
+    actions = ("email_confirm_selected",)
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
     search_fields = ("username", "email", "display_name", "first_name", "last_name")
     actions = ("login_lockout_lift",)
@@ -59,6 +63,13 @@ class UserAdmin(DjangoUserAdmin):
             % {"count": lifted},
             messages.SUCCESS,
         )
+
+    @admin.action(description="Confirm the e-mail address of the selected users")
+    def email_confirm_selected(self, request, queryset):
+        # For a learner whose confirmation mail never arrives; an address already confirmed,
+        # or a requested change (only its link confirms that), is left as it is.
+        for user in queryset.filter(email_confirmed_at__isnull=True).exclude(email=""):
+            services.email_mark_confirmed(user=user)
 
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active

@@ -48,6 +48,16 @@ class User(AbstractUser):
     # A row created without it (createsuperuser, create_user called directly) gets its creation
     # time: the next planner run reads it and stores the exact instant.
     next_reminder_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
+    # When the learner proved that ``email`` reaches them (the link of the confirmation mail).
+    # NULL while a sign-up waits for that: no log-in and no reminder until then. An account
+    # created any other way (the admin, createsuperuser, demo_setup) counts as confirmed at
+    # creation: the operator typed the address. Accounts older than the field were confirmed
+    # by its migration (accounts 0005).
+    email_confirmed_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
+    # An address the learner asked to change to; it replaces ``email`` once its confirmation
+    # link is opened (accounts.services.email_confirm). Not unique: only ``email`` names an
+    # account.
+    pending_email = models.EmailField(max_length=254, blank=True, default="", editable=False)
     # Spaced-repetition preferences.
     desired_retention = models.FloatField(default=DEFAULT_DESIRED_RETENTION)
     new_cards_per_day = models.PositiveIntegerField(default=20)

@@ -29,6 +29,9 @@ class ReminderPreferences:
     is_active: bool
     reminder_email: bool
     email: str
+    # None while the address is not confirmed (a sign-up waiting for its link): nothing is
+    # mailed to an address nobody has shown to be theirs.
+    email_confirmed_at: datetime.datetime | None
     time_zone: str
     reminder_time: datetime.time
     quiet_hours_start: datetime.time | None
@@ -42,16 +45,18 @@ class ReminderPreferences:
     @property
     def unwanted_reason(self) -> str | None:
         """Why the learner gets no reminder e-mails: "reminders_off" (turned off, or the account
-        is inactive) or "no_address"; None when they get them."""
+        is inactive), "no_address" or "email_unconfirmed"; None when they get them."""
         if not (self.is_active and self.reminder_email):
             return "reminders_off"
         if not self.email:
             return "no_address"
+        if self.email_confirmed_at is None:
+            return "email_unconfirmed"
         return None
 
     @property
     def wanted(self) -> bool:
-        """Reminder e-mails are on, the account is active and has an address."""
+        """Reminder e-mails are on, the account is active and has a confirmed address."""
         return self.unwanted_reason is None
 
     @property

@@ -1,11 +1,12 @@
-"""Account reads: the learner's devices (mobile tokens), and what reminders and spaced repetition
-need of a learner."""
+"""Account reads: the learner's devices (mobile tokens), what reminders and spaced repetition
+need of a learner, and whether an e-mail confirmation link is good."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
 from collections.abc import Iterator
+from typing import Literal
 
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -13,6 +14,11 @@ from django.utils import timezone
 from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import Device, User
 from accounts.reminders import ReminderPreferences
+from accounts.tokens import (
+    ConfirmationTokenExpired,
+    ConfirmationTokenInvalid,
+    email_confirmation_claim,
+)
 
 _REMINDER_FIELDS = tuple(field.name for field in dataclasses.fields(ReminderPreferences))
 _REVIEW_FIELDS = tuple(field.name for field in dataclasses.fields(ReviewPreferences))
@@ -99,3 +105,21 @@ def reminder_learner_chunks(
             Q(next_reminder_at__gt=last.next_reminder_at)
             | Q(next_reminder_at=last.next_reminder_at, pk__gt=last.id)
         )
+
+
+def email_confirmation_link_state(*, token: str) -> Literal["valid", "expired", "invalid"]:
+    """Whether a confirmation link would confirm something (the page it opens shows its button
+    only then): "valid" while it is young and its account has (or asks for) its address. Reads
+    only; at most one query."""
+    try:
+        claim = email_confirmation_claim(token)
+    except ConfirmationTokenExpired:
+        return "expired"
+    except ConfirmationTokenInvalid:
+        return "invalid"
+    user = (
+        User.objects.filter(pk=claim.user_id, is_active=True).only("email", "pending_email").first()
+    )
+    if user is None or not (claim.names(user.email) or claim.names(user.pending_email)):
+        return "invalid"
+    return "valid"

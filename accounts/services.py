@@ -1,6 +1,10 @@
-"""Account writes: registration, log-in and password changes, profile changes, mobile tokens
-issued per device, and the learners' next reminder instants (``User.next_reminder_at``, which the
-reminder planner moves on).
+"""Account writes: registration and e-mail confirmation, log-in and password changes, profile
+changes, password-reset requests, mobile tokens issued per device, and the learners' next
+reminder instants (``User.next_reminder_at``, which the reminder planner moves on).
+
+Sign-up, an address change and a password-reset request answer the same whether the address
+has an account or not; the mails that differ are composed and sent by the worker
+(accounts.mails, accounts.tasks).
 
 Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belongs to one device
 (accounts.Device), so a learner can see and revoke them one by one.
@@ -11,13 +15,16 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
+import logging
 import math
 import zoneinfo
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from axes.utils import reset as axes_reset
+from django.conf import settings
 from django.contrib.auth import authenticate, password_validation
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import update_last_login
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.auth.validators import UnicodeUsernameValidator
@@ -27,16 +34,24 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
-from accounts import sql
+from accounts import sql, tasks
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
+from accounts.tokens import (
+    ConfirmationTokenExpired,
+    ConfirmationTokenInvalid,
+    email_confirmation_claim,
+)
 from lms.errors import InvalidInput, NotFound, TooManyRequests
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
 NEW_CARDS_PER_DAY_MAX = 500
@@ -81,18 +96,75 @@ class _Errors:
             raise InvalidInput("The input is not valid.", detail=self.by_field)
 
 
-def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = None) -> None:
+def _looks_like_address(value: str) -> bool:
+    try:
+        validate_email(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _username_check(username: str, errors: _Errors) -> None:
+    """The user name's rules. It may not look like an e-mail address or equal any account's
+    address: log-in takes either in one field, so each must name one account. A taken user name
+    is said plainly (user names are public handles, unlike addresses)."""
+    try:
+        UnicodeUsernameValidator()(username)
+    except ValidationError as error:
+        errors.add("username", error.messages[0])
+    if not username or len(username) > 150:
+        errors.add("username", "A username has 1 to 150 characters.")
+    elif _looks_like_address(username):
+        errors.add("username", _("A user name may not be an e-mail address."))
+    elif User.objects.filter(Q(username__iexact=username) | Q(email__iexact=username)).exists():
+        errors.add("username", "This username is taken.")
+
+
+def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = None) -> int | None:
+    """The address's rules; returns the id of another account that has this address (None: it
+    is free, or not valid). Whether it is taken is the caller's to keep quiet about."""
     if not email:
         errors.add("email", "An e-mail address is required.")
-        return
+        return None
     try:
         validate_email(email)
     except ValidationError:
         errors.add("email", "Enter a valid e-mail address.")
-        return
-    taken = User.objects.filter(email__iexact=email).exclude(pk=exclude_user_id)
-    if taken.exists():
-        errors.add("email", "This e-mail address belongs to another account.")
+        return None
+    # One query for both rules: another account's address, or another account's user name
+    # (from before user names could not look like addresses).
+    others = (
+        User.objects.filter(Q(email__iexact=email) | Q(username__iexact=email))
+        .exclude(pk=exclude_user_id)
+        .values_list("pk", "username")
+    )
+    owner_id = None
+    for pk, username in others:
+        if username.lower() == email.lower():
+            errors.add("email", _("This address is another account's user name."))
+            return None
+        owner_id = pk
+    return owner_id
+
+
+def _account_mail_queue(task: Any, **kwargs: Any) -> None:
+    """Hand an account mail to the worker once the transaction commits (accounts.mails).
+
+    With ``ACCOUNT_MAILS_QUEUED`` off (the tests) the task runs in this process instead. If the
+    broker cannot be reached the mail is sent here too, logged: a sign-up must not fail because
+    Redis is down (the request then takes longer, the only time it does).
+    """
+
+    def enqueue() -> None:
+        if settings.ACCOUNT_MAILS_QUEUED:
+            try:
+                task.delay(**kwargs)
+                return
+            except Exception:
+                logger.exception("broker unreachable: sending %s in the request", task.name)
+        task(**kwargs)
+
+    transaction.on_commit(enqueue, robust=True)
 
 
 def _language_check(language: str, errors: _Errors) -> None:
@@ -115,20 +187,22 @@ def user_register(
     display_name: str = "",
     language: str = User.Language.GERMAN,
     time_zone: str = DEFAULT_TIME_ZONE,
-) -> User:
-    """Create a learner account; the password must pass the configured validators."""
+) -> User | None:
+    """Sign a learner up. The address gets a confirmation link (accounts.mails); until it is
+    opened the account cannot log in and gets no reminders.
+
+    An address that already names an account is answered like a free one, so sign-up does not
+    tell who has an account: no account is made, its owner gets a mail that someone tried (and
+    how to log in or reset the password if it was them), and None is returned — the caller
+    shows the same "check your mail" as for a new account. Both ways hash the password and hand
+    one mail to the worker, so they also take the same time. Bad input (a taken *user name*
+    included) raises InvalidInput with every problem at once.
+    """
     username = username.strip()
     email = email.strip()
     errors = _Errors()
-    try:
-        UnicodeUsernameValidator()(username)
-    except ValidationError as error:
-        errors.add("username", error.messages[0])
-    if not username or len(username) > 150:
-        errors.add("username", "A username has 1 to 150 characters.")
-    elif User.objects.filter(username__iexact=username).exists():
-        errors.add("username", "This username is taken.")
-    _email_check(email, errors)
+    _username_check(username, errors)
+    owner_id = _email_check(email, errors)
     _language_check(language, errors)
     _time_zone_check(time_zone, errors)
     candidate = User(username=username, email=email, display_name=display_name)
@@ -138,26 +212,41 @@ def user_register(
         for message in error.messages:
             errors.add("password", message)
     errors.raise_if_any()
+    if owner_id is not None:
+        return _register_taken_address(owner_id=owner_id, password=password)
     candidate.time_zone = time_zone
+    candidate.email_confirmed_at = None
     try:
         with transaction.atomic():
-            return User.objects.create_user(
+            user = User.objects.create_user(
                 username=username,
                 email=email,
                 password=password,
                 display_name=display_name.strip(),
                 language=language,
                 time_zone=time_zone,
+                email_confirmed_at=None,
+                # None while unconfirmed; the confirmation stores the first instant.
                 next_reminder_at=ReminderPreferences.of(candidate).next_after_change(
                     timezone.now()
                 ),
             )
     except IntegrityError:
         # Someone registered the same name or address between the check and the insert.
-        raise InvalidInput(
-            "The input is not valid.",
-            detail={"username": ["This username or e-mail address is taken."]},
-        ) from None
+        owner_id = User.objects.filter(email__iexact=email).values_list("pk", flat=True).first()
+        if owner_id is None or User.objects.filter(username__iexact=username).exists():
+            raise InvalidInput(
+                "The input is not valid.", detail={"username": ["This username is taken."]}
+            ) from None
+        return _register_taken_address(owner_id=owner_id, password=password)
+    _account_mail_queue(tasks.email_confirmation_send, user_id=user.pk)
+    return user
+
+
+def _register_taken_address(*, owner_id: int, password: str) -> None:
+    # The work a new account costs, minus the INSERT: the password hash (the slow part).
+    make_password(password)
+    _account_mail_queue(tasks.address_in_use_notify, user_id=owner_id, attempt="signup")
 
 
 def user_authenticate(
@@ -197,11 +286,16 @@ def user_authenticate_by_login(*, request: HttpRequest, login: str, password: st
 
 def _authenticate(*, request: HttpRequest, username: str, password: str) -> User:
     user = authenticate(request, username=username, password=password) if username else None
-    if user is not None:
+    # An account whose address is not confirmed yet answers like a wrong password: a distinct
+    # answer would tell whether a sign-up made an account, i.e. whether its address was free.
+    if user is not None and user.email_confirmed_at is not None:
         return user
     if getattr(request, "axes_locked_out", False):
         raise login_locked_error()
-    raise InvalidInput("Username/e-mail or password is wrong.", code="invalid_credentials")
+    raise InvalidInput(
+        "Username/e-mail or password is wrong, or the e-mail address is not confirmed yet.",
+        code="invalid_credentials",
+    )
 
 
 def login_locked_error() -> TooManyRequests:
@@ -246,7 +340,7 @@ def password_change(
     ):
         if getattr(request, "axes_locked_out", False):
             raise login_locked_error()
-        errors.add("old_password", gettext("Your current password is not correct."))
+        errors.add("old_password", _("Your current password is not correct."))
     try:
         password_validation.validate_password(new_password, user=user)
     except ValidationError as error:
@@ -268,9 +362,17 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         )
     errors = _Errors()
     merged = {name: changes.get(name, getattr(user, name)) for name in PROFILE_FIELDS}
+    # A new address replaces the old one only once its confirmation link is opened
+    # (email_confirm); until then it waits in pending_email and the old one keeps working.
+    address_change: tuple[str, int | None] | None = None
     if "email" in changes:
-        merged["email"] = (changes["email"] or "").strip()
-        _email_check(merged["email"], errors, exclude_user_id=user.pk)
+        requested = (changes["email"] or "").strip()
+        merged["email"] = user.email
+        if requested.lower() != user.email.lower():
+            owner_id = _email_check(requested, errors, exclude_user_id=user.pk)
+            address_change = (requested, owner_id)
+        else:
+            merged["email"] = requested  # the same address, another spelling
     if "display_name" in changes:
         merged["display_name"] = (changes["display_name"] or "").strip()
     if "language" in changes:
@@ -301,6 +403,16 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     changed = [name for name in PROFILE_FIELDS if merged[name] != getattr(user, name)]
     for name in changed:
         setattr(user, name, merged[name])
+    if address_change is not None:
+        # Answered the same whether the address is free or another account's: the owner of a
+        # taken one is told someone tried, a free one gets the confirmation link.
+        requested, owner_id = address_change
+        user.pending_email = requested
+        changed.append("pending_email")
+        if owner_id is None:
+            _account_mail_queue(tasks.email_confirmation_send, user_id=user.pk)
+        else:
+            _account_mail_queue(tasks.address_in_use_notify, user_id=owner_id, attempt="change")
     if REMINDER_PREFERENCE_FIELDS.intersection(changed):
         user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
         changed.append("next_reminder_at")
@@ -314,6 +426,90 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
                 detail={"email": ["This e-mail address belongs to another account."]},
             ) from None
     return user
+
+
+@transaction.atomic
+def email_confirm(*, token: str) -> User:
+    """Open a confirmation link (accounts.tokens): a sign-up's address is confirmed (the account
+    may log in and gets reminders from now on), or the address the learner asked to change to
+    replaces the old one. Opening it again changes nothing. A link that is expired, changed, or
+    for an address the account no longer has or asks for raises InvalidInput."""
+    try:
+        claim = email_confirmation_claim(token)
+    except ConfirmationTokenExpired:
+        raise InvalidInput(
+            _("This confirmation link has expired. Ask for a new one."),
+            code="confirmation_link_expired",
+        ) from None
+    except ConfirmationTokenInvalid:
+        claim = None
+    user = (
+        None
+        if claim is None
+        else User.objects.select_for_update().filter(pk=claim.user_id, is_active=True).first()
+    )
+    invalid = InvalidInput(
+        _("This confirmation link is not valid (any more)."), code="confirmation_link_invalid"
+    )
+    if user is None:
+        raise invalid
+    now = timezone.now()
+    if claim.names(user.email):
+        if user.email_confirmed_at is not None:
+            return user
+        user.email_confirmed_at = now
+        fields = ["email_confirmed_at"]
+    elif claim.names(user.pending_email):
+        address = user.pending_email
+        taken = (
+            User.objects.filter(Q(email__iexact=address) | Q(username__iexact=address))
+            .exclude(pk=user.pk)
+            .exists()
+        )
+        if taken:
+            raise InvalidInput(
+                _("This address belongs to another account now."), code="email_taken"
+            )
+        user.email, user.pending_email, user.email_confirmed_at = address, "", now
+        fields = ["email", "pending_email", "email_confirmed_at"]
+    else:
+        raise invalid
+    user.next_reminder_at = ReminderPreferences.of(user).next_after_change(now)
+    try:
+        with transaction.atomic():
+            user.save(update_fields=[*fields, "next_reminder_at"])
+    except IntegrityError:
+        # Another account took the address between the check and the update.
+        raise InvalidInput(
+            _("This address belongs to another account now."), code="email_taken"
+        ) from None
+    return user
+
+
+def email_mark_confirmed(*, user: User) -> None:
+    """The account's address, if still waiting for its link, counts as confirmed: a completed
+    password reset proved it (its link went there — so the owner of an address someone else
+    signed up with takes that account over by resetting its password), or an admin vouches
+    for it (admin action)."""
+    if user.email and user.email_confirmed_at is None:
+        now = timezone.now()
+        user.email_confirmed_at = now
+        user.next_reminder_at = ReminderPreferences.of(user).next_after_change(now)
+        user.save(update_fields=["email_confirmed_at", "next_reminder_at"])
+
+
+def email_confirmation_resend_request(*, email: str) -> None:
+    """Ask for the confirmation link again. The same for every address (no look-up here): the
+    worker finds the account waiting to confirm it, if any, within its hourly limit."""
+    _account_mail_queue(tasks.email_confirmation_resend, email=email.strip())
+
+
+def password_reset_request(*, email: str) -> None:
+    """Ask for a link to choose a new password. The same work for every address: no look-up
+    here, one task for the worker, which finds the account (if any) and keeps to its hourly
+    limit of reset mails. So neither the answer nor its time tells whether the address has an
+    account."""
+    _account_mail_queue(tasks.password_reset_send, email=email.strip())
 
 
 @transaction.atomic
@@ -423,11 +619,12 @@ def reminder_email_turn_off(*, learner_id: int) -> str | None:
 def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
     """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
     local use only): the password, the name, staff and superuser flags, the next reminder."""
-    user, _ = User.objects.get_or_create(
+    user, _created = User.objects.get_or_create(
         username=username, defaults={"email": f"{username}@example.org"}
     )
     user.is_staff = user.is_superuser = is_staff
     user.display_name = display_name
+    user.email_confirmed_at = user.email_confirmed_at or timezone.now()
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()

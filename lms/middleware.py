@@ -88,7 +88,7 @@ class FormLoginRateThrottle(SimpleRateThrottle):
 # The anonymous pages whose POST creates an account or sends e-mail (URL names; missing ones
 # are skipped). They check no password, so axes does not see them; the rate keeps one address
 # from flooding mailboxes or the user table.
-THROTTLED_FORMS = ("web:signup", "web:password_reset")
+THROTTLED_FORMS = ("web:signup", "web:password_reset", "web:email_confirmation_resend")
 
 
 class FormThrottleMiddleware:

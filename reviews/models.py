@@ -182,6 +182,10 @@ class ReminderDigest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     due_count = models.PositiveIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    # The random key the unsubscribe link of this e-mail carries (signed, with its time:
+    # reviews.services.reminder_unsubscribe), set when it is sent. Opaque on purpose: the link
+    # names neither the learner nor this row.
+    unsubscribe_key = models.CharField(max_length=32, null=True, blank=True, unique=True)
 
     class Meta:
         constraints = [

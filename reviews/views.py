@@ -1,26 +1,52 @@
-"""The one-click unsubscribe page linked from reminder e-mails (no log-in, a signed token)."""
+"""The unsubscribe page linked from reminder e-mails (no log-in; a signed, expiring token).
+
+GET only shows a confirmation with a button: mail scanners and link previews open every link,
+and must not unsubscribe anyone. POST turns the reminders off — the page's button, or a mail
+client's RFC 8058 one-click POST (body ``List-Unsubscribe=One-Click``, no cookies).
+"""
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from lms.errors import InvalidInput
-from reviews.services.reminder_unsubscribe import reminder_email_unsubscribe
+from lms.errors import DomainError, NotFound
+from reviews.services.reminder_unsubscribe import (
+    reminder_email_unsubscribe,
+    reminder_unsubscribe_target,
+)
+
+TEMPLATE = "reviews/unsubscribe.html"
 
 
-@csrf_exempt  # RFC 8058: mail clients POST "List-Unsubscribe=One-Click" without cookies.
-@require_http_methods(["GET", "POST"])
+def _page(request: HttpRequest, context: dict, *, status: int = 200) -> HttpResponse:
+    response = render(request, TEMPLATE, context, status=status)
+    # A page per secret link: not for shared caches, not for search engines.
+    response["Cache-Control"] = "no-store"
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+# No CSRF token: RFC 8058 mail clients POST without cookies, and the secret in the URL is the
+# credential — a site that could forge this POST would have to know the link already.
+@csrf_exempt
+@require_http_methods(["GET", "HEAD", "POST"])
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
-    """Turn reminder e-mails off for the learner named by the signed token (GET or POST)."""
+    """GET (and HEAD): the confirmation page; POST: turn the learner's reminder e-mails off."""
     fallback = "en" if getattr(request, "LANGUAGE_CODE", "de").startswith("en") else "de"
     try:
-        language = reminder_email_unsubscribe(token=token)
-    except InvalidInput:
-        context = {"ok": False, "language": fallback}
-        return render(request, "reviews/unsubscribe.html", context, status=400)
-    response = render(
-        request, "reviews/unsubscribe.html", {"ok": True, "language": language or fallback}
-    )
-    response["Cache-Control"] = "no-store"
-    return response
+        if request.method == "POST":
+            language = reminder_email_unsubscribe(token=token)
+            return _page(request, {"state": "done", "language": language})
+        target = reminder_unsubscribe_target(token=token)
+    except DomainError as exc:
+        # An expired link still says whose it was; otherwise the page speaks the browser's
+        # language.
+        detail = exc.detail if isinstance(exc.detail, dict) else {}
+        language = detail.get("language") or fallback
+        state = "expired" if exc.code == "unsubscribe_link_expired" else "invalid"
+        status = 404 if isinstance(exc, NotFound) else 400
+        return _page(request, {"state": state, "language": language}, status=status)
+    state = "confirm" if target.reminders_on else "already_off"
+    return _page(request, {"state": state, "language": target.language})

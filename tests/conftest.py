@@ -6,6 +6,7 @@ LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test i
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 from pathlib import Path
@@ -177,6 +178,14 @@ def module_document(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def committed(django_capture_on_commit_callbacks):
+    """``with committed(): client.post(...)``: the commit callbacks of the block (the account
+    mails, accounts.services) run at its end, as after the request's real commit; a test's own
+    transaction never commits."""
+    return functools.partial(django_capture_on_commit_callbacks, execute=True)
 
 
 @pytest.fixture

@@ -26,14 +26,46 @@ def learner_create(username: str = "lena", **fields: Any):
     return get_user_model().objects.create_user(username=username, **fields)
 
 
-def learner_register(username: str = "lena", **fields: Any):
+def learner_register(username: str = "lena", *, confirmed: bool = True, **fields: Any):
     """A learner signed up through the accounts service, as the sign-up page and the API do
-    (preferences validated, next reminder instant stored)."""
-    from accounts.services import user_register
+    (preferences validated), and, unless ``confirmed=False``, with the address confirmed
+    through the link's service (so the account can log in and has its next reminder stored)."""
+    from accounts.services import email_confirm, user_register
+    from accounts.tokens import email_confirmation_token
 
     fields.setdefault("email", f"{username}@example.org")
     fields.setdefault("password", learner_password(username))
-    return user_register(username=username, **fields)
+    user = user_register(username=username, **fields)
+    if confirmed and user is not None:
+        user = email_confirm(token=email_confirmation_token(user_id=user.pk, address=user.email))
+    return user
+
+
+def unsubscribe_token_for(learner) -> str:
+    """The token of the unsubscribe link in a reminder e-mail sent to ``learner``: a sent
+    digest row with its key, as ``reminder_digest_send`` leaves it (on a day of its own)."""
+    import datetime
+
+    from django.utils import timezone
+
+    from reviews.models import ReminderDigest
+    from reviews.services.reminder_unsubscribe import (
+        reminder_unsubscribe_key,
+        reminder_unsubscribe_token,
+    )
+
+    now = timezone.now()
+    earlier = ReminderDigest.objects.filter(learner_id=learner.pk).count()
+    key = reminder_unsubscribe_key()
+    ReminderDigest.objects.create(
+        learner_id=learner.pk,
+        local_date=datetime.date(2001, 1, 1) + datetime.timedelta(days=earlier),
+        status=ReminderDigest.Status.SENT,
+        claimed_at=now,
+        sent_at=now,
+        unsubscribe_key=key,
+    )
+    return reminder_unsubscribe_token(key)
 
 
 def enrollment_create(learner, module, *, at=None):

@@ -11,7 +11,11 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
-from accounts.services import user_authenticate_by_login
+from accounts.services import (
+    email_confirmation_resend_request,
+    password_reset_request,
+    user_authenticate_by_login,
+)
 from lms.errors import DomainError
 
 # A retention as the page's language writes it (0.80 / 0,80), when the form is shown.
@@ -24,7 +28,7 @@ class SignUpForm(forms.Form):
     username = forms.CharField(
         label=_("User name"),
         max_length=150,
-        help_text=_("Letters, digits and @ . + - _ only."),
+        help_text=_("Letters, digits and @ . + - _ only; not an e-mail address."),
         widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
     )
     email = forms.EmailField(
@@ -54,6 +58,16 @@ class SignUpForm(forms.Form):
 class LoginForm(AuthenticationForm):
     """Django's log-in form; its one field (user name or e-mail address) goes to the accounts
     service, which decides which account it names."""
+
+    # One message for a wrong password and an unconfirmed address: which one it is would tell
+    # whether a sign-up made an account, i.e. whether its address was free.
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": _(
+            "The user name (or e-mail address) or the password is wrong – or the e-mail "
+            "address is not confirmed yet: open the link we sent you."
+        ),
+    }
 
     username = forms.CharField(
         label=_("User name or e-mail address"),
@@ -106,6 +120,32 @@ class PasswordChangeForm(forms.Form):
         if first and first != second:
             self.add_error("new_password2", _("The two passwords differ."))
         return cleaned
+
+
+class EmailRequestForm(forms.Form):
+    """An e-mail address to send a mail to, if it has an account (the answer is the same)."""
+
+    email = forms.EmailField(
+        label=_("E-mail address"),
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
+class PasswordResetRequestForm(EmailRequestForm):
+    """Django's password-reset view with this form: ``save`` hands the address to the worker
+    (``accounts.services.password_reset_request``) instead of looking it up and mailing in the
+    request, so a known and an unknown address cost the same."""
+
+    def save(self, **_options) -> None:
+        # Django's view passes the mail templates, domain and token generator; accounts.mails
+        # has its own (links from LERNPFAD_SITE_URL, never the request's Host header).
+        password_reset_request(email=self.cleaned_data["email"])
+
+
+class EmailConfirmationResendForm(EmailRequestForm):
+    def save(self) -> None:
+        email_confirmation_resend_request(email=self.cleaned_data["email"])
 
 
 class LanguageForm(forms.Form):

@@ -11,6 +11,10 @@ urlpatterns = [
     path("help/keyboard/", pages.keyboard_help, name="keyboard"),
     # Accounts
     path("signup/", auth.signup, name="signup"),
+    path("signup/sent/", auth.signup_sent, name="signup_sent"),
+    # The paths of the links in account mails are accounts.mails' *_PATH (a test checks both).
+    path("confirm-email/", auth.email_confirmation_resend, name="email_confirmation_resend"),
+    path("confirm-email/<str:token>/", auth.email_confirm_page, name="email_confirm"),
     path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth.LogoutView.as_view(), name="logout"),
     path("password-reset/", auth.PasswordResetView.as_view(), name="password_reset"),

@@ -9,12 +9,19 @@ from accounts.services import DEFAULT_TIME_ZONE, DEVICE_NAME_MAX_LENGTH
 class MeSerializer(serializers.ModelSerializer):
     """The learner's own account and preferences."""
 
+    # Not an EmailField: empty (no change waiting) is its usual value, and "" is no address.
+    pending_email = serializers.CharField(
+        read_only=True,
+        help_text="A new address waiting for its confirmation link; empty when none.",
+    )
+
     class Meta:
         model = User
         fields = [
             "id",
             "username",
             "email",
+            "pending_email",
             "display_name",
             "language",
             "time_zone",
@@ -47,15 +54,44 @@ class MeUpdateSerializer(serializers.Serializer):
 
 
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
+    username = serializers.CharField(
+        max_length=150, help_text="A public handle; it may not be an e-mail address."
+    )
     email = serializers.CharField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
     display_name = serializers.CharField(max_length=150, required=False, default="")
     language = serializers.CharField(max_length=5, required=False, default="de")
     time_zone = serializers.CharField(max_length=64, required=False, default=DEFAULT_TIME_ZONE)
     device_name = serializers.CharField(
-        max_length=DEVICE_NAME_MAX_LENGTH, required=False, default="", allow_blank=True
+        max_length=DEVICE_NAME_MAX_LENGTH,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Ignored: registration issues no token any more; give it to auth/token/.",
     )
+
+
+class AcceptedSerializer(serializers.Serializer):
+    """202: the request is taken; what follows comes by e-mail (if the address has an account,
+    or for registration: if it had none). The same answer for every address."""
+
+    status = serializers.ChoiceField(choices=["mail_sent"])
+    message = serializers.CharField(help_text="What to do next, in the request's language.")
+
+
+class EmailRequestSerializer(serializers.Serializer):
+    email = serializers.EmailField(max_length=254)
+
+
+class EmailConfirmSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        max_length=500, help_text="The last part of the link in the confirmation mail."
+    )
+
+
+class EmailConfirmedSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["confirmed"])
+    message = serializers.CharField()
 
 
 class TokenRequestSerializer(serializers.Serializer):

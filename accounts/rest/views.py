@@ -1,6 +1,8 @@
-"""Accounts API: registration and tokens for mobile apps, log-out, devices, the own profile."""
+"""Accounts API: registration, e-mail confirmation, password-reset mails and tokens for mobile
+apps, log-out, devices, the own profile."""
 
 from django.contrib.auth import logout as session_logout
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from knox.models import AuthToken
 from rest_framework import status
@@ -10,7 +12,11 @@ from rest_framework.views import APIView
 
 from accounts import services
 from accounts.rest.serializers import (
+    AcceptedSerializer,
     DeviceSerializer,
+    EmailConfirmedSerializer,
+    EmailConfirmSerializer,
+    EmailRequestSerializer,
     MeSerializer,
     MeUpdateSerializer,
     RegisterSerializer,
@@ -32,28 +38,101 @@ class _AnonymousLoginView(APIView):
     permission_classes = [AllowAny]
 
 
-class RegisterView(_AnonymousLoginView):
-    # Creating accounts is rated per client address (THROTTLE_LOGIN): nothing else stops one
-    # address from filling the user table.
+def _accepted(message: str) -> Response:
+    return Response({"status": "mail_sent", "message": message}, status=status.HTTP_202_ACCEPTED)
+
+
+class _RatedAnonymousView(_AnonymousLoginView):
+    """Rated per client address (THROTTLE_LOGIN): creating accounts and asking for mails check
+    no password, so django-axes does not see them, and nothing else stops one address from
+    filling the user table or a mailbox."""
+
     throttle_classes = [LoginRateThrottle]
     throttle_scope = "login"
 
+
+class RegisterView(_RatedAnonymousView):
     @extend_schema(
         request=RegisterSerializer,
-        responses={201: TokenResponseSerializer},
-        summary="Create an account and a token for this device",
+        responses={202: AcceptedSerializer},
+        summary="Sign up; the account works once its address is confirmed",
+        description=(
+            "Answers `202` with the same body whether the address is free or already has an "
+            "account, so registration does not tell who has one. A free address gets a "
+            "confirmation link (`POST auth/email-confirmation/` with its token, or the web "
+            "page it opens); until then `auth/token/` refuses the account like a wrong "
+            "password. The owner of a taken address gets a mail that someone tried. Bad "
+            "input, a taken *username* included (user names are public), is a `400`."
+        ),
     )
     def post(self, request):
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        device_name = data.pop("device_name")
-        user = services.user_register(**data)
-        instance, token = services.token_create(
-            user=user, device_name=device_name, request=request._request
+        data.pop("device_name")
+        services.user_register(**data)
+        return _accepted(
+            _("Check your e-mail: we sent a link to confirm the address. Open it, then log in.")
         )
-        payload = TokenResponseSerializer.payload(instance=instance, token=token, user=user)
-        return Response(TokenResponseSerializer(payload).data, status=status.HTTP_201_CREATED)
+
+
+class EmailConfirmationView(_RatedAnonymousView):
+    @extend_schema(
+        request=EmailConfirmSerializer,
+        responses={200: EmailConfirmedSerializer},
+        summary="Confirm an e-mail address with the token of its link",
+        description=(
+            "The token is the last part of the link in the mail. A sign-up's account can log "
+            "in afterwards; a requested new address replaces the old one. Again: `200`, no "
+            "change. `400` `confirmation_link_expired`, `confirmation_link_invalid` or "
+            "`email_taken` (the address belongs to another account by now)."
+        ),
+    )
+    def post(self, request):
+        serializer = EmailConfirmSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.email_confirm(token=serializer.validated_data["token"])
+        return Response({"status": "confirmed", "message": _("Your e-mail address is confirmed.")})
+
+
+class EmailConfirmationResendView(_RatedAnonymousView):
+    @extend_schema(
+        request=EmailRequestSerializer,
+        responses={202: AcceptedSerializer},
+        summary="Send the confirmation link again",
+        description=(
+            "`202` for every address; the link goes out only if an account waits to confirm "
+            "this address, at most 3 confirmation mails per account and hour."
+        ),
+    )
+    def post(self, request):
+        serializer = EmailRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.email_confirmation_resend_request(email=serializer.validated_data["email"])
+        return _accepted(
+            _("If an account waits to confirm this address, a new link is on its way.")
+        )
+
+
+class PasswordResetRequestView(_RatedAnonymousView):
+    @extend_schema(
+        request=EmailRequestSerializer,
+        responses={202: AcceptedSerializer},
+        summary="Mail a link to choose a new password",
+        description=(
+            "`202` for every address, after the same work (the worker looks the address up), "
+            "so neither the answer nor its time tells whether it has an account. At most 3 "
+            "reset mails per account and hour; the link opens the web page "
+            "`/password-reset/…/`."
+        ),
+    )
+    def post(self, request):
+        serializer = EmailRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.password_reset_request(email=serializer.validated_data["email"])
+        return _accepted(
+            _("If an account uses this address, we have sent it a link to choose a new password.")
+        )
 
 
 class TokenView(_AnonymousLoginView):

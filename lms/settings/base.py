@@ -179,6 +179,10 @@ CACHES = {
 EMAIL_CONFIG = env.email_url("EMAIL_URL", default="consolemail://")
 vars().update(EMAIL_CONFIG)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="Lernpfad <lernpfad@localhost>")
+# Account mails (confirmation, password reset) go through the Celery worker, so a request does
+# the same work whether its address has an account or not (accounts/mails.py). The tests send
+# them in the request instead (lms/settings/test.py).
+ACCOUNT_MAILS_QUEUED = True
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

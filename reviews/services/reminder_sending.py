@@ -17,11 +17,16 @@ from accounts.data import ReminderRecipient
 from lms.local_time import local_day_of
 from reviews.models import Notification, ReminderDigest, ReviewLog
 from reviews.selectors import due_count
-from reviews.services.reminder_unsubscribe import reminder_unsubscribe_token
+from reviews.services.reminder_unsubscribe import (
+    reminder_unsubscribe_key,
+    reminder_unsubscribe_token,
+)
 
 # A digest still unsent this long after its claim is dropped: a reminder hours late is noise.
 REMINDER_MAX_DELAY = datetime.timedelta(hours=6)
 REVIEW_PAGE_PATH = "/reviews/"
+# reviews.urls serves it: GET shows a confirmation, POST (also RFC 8058 one-click) unsubscribes.
+UNSUBSCRIBE_PATH = "/reminders/unsubscribe/{token}/"
 EMAIL_LANGUAGES = ("de", "en")
 
 
@@ -57,13 +62,18 @@ def reminder_digest_send(
             return reason
 
         language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
-        context = _digest_context(learner=learner, count=count, language=language)
+        digest.unsubscribe_key = reminder_unsubscribe_key()
+        context = _digest_context(
+            learner=learner, count=count, language=language, unsubscribe_key=digest.unsubscribe_key
+        )
         _digest_message(learner=learner, context=context, connection=connection).send()
         digest.status = ReminderDigest.Status.SENT
         digest.sent_at = timezone.now()
         digest.due_count = count
         digest.last_error = ""
-        digest.save(update_fields=["status", "sent_at", "due_count", "last_error"])
+        digest.save(
+            update_fields=["status", "sent_at", "due_count", "last_error", "unsubscribe_key"]
+        )
         Notification.objects.create(
             learner_id=learner.id,
             kind=Notification.Kind.REVIEW_DIGEST,
@@ -106,10 +116,12 @@ def _skip_reason(
     return None
 
 
-def _digest_context(*, learner: ReminderRecipient, count: int, language: str) -> dict:
+def _digest_context(
+    *, learner: ReminderRecipient, count: int, language: str, unsubscribe_key: str
+) -> dict:
     review_url = settings.SITE_URL + REVIEW_PAGE_PATH
-    unsubscribe_url = (
-        f"{settings.SITE_URL}/reminders/unsubscribe/{reminder_unsubscribe_token(learner.id)}/"
+    unsubscribe_url = settings.SITE_URL + UNSUBSCRIBE_PATH.format(
+        token=reminder_unsubscribe_token(unsubscribe_key)
     )
     context = {
         "name": learner.name,

@@ -1,30 +1,101 @@
-"""The one-click unsubscribe of reminder e-mails: a signed token in every digest turns them
-off without a log-in."""
+"""The unsubscribe link of reminder e-mails: turns them off without a log-in.
+
+The link carries a random key of the one e-mail it came in (``ReminderDigest.unsubscribe_key``),
+signed with the time it was made, so it names no learner and no row id, cannot be forged or
+changed, and stops working after ``UNSUBSCRIBE_MAX_AGE``. Opening it (GET) only reads: mail
+scanners and link previews fetch every link. A POST turns the reminders off — the button of the
+page GET shows, or a mail client's RFC 8058 one-click POST.
+"""
 
 from __future__ import annotations
+
+import datetime
+import secrets
+from dataclasses import dataclass
 
 from django.core import signing
 
 from accounts import api as accounts_api
-from lms.errors import InvalidInput
+from lms.errors import InvalidInput, NotFound
+from reviews.models import ReminderDigest
 
-UNSUBSCRIBE_SALT = "reviews.reminder-email-unsubscribe"
+# A new salt for the keyed links: the earlier, never-expiring links (which named the learner)
+# are refused as not valid.
+UNSUBSCRIBE_SALT = "reviews.reminder-unsubscribe.v2"
+# Two months: long after anyone still acts on a reminder, short enough that an old mail in a
+# forwarded thread or a leaked archive stops being a switch for somebody's reminders.
+UNSUBSCRIBE_MAX_AGE = datetime.timedelta(days=60)
 
 
-def reminder_unsubscribe_token(learner_id: int) -> str:
-    """A signed, non-expiring token that turns this learner's reminder e-mails off."""
-    return signing.dumps({"learner": learner_id}, salt=UNSUBSCRIBE_SALT)
+@dataclass(frozen=True)
+class UnsubscribeTarget:
+    """The learner an unsubscribe link is for, as its page needs them."""
+
+    learner_id: int
+    language: str
+    reminders_on: bool
 
 
-def reminder_email_unsubscribe(*, token: str) -> str | None:
-    """Turn reminder e-mails off for the learner the token names (idempotent, no log-in).
+def reminder_unsubscribe_key() -> str:
+    """A fresh random key for one e-mail's unsubscribe link (128 bits, URL-safe)."""
+    return secrets.token_urlsafe(16)
 
-    Returns the learner's language for the confirmation page (None if the account is gone).
+
+def reminder_unsubscribe_token(key: str) -> str:
+    """The signed, expiring token of the link with this key: ``<key>:<time>:<signature>``."""
+    return _signer().sign(key)
+
+
+def _signer() -> signing.TimestampSigner:
+    return signing.TimestampSigner(salt=UNSUBSCRIBE_SALT)
+
+
+def _learner_of_key(key: str):
+    learner_id = (
+        ReminderDigest.objects.filter(unsubscribe_key=key)
+        .values_list("learner_id", flat=True)
+        .first()
+    )
+    return None if learner_id is None else accounts_api.reminder_recipient(learner_id)
+
+
+def reminder_unsubscribe_target(*, token: str) -> UnsubscribeTarget:
+    """Whose reminders the link turns off (reads only: what a GET may do); two queries.
+
+    Raises InvalidInput for a changed link ("invalid_unsubscribe_token") or an expired one
+    ("unsubscribe_link_expired", with the learner's language in ``detail`` for its page), and
+    NotFound when its e-mail or account is gone.
     """
     try:
-        learner_id = int(signing.loads(token, salt=UNSUBSCRIBE_SALT)["learner"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        key = _signer().unsign(token, max_age=UNSUBSCRIBE_MAX_AGE)
+    except signing.SignatureExpired as exc:
+        # Genuine but too old: it still says whose it was, so the page can speak their language.
+        learner = _learner_of_key(_signer().unsign(token))
+        raise InvalidInput(
+            "This unsubscribe link has expired.",
+            code="unsubscribe_link_expired",
+            detail={"language": learner.language if learner else None},
+        ) from exc
+    except signing.BadSignature as exc:
         raise InvalidInput(
             "This unsubscribe link is not valid.", code="invalid_unsubscribe_token"
         ) from exc
-    return accounts_api.reminder_email_turn_off(learner_id=learner_id)
+    learner = _learner_of_key(key)
+    if learner is None:
+        raise NotFound("This unsubscribe link is no longer in use.", code="unsubscribe_link_gone")
+    return UnsubscribeTarget(
+        learner_id=learner.id,
+        language=learner.language,
+        reminders_on=learner.reminders.reminder_email,
+    )
+
+
+def reminder_email_unsubscribe(*, token: str) -> str:
+    """Turn reminder e-mails off for the learner the link is for (idempotent, no log-in).
+
+    Returns the learner's language for the confirmation page; raises like
+    ``reminder_unsubscribe_target``.
+    """
+    target = reminder_unsubscribe_target(token=token)
+    language = accounts_api.reminder_email_turn_off(learner_id=target.learner_id)
+    return language or target.language

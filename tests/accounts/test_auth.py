@@ -6,6 +6,7 @@ import datetime
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core import mail
 from django.core.cache import cache
 from django.test import override_settings
 from django.utils import timezone
@@ -13,6 +14,7 @@ from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from accounts.models import Device
+from tests.accounts.conftest import confirmation_token_in
 from tests.factories import learner_password
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +22,7 @@ pytestmark = pytest.mark.django_db
 User = get_user_model()
 REGISTER = "/api/v1/auth/register/"
 TOKEN = "/api/v1/auth/token/"
+CONFIRM = "/api/v1/auth/email-confirmation/"
 STRONG = "Lernpfad-ist-toll-2026"
 
 
@@ -47,21 +50,37 @@ def login(api_client, username="lena", device="phone"):
     return response.json()
 
 
-def test_register_returns_a_working_token(api_client):
-    response = api_client.post(
-        REGISTER,
-        {
-            "username": "mara",
-            "email": "Mara@Example.org",
-            "password": STRONG,
-            "display_name": "Mara",
-            "time_zone": "Europe/Vienna",
-            "device_name": "Pixel 8",
-        },
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    body = response.json()
+def test_register_confirm_then_log_in_gives_a_working_token(api_client, committed):
+    """The mobile flow: register (202, no token), open the mailed link's token through the API,
+    then log in for a token."""
+    with committed():
+        response = api_client.post(
+            REGISTER,
+            {
+                "username": "mara",
+                "email": "Mara@Example.org",
+                "password": STRONG,
+                "display_name": "Mara",
+                "time_zone": "Europe/Vienna",
+                "device_name": "Pixel 8",
+            },
+            format="json",
+        )
+    assert response.status_code == 202, response.content
+    assert set(response.json()) == {"status", "message"} and "token" not in response.json()
+    credentials = {"username": "mara", "password": STRONG, "device_name": "Pixel 8"}
+    # Not yet confirmed: refused like a wrong password.
+    refused = api_client.post(TOKEN, credentials, format="json")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid_credentials"
+
+    (message,) = mail.outbox
+    assert message.to == ["Mara@example.org"]  # create_user lower-cases the domain
+    token = confirmation_token_in(message)
+    confirmed = api_client.post(CONFIRM, {"token": token}, format="json")
+    assert confirmed.status_code == 200 and confirmed.json()["status"] == "confirmed"
+
+    body = api_client.post(TOKEN, credentials, format="json").json()
     assert body["user"]["username"] == "mara"
     assert body["user"]["language"] == "de" and body["user"]["time_zone"] == "Europe/Vienna"
     assert "password" not in body["user"]
@@ -87,7 +106,8 @@ def test_tokens_are_stored_hashed(api_client, make_learner):
         ({"password": "1234567890"}, "password"),  # common and numeric
         ({"password": "mara@example.org"}, "password"),  # like the e-mail address
         ({"username": "LENA"}, "username"),  # taken, whatever the case
-        ({"email": "LENA@example.org"}, "email"),
+        ({"username": "lena@example.org"}, "username"),  # an address, and lena's
+        ({"username": "mara@example.org"}, "username"),  # an address
         ({"email": "not-an-address"}, "email"),
         ({"time_zone": "Mars/Olympus_Mons"}, "time_zone"),
         ({"language": "fr"}, "language"),

@@ -14,9 +14,11 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.reminders import REMINDER_LOOKBACK
-from accounts.services import reminder_schedules_reset, user_register, user_update
+from accounts.services import email_confirm, reminder_schedules_reset, user_register, user_update
+from accounts.tokens import email_confirmation_token
 from lms.local_time import ReminderSchedule
 from reviews.services import reminder_unsubscribe
+from tests.factories import unsubscribe_token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -54,8 +56,11 @@ def api(lena):
     return client
 
 
-def test_registration_stores_the_first_reminder():
+def test_registration_stores_none_until_the_address_is_confirmed_then_the_first():
     user = user_register(username="neu", email="neu@example.org", password="a-long-passphrase-91")
+    user.refresh_from_db()
+    assert user.email_confirmed_at is None and user.next_reminder_at is None
+    email_confirm(token=email_confirmation_token(user_id=user.pk, address="neu@example.org"))
     assert_upcoming(user, datetime.time(18, 0))
 
 
@@ -89,7 +94,11 @@ def test_changing_something_else_leaves_it(lena):
     user_update(user=lena, changes={"display_name": "Lena L.", "desired_retention": 0.85})
     lena.refresh_from_db()
     assert lena.next_reminder_at == LONG_AGO
+    # A new address waits for its link; the reminders follow it once it is confirmed.
     user_update(user=lena, changes={"email": "lena.neu@example.org"})
+    lena.refresh_from_db()
+    assert lena.next_reminder_at == LONG_AGO and lena.pending_email == "lena.neu@example.org"
+    email_confirm(token=email_confirmation_token(user_id=lena.pk, address="lena.neu@example.org"))
     assert_upcoming(lena, datetime.time(18, 0))
 
 
@@ -150,9 +159,7 @@ def test_an_admin_edit_moves_it_and_deactivating_clears_it(client, lena):
 
 
 def test_unsubscribing_clears_it(lena):
-    reminder_unsubscribe.reminder_email_unsubscribe(
-        token=reminder_unsubscribe.reminder_unsubscribe_token(lena.pk)
-    )
+    reminder_unsubscribe.reminder_email_unsubscribe(token=unsubscribe_token_for(lena))
     lena.refresh_from_db()
     assert lena.reminder_email is False and lena.next_reminder_at is None
 

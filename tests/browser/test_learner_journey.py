@@ -1,9 +1,10 @@
 """A new learner goes through the course in a real browser, in German and in English on a phone.
 
-Sign up, enroll, read step 1 (copy the command), rate a quick check, mark the step complete,
-review a due card with the keyboard (Space, 3, u), take and pass the exam (answers autosaved
-through the REST API), open the certificate and its public verification page. Every page is
-saved as a screenshot under test-artifacts/screenshots/.
+Sign up, confirm the address with the mailed link, log in, enroll, read step 1 (copy the
+command), rate a quick check, mark the step complete, review a due card with the keyboard
+(Space, 3, u), take and pass the exam (answers autosaved through the REST API), open the
+certificate and its public verification page. Every page is saved as a screenshot under
+test-artifacts/screenshots/.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from django.core import mail
 from playwright.sync_api import Page, expect
 
 from tests.web.conftest import PASSWORD
@@ -29,6 +31,11 @@ class Language:
     password: str
     password_again: str
     submit_signup: str
+    check_mail: str
+    confirm_address: str
+    confirmed: str
+    login_field: str
+    log_in: str
     welcome: str
     enroll: str
     start_step_1: str
@@ -58,6 +65,11 @@ GERMAN = Language(
     password="Passwort",
     password_again="Passwort wiederholen",
     submit_signup="Registrieren",
+    check_mail="Sieh in deine E-Mails",
+    confirm_address="Meine Adresse bestätigen",
+    confirmed="Deine E-Mail-Adresse ist bestätigt.",
+    login_field="Benutzername oder E-Mail-Adresse",
+    log_in="Anmelden",
     welcome="Willkommen bei Lernpfad!",
     enroll="In dieses Modul einschreiben",
     start_step_1="Mit Schritt 1 beginnen",
@@ -87,6 +99,11 @@ ENGLISH = Language(
     password="Password",
     password_again="Password again",
     submit_signup="Sign up",
+    check_mail="Check your e-mail",
+    confirm_address="Confirm my address",
+    confirmed="Your e-mail address is confirmed.",
+    login_field="User name or e-mail address",
+    log_in="Log in",
     welcome="Welcome to Lernpfad!",
     enroll="Enroll in this module",
     start_step_1="Start with step 1",
@@ -163,7 +180,24 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     page.get_by_label(lang.password_again).fill(PASSWORD)
     shots("signup")
     page.locator("main").get_by_role("button", name=lang.submit_signup).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(lang.check_mail)
+    shots("signup-sent")
+
+    # Confirm the address with the mailed link (a button: opening the link changes nothing),
+    # then log in.
+    (message,) = [m for m in mail.outbox if m.to == [f"{username}@example.org"]]
+    link = re.search(r"https?://\S+/confirm-email/\S+/", message.body)[0]
+    assert link.startswith(base)
+    page.goto(link)
+    shots("confirm-email")
+    page.locator("main").get_by_role("button", name=lang.confirm_address).click()
+    expect(page.locator(".messages")).to_contain_text(lang.confirmed)
     expect(page.locator(".messages")).to_contain_text(lang.welcome)
+    shots("confirmed-login")
+    page.get_by_label(lang.login_field).fill(username)
+    page.get_by_label(lang.password, exact=True).fill(PASSWORD)
+    page.locator("main").get_by_role("button", name=lang.log_in).click()
+    expect(page.get_by_role("link", name=re.compile("Self-Hosting 27"))).to_be_visible()
     shots("dashboard-new")
 
     # Enroll from the module page.
@@ -324,10 +358,10 @@ def test_same_journey_in_english_on_a_phone(
 
 def test_pages_work_without_javascript(chromium, live_server, course, screenshot_dir):
     """Progressive enhancement: with JavaScript off, reading, completing and reviewing work."""
-    from accounts.services import user_register
     from progress.services.enrollment import enrollment_create
+    from tests.factories import learner_register
 
-    learner = user_register(username="nojs", email="nojs@example.org", password=PASSWORD)
+    learner = learner_register("nojs", password=PASSWORD)
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)
     context = chromium.new_context(java_script_enabled=False, locale="de-DE")
     page = context.new_page()

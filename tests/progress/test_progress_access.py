@@ -4,8 +4,12 @@ A second learner never reads or changes the first one's data: their own view of 
 shows their own rows, and an object that is not theirs is a 404. Without log-in: 401.
 """
 
+import re
+
 import pytest
+from django.core import mail
 from django.core.cache import cache
+from django.test import TestCase
 from rest_framework.test import APIClient
 
 from courses.models import Section
@@ -23,17 +27,25 @@ def _fresh_throttle():
 
 
 def register(username: str, device: str = "phone") -> tuple[APIClient, dict]:
-    response = APIClient().post(
-        "/api/v1/auth/register/",
-        {
-            "username": username,
-            "email": f"{username}@example.org",
-            "password": PASSWORD,
-            "device_name": device,
-        },
+    """The mobile flow: register (202, a mail), confirm with the link's token, log in."""
+    app = APIClient()
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = app.post(
+            "/api/v1/auth/register/",
+            {"username": username, "email": f"{username}@example.org", "password": PASSWORD},
+            format="json",
+        )
+    assert response.status_code == 202, response.content
+    (message,) = [m for m in mail.outbox if m.to == [f"{username}@example.org"]]
+    token = re.search(r"/confirm-email/([^/\s]+)/", message.body)[1]
+    confirmed = app.post("/api/v1/auth/email-confirmation/", {"token": token}, format="json")
+    assert confirmed.status_code == 200, confirmed.content
+    response = app.post(
+        "/api/v1/auth/token/",
+        {"username": username, "password": PASSWORD, "device_name": device},
         format="json",
     )
-    assert response.status_code == 201, response.content
+    assert response.status_code == 200, response.content
     body = response.json()
     client = APIClient()
     client.default_format = "json"

@@ -69,6 +69,11 @@ BODIES: dict[str, Body] = {
         "password": PASSWORD,
         "device_name": "phone",
     },
+    # Anyone may ask these, for any address, and gets the same 202 (or 400 for a bad token);
+    # a mail is all they can cause, never a change of A's rows.
+    "POST /api/v1/auth/email-confirmation/": lambda w, who: {"token": f"not-a-token-{who}"},
+    "POST /api/v1/auth/email-confirmation/resend/": lambda w, who: {"email": w.a.user.email},
+    "POST /api/v1/auth/password-reset/": lambda w, who: {"email": w.a.user.email},
     "POST /api/v1/auth/token/": lambda w, who: {
         "username": who if who != "anonymous" else CANARY,
         "password": PASSWORD if who != "anonymous" else "guessed-wrong-1",

@@ -247,15 +247,13 @@ def _html_pages(world):
 
 
 def test_every_html_page_works_under_the_content_security_policy(world, subtests):
-    from reviews.services.reminder_unsubscribe import reminder_unsubscribe_token
+    from tests.factories import unsubscribe_token_for
 
     clients = {"anonymous": Client(), CANARY: Client(), "staff": Client()}
     clients[CANARY].force_login(world.a.user)
     clients["staff"].force_login(world.staff.user)
     pages = list(_html_pages(world))
-    pages.append(
-        ("anonymous", f"/reminders/unsubscribe/{reminder_unsubscribe_token(world.a.user.pk)}/")
-    )
+    pages.append(("anonymous", f"/reminders/unsubscribe/{unsubscribe_token_for(world.a.user)}/"))
     checked = 0
     for who, url in pages:
         with subtests.test(msg=f"{who} {url}"):

@@ -9,13 +9,12 @@ import re
 from urllib.parse import urlparse
 
 import pytest
-from django.core import mail, signing
-from django.test import Client
+from django.core import mail
 
 from lms.local_time import zone_info
 from reviews import api
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
-from reviews.services import reminder_planning, reminder_sending, reminder_unsubscribe
+from reviews.services import reminder_planning, reminder_sending
 
 pytestmark = pytest.mark.django_db
 
@@ -303,6 +302,38 @@ def test_no_digest_after_reviewing_today_or_with_reminders_off(studying):
     assert not ReminderDigest.objects.exists()
 
 
+def test_no_digest_goes_to_an_unconfirmed_address(studying):
+    """A sign-up whose confirmation link was not opened: its instant has come and cards are
+    due, but the planner claims nothing and moves it to "no reminders"; once confirmed, the
+    digest comes."""
+    from accounts.models import User
+
+    pending = studying("pending")
+    User.objects.filter(pk=pending.pk).update(email_confirmed_at=None)
+    report = plan(BERLIN_1805)
+    assert mail.outbox == [] and not ReminderDigest.objects.exists(), report
+    pending.refresh_from_db()
+    assert pending.next_reminder_at is None
+
+    User.objects.filter(pk=pending.pk).update(
+        email_confirmed_at=CREATED, next_reminder_at=BERLIN_1805 - datetime.timedelta(minutes=5)
+    )
+    plan(BERLIN_1805)
+    assert len(sent_to(pending.email)) == 1
+
+
+def test_the_send_step_skips_an_address_that_is_not_confirmed(studying):
+    learner = studying("lena")
+    claimed: list[int] = []
+    reminder_planning.reminders_plan(now=BERLIN_1805, enqueue=lambda ids, at: claimed.extend(ids))
+    type(learner).objects.filter(pk=learner.pk).update(email_confirmed_at=None)
+    assert [
+        reminder_sending.reminder_digest_send(digest_id=digest_id, now=BERLIN_1805)
+        for digest_id in claimed
+    ] == ["email_unconfirmed"]
+    assert mail.outbox == []
+
+
 def test_a_review_yesterday_evening_does_not_count_for_today(studying):
     learner = studying("lena")
     card = ReviewCard.objects.filter(learner=learner).first()
@@ -349,40 +380,8 @@ def test_the_send_step_skips_a_learner_who_reviewed_or_unsubscribed_after_the_cl
     assert reasons == {"reviewer": "reviewed_today", "leaver": "reminders_off"}
 
 
-def test_one_click_unsubscribe_without_log_in(studying):
-    learner = studying("lena")
-    plan(BERLIN_1805)
-    link = re.search(r"<(http[^>]+)>", mail.outbox[0].extra_headers["List-Unsubscribe"])[1]
-    path = urlparse(link).path
-    response = Client().get(path)
-    assert response.status_code == 200
-    assert "Erinnerungen abbestellt" in response.content.decode()
-    learner.refresh_from_db()
-    assert learner.reminder_email is False
-    # Nothing more is sent.
-    plan(BERLIN_1805 + datetime.timedelta(days=1))
-    assert len(mail.outbox) == 1
-
-
-def test_rfc8058_one_click_post_and_a_bad_token(studying):
-    learner = studying("lena", language="en")
-    token = reminder_unsubscribe.reminder_unsubscribe_token(learner.pk)
-    client = Client(enforce_csrf_checks=True)
-    response = client.post(f"/reminders/unsubscribe/{token}/", {"List-Unsubscribe": "One-Click"})
-    assert response.status_code == 200 and "Reminders are off" in response.content.decode()
-    learner.refresh_from_db()
-    assert learner.reminder_email is False
-
-    other = studying("other")
-    # The other learner's id in the payload, with this learner's signature.
-    other_payload = signing.dumps({"learner": other.pk}, salt=reminder_unsubscribe.UNSUBSCRIBE_SALT)
-    forged = other_payload.split(":")[0] + token[len(token.split(":")[0]) :]
-    assert forged != token and forged != other_payload
-    for bad in (forged, token[:-2], "nonsense"):
-        assert client.get(f"/reminders/unsubscribe/{bad}/").status_code == 400
-    other.refresh_from_db()
-    assert other.reminder_email is True
-    assert client.put(f"/reminders/unsubscribe/{token}/").status_code == 405
+# The unsubscribe link (GET confirms, POST and RFC 8058 one-click unsubscribe, expiry, forged
+# links) is tested in test_unsubscribe.py.
 
 
 def test_the_review_link_of_the_email_leads_to_the_review_page(client):

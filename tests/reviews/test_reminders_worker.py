@@ -218,8 +218,12 @@ def test_each_learner_gets_one_digest_at_their_own_1800_through_worker_broker_an
     assert Notification.objects.filter(learner__in=[berlin, tokyo]).count() == 2
     assert set(ReminderDigest.objects.values_list("status", flat=True)) == {"sent"}
 
-    # The link in the received mail turns reminders off, no log-in needed.
+    # The link in the received mail asks (GET changes nothing); its button turns reminders
+    # off, no log-in needed.
     assert Client().get(urlparse(unsubscribe).path).status_code == 200
+    berlin.refresh_from_db()
+    assert berlin.reminder_email is True
+    assert Client().post(urlparse(unsubscribe).path).status_code == 200
     berlin.refresh_from_db()
     assert berlin.reminder_email is False
     run_planner(worker, BERLIN_1805 + datetime.timedelta(days=1))

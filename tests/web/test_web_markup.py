@@ -14,7 +14,15 @@ import pytest
 pytestmark = pytest.mark.django_db
 
 MODULE = "/modules/self-hosting-27/"
-VISITOR_PAGES = ["/", "/login/", "/signup/", "/password-reset/", MODULE + "steps/3/"]
+VISITOR_PAGES = [
+    "/",
+    "/login/",
+    "/signup/",
+    "/signup/sent/",
+    "/confirm-email/",
+    "/password-reset/",
+    MODULE + "steps/3/",
+]
 PAGES = [
     "/",
     "/help/keyboard/",

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.core import mail
 
+from tests.accounts.conftest import confirmation_path_in, reset_path_in
 from tests.web.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -60,21 +61,31 @@ def test_unknown_module_and_step_are_404(client, course):
     assert client.get(MODULE + "steps/99/").status_code == 404
 
 
-def test_signup_creates_the_account_through_the_service_and_logs_in(client, course):
-    response = client.post(
-        "/signup/",
-        {
-            "username": "neu",
-            "email": "neu@example.org",
-            "password1": PASSWORD,
-            "password2": PASSWORD,
-        },
-    )
-    assert response.status_code == 302 and response["Location"] == "/"
+def test_signup_creates_the_account_and_mails_the_link_then_confirming_lets_it_in(
+    client, course, committed
+):
+    with committed():
+        response = client.post(
+            "/signup/",
+            {
+                "username": "neu",
+                "email": "neu@example.org",
+                "password1": PASSWORD,
+                "password2": PASSWORD,
+            },
+        )
+    assert response.status_code == 302 and response["Location"] == "/signup/sent/"
     from accounts.models import User
 
     user = User.objects.get(username="neu")
     assert user.language == "de" and user.check_password(PASSWORD)
+    assert user.email_confirmed_at is None and "_auth_user_id" not in client.session
+    assert "E-Mail" in client.get("/signup/sent/").content.decode()
+    (message,) = mail.outbox
+    link = confirmation_path_in(message)
+    assert "Bestätige" in client.get(link).content.decode()
+    assert client.post(link)["Location"] == "/login/"
+    assert client.post("/login/", {"username": "neu", "password": PASSWORD}).status_code == 302
     dashboard = client.get("/").content.decode()
     assert "Hallo, neu" in dashboard
 
@@ -108,11 +119,12 @@ def test_login_with_the_email_address_and_wrong_passwords(client, learner):
     assert client.session["_auth_user_id"] == str(learner.pk)
 
 
-def test_password_reset_by_email(client, learner):
-    response = client.post("/password-reset/", {"email": "lena@example.org"})
+def test_password_reset_by_email(client, learner, committed):
+    with committed():
+        response = client.post("/password-reset/", {"email": "lena@example.org"})
     assert response.status_code == 302
     assert len(mail.outbox) == 1
-    link = re.search(r"http://testserver(/password-reset/\S+/\S+/)", mail.outbox[0].body).group(1)
+    link = reset_path_in(mail.outbox[0])
     form = client.get(link, follow=True)
     assert form.status_code == 200
     new = "another-long-passphrase-42"

@@ -29,6 +29,8 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     initial = {name: getattr(user, name) for name in FIELDS}
     form = SettingsForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
+        asked_for = form.cleaned_data["email"].strip().lower()
+        address_change = asked_for not in (user.email.lower(), user.pending_email.lower())
         try:
             user_update(user=user, changes=form.cleaned_data)
         except DomainError as exc:
@@ -42,6 +44,15 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         else:
             translation.activate(user.language)
             messages.success(request, _("Your settings are saved."))
+            if address_change:
+                # The same words whether the address was free or another account's.
+                messages.info(
+                    request,
+                    _(
+                        "If the new address can be used, a confirmation link is on its way to "
+                        "it. Your account keeps its current address until you open the link."
+                    ),
+                )
             return remember_language(redirect("web:settings"), user.language)
     return render(
         request,

@@ -1,21 +1,34 @@
-"""Sign up, log in, log out, password reset (Django's auth views with our templates), language."""
+"""Sign up and e-mail confirmation, log in, log out, password reset (Django's auth views with
+our templates and forms), language."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.services import login_locked_error, user_register, user_update
+from accounts.selectors import email_confirmation_link_state
+from accounts.services import (
+    email_confirm,
+    email_mark_confirmed,
+    login_locked_error,
+    user_register,
+    user_update,
+)
 from lms.errors import DomainError
-from web.forms import LanguageForm, LoginForm, SignUpForm
+from web.forms import (
+    EmailConfirmationResendForm,
+    LanguageForm,
+    LoginForm,
+    PasswordResetRequestForm,
+    SignUpForm,
+)
 from web.views.common import safe_next
 
 LANGUAGE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
@@ -35,14 +48,16 @@ def remember_language(response: HttpResponse, language: str) -> HttpResponse:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    """Create an account with the accounts service, log the learner in, go to the dashboard."""
+    """Sign up with the accounts service, then "check your mail" — the same page whether the
+    address was free (a confirmation link is on its way) or had an account already (its owner
+    is told), so the page does not tell who has an account. Nobody is logged in here."""
     if request.user.is_authenticated:
         return redirect("web:home")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         language = translation.get_language() or settings.LANGUAGE_CODE
         try:
-            user = user_register(
+            user_register(
                 username=form.cleaned_data["username"],
                 email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
@@ -60,10 +75,59 @@ def signup(request: HttpRequest) -> HttpResponse:
             if not placed:
                 form.add_error(None, exc.message)
         else:
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            messages.success(request, _("Welcome to Lernpfad! Your account is ready."))
-            return remember_language(redirect("web:home"), user.language)
+            return remember_language(redirect("web:signup_sent"), language[:2])
     return render(request, "web/auth/signup.html", {"form": form, "nav": "signup"})
+
+
+def signup_sent(request: HttpRequest) -> HttpResponse:
+    """After sign-up: the confirmation link is in the mail (or, for a taken address, a note to
+    its owner — the visitor cannot tell which)."""
+    return render(request, "web/auth/signup_sent.html", {"nav": "signup"})
+
+
+@require_http_methods(["GET", "POST"])
+def email_confirm_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The link of a confirmation mail. GET shows a button (mail scanners open every link and
+    must not confirm anything); POST confirms through ``accounts.services.email_confirm``."""
+    if request.method == "POST":
+        try:
+            user = email_confirm(token=token)
+        except DomainError as exc:
+            return _confirm_failed(request, exc)
+        messages.success(request, _("Your e-mail address is confirmed."))
+        if request.user.is_authenticated and request.user.pk == user.pk:
+            return redirect("web:settings")
+        if request.user.is_authenticated:
+            return redirect("web:home")
+        messages.info(request, _("Welcome to Lernpfad! Log in to start learning."))
+        return redirect("web:login")
+    state = email_confirmation_link_state(token=token)
+    if state != "valid":
+        return _confirm_failed(request, None, expired=state == "expired")
+    return render(request, "web/auth/email_confirm.html", {"nav": "signup"})
+
+
+def _confirm_failed(request, exc: DomainError | None, *, expired: bool = False) -> HttpResponse:
+    expired = expired or (exc is not None and exc.code == "confirmation_link_expired")
+    message = exc.message if exc is not None and exc.code == "email_taken" else None
+    return render(
+        request,
+        "web/auth/email_confirm_failed.html",
+        {"expired": expired, "message": message, "nav": "signup"},
+        status=400,
+    )
+
+
+def email_confirmation_resend(request: HttpRequest) -> HttpResponse:
+    """Ask for the confirmation link again; the same answer for every address."""
+    form = EmailConfirmationResendForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.info(
+            request, _("If an account waits to confirm this address, a new link is on its way.")
+        )
+        return redirect("web:signup_sent")
+    return render(request, "web/auth/email_confirm_resend.html", {"form": form, "nav": "login"})
 
 
 class LoginView(auth_views.LoginView):
@@ -84,9 +148,12 @@ class LogoutView(auth_views.LogoutView):
 
 
 class PasswordResetView(auth_views.PasswordResetView):
+    """Django's view; its form hands the address to the worker, which mails the link
+    (accounts.mails), so a known and an unknown address get the same answer after the same
+    work."""
+
     template_name = "web/auth/password_reset_form.html"
-    email_template_name = "web/auth/password_reset_email.txt"
-    subject_template_name = "web/auth/password_reset_subject.txt"
+    form_class = PasswordResetRequestForm
     success_url = reverse_lazy("web:password_reset_done")
 
 
@@ -97,6 +164,12 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     template_name = "web/auth/password_reset_confirm.html"
     success_url = reverse_lazy("web:password_reset_complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        # The reset link went to the address: that confirms it, if it was still waiting.
+        email_mark_confirmed(user=form.user)
+        return response
 
 
 class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):

@@ -1,0 +1,216 @@
+"""The account mails: confirm an address, "someone used your address", choose a new password.
+
+The worker sends them (``accounts.tasks``), never the request: a request for a known address and
+one for an unknown address then do the same work (hand one task to the broker), so neither the
+answer nor its time tells who has an account. What the mail says is decided here, when it is
+sent, from the account as it is then.
+
+Each account gets at most ``ACCOUNT_MAILS_PER_HOUR`` mails of each kind per hour; beyond that
+nothing is sent, silently (the request was answered long ago, the same way as for everyone).
+The counts live in the "login" cache, which production shares among all processes.
+
+Links start with ``LERNPFAD_SITE_URL`` (never the request's Host header) and use the paths
+below, which the web app serves (a test checks that ``web.urls`` agrees).
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+
+from django.conf import settings
+from django.contrib.auth.tokens import default_token_generator
+from django.core.cache import caches
+from django.core.mail import EmailMessage
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from accounts.tokens import EMAIL_CONFIRMATION_MAX_AGE, email_confirmation_token
+
+logger = logging.getLogger(__name__)
+
+CONFIRM_EMAIL_PATH = "/confirm-email/{token}/"
+CONFIRM_EMAIL_RESEND_PATH = "/confirm-email/"
+PASSWORD_RESET_PATH = "/password-reset/"
+PASSWORD_RESET_CONFIRM_PATH = "/password-reset/{uidb64}/{token}/"
+LOGIN_PATH = "/login/"
+
+ACCOUNT_MAILS_PER_HOUR = 3
+MAIL_LIMIT_WINDOW_SECONDS = 60 * 60
+MAIL_LANGUAGES = ("de", "en")
+
+
+class MailKind(StrEnum):
+    """The kinds of account mail; each has its own per-account limit."""
+
+    CONFIRMATION = "confirmation"
+    ADDRESS_IN_USE = "address-in-use"
+    PASSWORD_RESET = "password-reset"
+
+
+class Attempt(StrEnum):
+    """What someone tried with an address that already names an account."""
+
+    SIGNUP = "signup"
+    CHANGE = "change"
+
+
+def mail_allowed(*, kind: MailKind, user_id: int) -> bool:
+    """Count one mail of this kind for the account; False beyond the hourly limit.
+
+    A fixed window from the first mail: ``add`` starts it (only if absent), ``incr`` counts. Two
+    workers racing at the window's end may let one extra through; the limit is against floods,
+    not an exact quota.
+    """
+    cache = caches["login"]
+    key = f"account-mail:{kind}:{user_id}"
+    cache.add(key, 0, timeout=MAIL_LIMIT_WINDOW_SECONDS)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the window ended between add and incr
+        cache.set(key, 1, timeout=MAIL_LIMIT_WINDOW_SECONDS)
+        count = 1
+    if count > ACCOUNT_MAILS_PER_HOUR:
+        logger.info("account mail %s for user %s over the hourly limit: not sent", kind, user_id)
+        return False
+    return True
+
+
+def _language(user: User) -> str:
+    return user.language if user.language in MAIL_LANGUAGES else settings.LANGUAGE_CODE
+
+
+def _send(*, user: User, to: str, subject: str, template: str, context: dict) -> None:
+    """Render ``accounts/email/<template>.txt`` in the learner's language and send it."""
+    context = {
+        "name": user.public_name,
+        "username": user.username,
+        "site_url": settings.SITE_URL,
+        **context,
+    }
+    EmailMessage(
+        subject=subject,
+        body=render_to_string(f"accounts/email/{template}.txt", context),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[to],
+        headers={
+            "Content-Language": translation.get_language(),
+            # RFC 3834: sent by a program; auto-responders do not answer it.
+            "Auto-Submitted": "auto-generated",
+        },
+    ).send()
+
+
+def awaiting_confirmation(user: User) -> str:
+    """The address of the account that waits for its confirmation link ("" when none): a
+    sign-up's address, else the address the learner asked to change to."""
+    if user.email and user.email_confirmed_at is None:
+        return user.email
+    return user.pending_email
+
+
+def email_confirmation_mail_send(*, user_id: int, address: str = "") -> str:
+    """Mail the confirmation link for the address the account waits to confirm (only if that is
+    ``address``, when given); returns what happened ("sent", or why not)."""
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None:
+        return "gone"
+    waiting = awaiting_confirmation(user)
+    if not waiting or (address and waiting.lower() != address.lower()):
+        return "nothing_to_confirm"
+    address = waiting
+    if not mail_allowed(kind=MailKind.CONFIRMATION, user_id=user.pk):
+        return "limited"
+    token = email_confirmation_token(user_id=user.pk, address=address)
+    with translation.override(_language(user)):
+        _send(
+            user=user,
+            to=address,
+            subject=_("Lernpfad: confirm your e-mail address"),
+            template="email_confirmation",
+            context={
+                "signup": address == user.email,
+                "confirm_url": settings.SITE_URL + CONFIRM_EMAIL_PATH.format(token=token),
+                "valid_days": EMAIL_CONFIRMATION_MAX_AGE.days,
+            },
+        )
+    return "sent"
+
+
+def address_in_use_mail_send(*, user_id: int, attempt: Attempt) -> str:
+    """Tell the owner of an address that someone tried to sign up with it (or to move another
+    account to it); nothing else happened. Returns "sent", or why not."""
+    user = User.objects.filter(pk=user_id, is_active=True).exclude(email="").first()
+    if user is None:
+        return "gone"
+    if not mail_allowed(kind=MailKind.ADDRESS_IN_USE, user_id=user.pk):
+        return "limited"
+    with translation.override(_language(user)):
+        _send(
+            user=user,
+            to=user.email,
+            subject=_("Lernpfad: someone used your e-mail address"),
+            template="address_in_use",
+            context={
+                "signup": Attempt(attempt) is Attempt.SIGNUP,
+                "login_url": settings.SITE_URL + LOGIN_PATH,
+                "reset_url": settings.SITE_URL + PASSWORD_RESET_PATH,
+            },
+        )
+    return "sent"
+
+
+def _reset_recipients(email: str) -> list[User]:
+    """The accounts a reset for this address goes to: Django's rule (active, with a usable
+    password, the address matching case-insensitively). One query."""
+    return [
+        user
+        for user in User.objects.filter(email__iexact=email, is_active=True)
+        if user.has_usable_password()
+    ]
+
+
+def password_reset_mails_send(*, email: str) -> int:
+    """Mail a link to choose a new password to the account with this address (if any, and
+    within its hourly limit); returns how many mails went out."""
+    sent = 0
+    for user in _reset_recipients(email.strip()):
+        if not mail_allowed(kind=MailKind.PASSWORD_RESET, user_id=user.pk):
+            continue
+        path = PASSWORD_RESET_CONFIRM_PATH.format(
+            uidb64=urlsafe_base64_encode(force_bytes(user.pk)),
+            token=default_token_generator.make_token(user),
+        )
+        with translation.override(_language(user)):
+            _send(
+                user=user,
+                to=user.email,
+                subject=_("Lernpfad: choose a new password"),
+                template="password_reset",
+                context={"reset_url": settings.SITE_URL + path},
+            )
+        sent += 1
+    return sent
+
+
+def email_confirmation_resend(*, email: str) -> int:
+    """Send the confirmation link again to whichever account waits to confirm this address
+    (a sign-up, or a requested change); returns how many mails went out."""
+    address = email.strip()
+    if not address:
+        return 0
+    waiting = User.objects.filter(
+        Q(email__iexact=address, email_confirmed_at__isnull=True)
+        | Q(pending_email__iexact=address),
+        is_active=True,
+    ).values_list("pk", flat=True)
+    sent = 0
+    for user_id in waiting:
+        if email_confirmation_mail_send(user_id=user_id, address=address) == "sent":
+            sent += 1
+    return sent
