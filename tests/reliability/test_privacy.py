@@ -144,9 +144,8 @@ def test_export_query_count_does_not_grow_with_the_data(world, django_assert_num
 
 
 def _finish_second_module(actor, slug: str, correct: int) -> None:
-    from quizzes.models import ExamAttemptItem
-
     from courses.models import Module
+    from quizzes.models import ExamAttemptItem
     from tests.factories import steps_complete
 
     ok(actor.client.post(f"/api/v1/modules/{slug}/enrollment/"))

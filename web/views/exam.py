@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError
@@ -43,7 +44,10 @@ def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
     elif overview.attempt_in_progress:
         label = _("attempt in progress")
     elif not gate.open:
-        label = _("open after %(missing)d more steps") % {"missing": gate.required - gate.completed}
+        missing = gate.required - gate.completed
+        label = ngettext(
+            "open after %(missing)d more step", "open after %(missing)d more steps", missing
+        ) % {"missing": missing}
     elif any(a.mode == overview.mode for a in overview.attempts):
         label = _("not passed yet, %(left)d attempts left") % {
             "left": overview.eligibility.attempts_left
