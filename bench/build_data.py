@@ -365,6 +365,7 @@ def attempts_copy(
             "seed",
             "item_count",
             "pass_mark_percent",
+            "certifying",
             "started_at",
             "deadline_at",
         ),
@@ -377,6 +378,7 @@ def attempts_copy(
                 learner * 100 + number,
                 len(draws[learner]),
                 policy.pass_mark_percent,
+                True,  # drawn from the approved bank (``exams`` approves it)
                 started_at,
                 deadline,
             )
@@ -856,9 +858,12 @@ class Builder:
 
     def exams(self) -> int:
         """The exam bank and policy of the seed module, and one failed attempt per exam learner."""
+        from quizzes.services.item_review import exam_bank_approve
         from quizzes.services.items import exam_items_generate, exam_policy_get
 
         exam_items_generate(module_id=self.seed_module_id)
+        # Approved, as a course admin would: the attempts are certifying ones.
+        exam_bank_approve(module_id=self.seed_module_id, reviewer_id=None)
         policy = exam_policy_get(module_id=self.seed_module_id)
         self.manifest.extra["exam_policy_id"] = policy.id
         return attempts_copy(

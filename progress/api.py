@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
-from progress.selectors import enrollments_with_progress
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
 
@@ -15,20 +15,16 @@ def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
     return Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists()
 
 
-def all_steps_completed(*, learner_id: int, module_id: int) -> bool:
-    """True when the enrolled learner has completed every active step of the module (one
-    query); False when not enrolled or the module has no step."""
-    counts = (
-        enrollments_with_progress(
-            Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
-        )
-        .values("total_steps", "completed_steps")
-        .first()
-    )
-    return (
-        counts is not None
-        and counts["total_steps"] > 0
-        and counts["completed_steps"] == counts["total_steps"]
+def completed_step_ids(*, learner_id: int, module_id: int) -> frozenset[int]:
+    """The ids of the module's active steps the learner has completed (one query); the exam's
+    completion gate compares them with the module's outline."""
+    return frozenset(
+        StepProgress.objects.filter(
+            courses_api.active_step_q("step__"),
+            learner_id=learner_id,
+            step__module_id=module_id,
+            status=StepProgress.Status.COMPLETED,
+        ).values_list("step_id", flat=True)
     )
 
 

@@ -14,13 +14,15 @@ from django.urls import path
 from courses import api as courses_api
 from quizzes.models import (
     Certificate,
+    ExamAccommodation,
     ExamAttempt,
     ExamAttemptItem,
     ExamItem,
     ExamPolicy,
     QuickCheckRating,
 )
-from quizzes.selectors import grades_rows, item_statistics_rows
+from quizzes.selectors import exam_bank_states, grades_rows, item_statistics_rows
+from quizzes.services.item_review import exam_item_edit_review, exam_items_review
 
 GRADES_CSV_COLUMNS = (
     "module",
@@ -40,7 +42,9 @@ GRADES_CSV_COLUMNS = (
 @admin.register(ExamItem)
 class ExamItemAdmin(admin.ModelAdmin):
     """The item bank. Generated items are rewritten by the next regeneration; copy one to keep
-    an edit (action "Copy as hand-written")."""
+    an edit (action "Copy as hand-written"). Every item is reviewed here: approve, reject, or
+    send back to draft (actions, or the status in the form); editing the text of an approved
+    item returns it to draft."""
 
     change_list_template = "admin/quizzes/examitem/change_list.html"
     list_display = (
@@ -50,6 +54,8 @@ class ExamItemAdmin(admin.ModelAdmin):
         "step",
         "kind",
         "origin",
+        "status",
+        "reviewed_by",
         "is_active",
         "is_retired",
     )
@@ -59,13 +65,22 @@ class ExamItemAdmin(admin.ModelAdmin):
         ("step", admin.RelatedOnlyFieldListFilter),
         "kind",
         "origin",
+        "status",
         "is_active",
         "is_retired",
     )
-    list_select_related = ("module", "step")
+    list_select_related = ("module", "step", "reviewed_by")
     search_fields = ("prompt", "generator_key")
     raw_id_fields = ("step",)
-    readonly_fields = ("origin", "generator_key", "is_retired", "created_at", "updated_at")
+    readonly_fields = (
+        "origin",
+        "generator_key",
+        "is_retired",
+        "reviewed_by",
+        "reviewed_at",
+        "created_at",
+        "updated_at",
+    )
     fields = (
         "module",
         "step",
@@ -74,6 +89,9 @@ class ExamItemAdmin(admin.ModelAdmin):
         "options",
         "correct_keys",
         "explanation",
+        "status",
+        "reviewed_by",
+        "reviewed_at",
         "is_active",
         "origin",
         "generator_key",
@@ -81,7 +99,7 @@ class ExamItemAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
-    actions = ["copy_as_hand_written"]
+    actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft"]
 
     @admin.display(description="prompt")
     def short_prompt(self, item: ExamItem) -> str:
@@ -100,11 +118,80 @@ class ExamItemAdmin(admin.ModelAdmin):
                 correct_keys=item.correct_keys,
                 explanation=item.explanation,
                 origin=ExamItem.Origin.HAND_WRITTEN,
+                # The same text: the review of the original holds for the copy.
+                status=item.status,
+                reviewed_by_id=item.reviewed_by_id,
+                reviewed_at=item.reviewed_at,
             )
             item.is_active = False
             item.save(update_fields=["is_active", "updated_at"])
             copied += 1
         self.message_user(request, f"{copied} item(s) copied as hand-written.", messages.SUCCESS)
+
+    # --- review of the bank (issue 14) ---
+
+    def _review(self, request, queryset, status: str, verb: str) -> None:
+        module_ids = set(queryset.values_list("module_id", flat=True))
+        changed = exam_items_review(
+            item_ids=queryset.values_list("id", flat=True),
+            status=status,
+            reviewer_id=request.user.pk,
+        )
+        self.message_user(request, f"{changed} item(s) {verb}.", messages.SUCCESS)
+        self._bank_message(request, module_ids)
+
+    def _bank_message(self, request, module_ids) -> None:
+        """Say, per module touched, whether its exam now certifies or runs as practice."""
+        modules = courses_api.modules_by_ids(module_ids)
+        for state in exam_bank_states(module_ids=module_ids):
+            title = modules[state.module_id].title if state.module_id in modules else "?"
+            if state.certifying:
+                text = (
+                    f"{title}: {state.approved} approved items, an attempt draws "
+                    f"{state.items_per_attempt}: new attempts are certifying."
+                )
+                level = messages.INFO
+            else:
+                text = (
+                    f"{title}: only {state.approved} approved items, an attempt draws "
+                    f"{state.items_per_attempt}: new attempts are practice exams without a "
+                    "certificate until enough items are approved."
+                )
+                level = messages.WARNING
+            self.message_user(request, text, level)
+
+    @admin.action(description="Approve the selected items (they can certify)")
+    def approve(self, request, queryset):
+        self._review(request, queryset, ExamItem.Status.APPROVED, "approved")
+
+    @admin.action(description="Reject the selected items (never drawn)")
+    def reject(self, request, queryset):
+        self._review(request, queryset, ExamItem.Status.REJECTED, "rejected")
+
+    @admin.action(description="Send the selected items back to draft")
+    def back_to_draft(self, request, queryset):
+        self._review(request, queryset, ExamItem.Status.DRAFT, "sent back to draft")
+
+    def save_model(self, request, obj, form, change):
+        """Record who decided on the item; an edit of an approved item's text returns it to
+        draft (``quizzes.services.item_review.exam_item_edit_review``)."""
+        previous = form.initial.get("status") if change else None
+        returned = exam_item_edit_review(
+            item=obj,
+            previous_status=previous,
+            changed_fields=form.changed_data,
+            editor_id=request.user.pk,
+        )
+        super().save_model(request, obj, form, change)
+        if returned:
+            self.message_user(
+                request,
+                "The item's text changed, so it is a draft again: approve it once you "
+                "stand behind the new text.",
+                messages.WARNING,
+            )
+        if returned or "status" in form.changed_data or not change:
+            self._bank_message(request, {obj.module_id})
 
     def get_urls(self):
         return [
@@ -149,9 +236,30 @@ class ExamPolicyAdmin(admin.ModelAdmin):
         "grading_method",
         "review_content",
         "review_timing",
-        "requires_all_steps_completed",
+        "required_step_share",
     )
     list_select_related = ("module",)
+    readonly_fields = ("updated_at",)
+
+
+# --- accommodations (issue 14) ----------------------------------------------------------------
+
+
+@admin.register(ExamAccommodation)
+class ExamAccommodationAdmin(admin.ModelAdmin):
+    """A learner's own exam conditions per module: extra minutes per attempt, extra attempts.
+    They apply to attempts started afterwards (a running attempt keeps its deadline)."""
+
+    list_display = ("learner", "module", "extra_time_minutes", "extra_attempts", "updated_at")
+    list_filter = ("module",)
+    list_select_related = ("learner", "module")
+    search_fields = (
+        "learner__username",
+        "learner__email",
+        "learner__display_name",
+        "module__title",
+    )
+    autocomplete_fields = ("learner", "module")
     readonly_fields = ("updated_at",)
 
 

@@ -1,4 +1,5 @@
-"""What other apps may ask of the quizzes app: the learner's data export and account erasure."""
+"""What other apps may ask of the quizzes app: the learner's data export and account erasure,
+and the demo data's approval of the item banks."""
 
 from __future__ import annotations
 
@@ -8,39 +9,42 @@ from typing import Any
 
 from django.db import transaction
 
+from courses import api as courses_api
 from lms.privacy import export_rows
-from quizzes.attempt_rules import attempt_is_finalized, final_score
-from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS, review_level
+from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
+from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
 from quizzes.models import (
     ArchivedItemResponse,
     Certificate,
+    ExamAccommodation,
     ExamAttempt,
     ExamAttemptItem,
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
-from quizzes.selectors import attempt_item_view
+from quizzes.selectors import attempt_item_view, attempt_policy
+from quizzes.services.item_review import exam_bank_approve
 
 
-def _review_levels(attempts: list[ExamAttempt]) -> dict[int, str]:
-    """Per attempt: what its review policy lets the learner see now (as the API shows it)."""
+def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) -> dict[int, str]:
+    """Per attempt: what its review policy lets the learner see now (as the API shows it);
+    ``extra_attempts`` per module from the learner's accommodations."""
     by_module: dict[int, list[ExamAttempt]] = {}
     for attempt in attempts:
         by_module.setdefault(attempt.module_id, []).append(attempt)
     levels = {}
-    for module_attempts in by_module.values():
-        policy = module_attempts[-1].policy
-        _grade, final_passed = final_score(policy=policy, attempts=module_attempts)
-        in_progress = not all(attempt_is_finalized(a) for a in module_attempts)
-        level = review_level(
-            content=policy.review_content,
-            timing=policy.review_timing,
-            final_passed=final_passed,
-            attempts_left=policy.max_attempts - len(module_attempts),
-            attempt_in_progress=in_progress,
+    for module_id, module_attempts in by_module.items():
+        policy = attempt_policy(
+            module_attempts[-1].policy, extra_attempts=extra_attempts.get(module_id, 0)
         )
         for attempt in module_attempts:
-            levels[attempt.pk] = level if attempt_is_finalized(attempt) else "nothing"
+            levels[attempt.pk] = (
+                attempt_review_level(
+                    policy=policy, certifying=attempt.certifying, attempts=module_attempts
+                )
+                if attempt_is_finalized(attempt)
+                else "nothing"
+            )
     return levels
 
 
@@ -57,13 +61,22 @@ def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
 
 
 def learner_export(learner_id: int) -> dict[str, Any]:
-    """Everything the quizzes app stores about the learner (data export): five queries."""
+    """Everything the quizzes app stores about the learner (data export): six queries.
+
+    An attempt's shuffle seed is left out: with it and the bank, the draw and the option order
+    of an attempt could be reproduced; it is the exam's, not the learner's.
+    """
     attempts = list(
         ExamAttempt.objects.filter(learner_id=learner_id)
         .select_related("policy", "result")
         .order_by("module_id", "number")
     )
-    levels = _review_levels(attempts)
+    accommodations = export_rows(
+        ExamAccommodation.objects.filter(learner_id=learner_id), context=("module__slug",)
+    )
+    levels = _review_levels(
+        attempts, {row["module_id"]: row["extra_attempts"] for row in accommodations}
+    )
     items: dict[int, list[ExamAttemptItem]] = {}
     for item in ExamAttemptItem.objects.filter(attempt__learner_id=learner_id).order_by(
         "attempt_id", "position"
@@ -77,7 +90,8 @@ def learner_export(learner_id: int) -> dict[str, Any]:
                 "id": attempt.pk,
                 "module_id": attempt.module_id,
                 "number": attempt.number,
-                "seed": attempt.seed,
+                "certifying": attempt.certifying,
+                "mode": mode_name(attempt.certifying),
                 "item_count": attempt.item_count,
                 "pass_mark_percent": attempt.pass_mark_percent,
                 "started_at": attempt.started_at,
@@ -108,6 +122,7 @@ def learner_export(learner_id: int) -> dict[str, Any]:
         "certificates": export_rows(
             Certificate.objects.filter(learner_id=learner_id), context=("module__slug",)
         ),
+        "exam_accommodations": accommodations,
     }
 
 
@@ -144,3 +159,12 @@ def learner_erase(learner_id: int) -> int:
     ArchivedItemResponse.objects.bulk_create(archived)
     Certificate.objects.filter(learner_id=learner_id).delete()
     return len(archived)
+
+
+def exam_banks_approve(*, reviewer_id: int | None) -> dict[str, int]:
+    """Approve every draft item of every module's bank (``manage.py demo_setup``: the demo
+    shows a certifying exam). Per module slug, how many items were approved."""
+    return {
+        module.slug: exam_bank_approve(module_id=module.id, reviewer_id=reviewer_id)
+        for module in courses_api.modules_all()
+    }

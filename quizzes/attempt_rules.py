@@ -15,13 +15,24 @@ from decimal import Decimal
 from typing import Any, Protocol
 
 from quizzes.eligibility import AttemptState
-from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
+from quizzes.grading import (
+    CORRECT_ANSWERS,
+    CORRECTNESS,
+    answer_is_correct,
+    attempt_score,
+    final_grade,
+    passes,
+    review_level,
+)
 
 # Answers saved up to this long after the deadline still count: the last autosave of a learner
 # whose time ran out is usually on its way when the clock strikes.
 ANSWER_GRACE = datetime.timedelta(seconds=30)
 # Why an attempt was finalized (the values of ``ExamResult.Reason``).
 SUBMITTED, EXPIRED = "submitted", "expired"
+# What an attempt (and the exam, for the next start) is: one that can earn the certificate, or
+# practice (graded, with feedback, never a certificate).
+CERTIFYING, PRACTICE = "certifying", "practice"
 
 
 class GradingPolicy(Protocol):
@@ -33,7 +44,8 @@ class GradingPolicy(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class AttemptPolicy:
-    """The policy fields that grade an attempt and decide what its review shows."""
+    """The policy fields that grade an attempt and decide what its review shows;
+    ``max_attempts`` is the learner's own maximum (the policy's plus any extra attempts)."""
 
     grading_method: str
     pass_mark_percent: Decimal
@@ -61,6 +73,7 @@ class LearnerAttempt:
     id: int
     number: int
     result: AttemptResult | None
+    certifying: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +123,68 @@ def attempt_states(attempts: Sequence[Any]) -> list[AttemptState]:
         AttemptState(
             number=a.number,
             finalized_at=a.result.finalized_at if attempt_is_finalized(a) else None,
+            certifying=attempt_is_certifying(a),
         )
         for a in attempts
     ]
 
 
+# --- certifying or practice (issue 14) --------------------------------------------------------
+
+
+def attempt_is_certifying(attempt: Any) -> bool:
+    """The attempt (a ``LearnerAttempt`` or an ``ExamAttempt``) can earn the certificate."""
+    return bool(getattr(attempt, "certifying", True))
+
+
+def exam_is_certifying(*, approved_items: int, items_per_attempt: int) -> bool:
+    """An attempt started now certifies only if the approved items fill a whole attempt; else it
+    is practice, drawn from the drafts and the approved items (never the rejected ones)."""
+    return approved_items >= items_per_attempt
+
+
+def mode_name(certifying: bool) -> str:
+    return CERTIFYING if certifying else PRACTICE
+
+
+def practice_review_content(review_content: str) -> str:
+    """What a practice attempt's review shows, right after it is finalized: the policy's review
+    content, but at least which answers were right (practice gives feedback; whether it also
+    gives the correct keys stays the admin's choice of review content)."""
+    return CORRECT_ANSWERS if review_content == CORRECT_ANSWERS else CORRECTNESS
+
+
+def attempt_review_level(
+    *, policy: AttemptPolicy, certifying: bool, attempts: Sequence[Any]
+) -> str:
+    """What the learner may see now of a finalized attempt beyond its score.
+
+    A practice attempt: ``practice_review_content`` at once. A certifying attempt: the policy's
+    review content once its moment has come (``grading.review_level``), counting the certifying
+    attempts against the learner's own maximum; an open attempt of either mode holds back "after
+    the last attempt", since practice draws from the same items.
+    """
+    if not certifying:
+        return practice_review_content(policy.review_content)
+    _grade, final_passed = final_score(policy=policy, attempts=attempts)
+    used = sum(1 for a in attempts if attempt_is_certifying(a))
+    return review_level(
+        content=policy.review_content,
+        timing=policy.review_timing,
+        final_passed=final_passed,
+        attempts_left=policy.max_attempts - used,
+        attempt_in_progress=not all(attempt_is_finalized(a) for a in attempts),
+    )
+
+
 def final_score(*, policy: GradingPolicy, attempts: Sequence[Any]) -> tuple[Decimal | None, bool]:
-    """(final grade, passed) over the finalized attempts, by the policy's grading method."""
-    scores = [a.result.score_percent for a in attempts if attempt_is_finalized(a)]
+    """(final grade, passed) over the finalized certifying attempts, by the policy's grading
+    method: practice attempts never count towards the grade or the certificate."""
+    scores = [
+        a.result.score_percent
+        for a in attempts
+        if attempt_is_finalized(a) and attempt_is_certifying(a)
+    ]
     grade = final_grade(method=policy.grading_method, scores=scores)
     passed = grade is not None and passes(
         score_percent=grade, pass_mark_percent=policy.pass_mark_percent
@@ -130,7 +197,9 @@ def attempts_with_result(
 ) -> list[LearnerAttempt]:
     """The learner's attempts with ``result`` as the result of attempt ``attempt_id``."""
     return [
-        LearnerAttempt(id=a.id, number=a.number, result=result) if a.id == attempt_id else a
+        LearnerAttempt(id=a.id, number=a.number, result=result, certifying=a.certifying)
+        if a.id == attempt_id
+        else a
         for a in attempts
     ]
 

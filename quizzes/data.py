@@ -8,7 +8,10 @@ import datetime
 from dataclasses import dataclass
 from decimal import Decimal
 
+from quizzes.attempt_rules import CERTIFYING, PRACTICE
 from quizzes.eligibility import Eligibility
+
+__all__ = ["CERTIFYING", "PRACTICE"]  # the values of every ``mode`` field, for other apps
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,19 @@ class PolicyView:
     review_content: str
     review_timing: str
     requires_all_steps_completed: bool
+    required_step_share: int
     answer_grace_seconds: int
+
+
+@dataclass(frozen=True)
+class LearnerLimits:
+    """The learner's own time limit and maximum attempts: the policy's plus their
+    accommodation (extra minutes, extra attempts; 0 without one)."""
+
+    time_limit_minutes: int
+    max_attempts: int
+    extra_time_minutes: int
+    extra_attempts: int
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,7 @@ class AttemptSummary:
 
     id: int
     number: int
+    mode: str
     started_at: datetime.datetime
     deadline_at: datetime.datetime
     finalized: bool
@@ -54,11 +70,15 @@ class CertificateLink:
 
 @dataclass(frozen=True)
 class ExamOverview:
-    """The module's exam for a learner: policy, eligibility, attempts, final grade."""
+    """The module's exam for a learner: policy, eligibility, attempts, final grade; ``mode`` is
+    what an attempt started now would be ("certifying" or "practice"), ``limits`` the
+    learner's own time limit and attempts."""
 
     module: str
     title: str
+    mode: str
     policy: PolicyView
+    limits: LearnerLimits
     eligibility: Eligibility
     attempt_in_progress: int | None
     attempts: list[AttemptSummary]
@@ -98,6 +118,7 @@ class ResultView:
     None while the review shows the score only."""
 
     attempt: int
+    mode: str
     score_percent: Decimal
     passed: bool
     correct_count: int
@@ -135,8 +156,11 @@ class AttemptView:
     id: int
     module: str
     number: int
+    mode: str
     started_at: datetime.datetime
     deadline_at: datetime.datetime
+    # The learner's own limit for this attempt (the policy's plus any extra time), in minutes.
+    time_limit_minutes: int
     seconds_left: int
     finalized: bool
     item_count: int

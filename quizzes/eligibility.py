@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -13,6 +13,8 @@ class AttemptState:
 
     number: int
     finalized_at: datetime.datetime | None
+    # Practice attempts and certifying attempts are counted apart (``exam_eligibility``).
+    certifying: bool = True
 
 
 @dataclass(frozen=True)
@@ -21,36 +23,118 @@ class Reason:
     message: str
 
 
+# --- the completion gate (issue 14) -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepState:
+    """One of the module's active steps, and whether the learner has completed it."""
+
+    number: int
+    slug: str
+    term: str
+    completed: bool
+
+
+@dataclass(frozen=True)
+class MissingStep:
+    """An active step the learner has not completed yet (the exam page links to it)."""
+
+    number: int
+    slug: str
+    term: str
+
+
+@dataclass(frozen=True)
+class StepGate:
+    """The completion gate: how many steps the policy requires, how many are done, and the
+    steps not completed yet (empty once the gate is open)."""
+
+    required_share: int
+    required: int
+    completed: int
+    total: int
+    missing: tuple[MissingStep, ...] = ()
+
+    @property
+    def open(self) -> bool:
+        return self.completed >= self.required
+
+
+def step_gate(*, required_share: int, steps: Sequence[StepState]) -> StepGate:
+    """The gate over the module's active steps (retired steps are not passed in, so they never
+    count): ``required_share`` percent of them, rounded up, must be completed. 0 % needs none;
+    a module without steps needs none."""
+    share = max(0, min(100, required_share))
+    total = len(steps)
+    required = (share * total + 99) // 100
+    completed = sum(1 for step in steps if step.completed)
+    missing = (
+        ()
+        if completed >= required
+        else tuple(
+            MissingStep(number=s.number, slug=s.slug, term=s.term)
+            for s in sorted(steps, key=lambda s: s.number)
+            if not s.completed
+        )
+    )
+    return StepGate(
+        required_share=share, required=required, completed=completed, total=total, missing=missing
+    )
+
+
+def _gate_message(gate: StepGate) -> str:
+    if gate.required >= gate.total:
+        return (
+            f"Complete every step of the module before the exam "
+            f"({gate.completed} of {gate.total} completed)."
+        )
+    return (
+        f"Complete at least {gate.required} of the module's {gate.total} steps before the exam "
+        f"({gate.completed} completed, {gate.required - gate.completed} to go)."
+    )
+
+
+# --- the rule ---------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class Eligibility:
     can_start: bool
     reasons: tuple[Reason, ...]
     available_at: datetime.datetime | None
+    # Of the attempts of the mode a start would have now (practice or certifying).
     attempts_used: int
     attempts_left: int
+    steps: StepGate = field(default_factory=lambda: StepGate(0, 0, 0, 0))
 
 
 def exam_eligibility(
     *,
     now: datetime.datetime,
     enrolled: bool,
-    steps_required: bool,
-    steps_completed: bool,
+    steps: StepGate,
     attempts: Sequence[AttemptState],
+    certifying: bool,
     max_attempts: int,
     wait: datetime.timedelta,
     final_passed: bool,
 ) -> Eligibility:
-    """Whether a new attempt may start, with every reason against it (most fundamental first)."""
+    """Whether a new attempt may start, with every reason against it (most fundamental first).
+
+    ``certifying`` is the mode a start would have now: only the attempts of that mode count
+    against ``max_attempts`` (the learner's own maximum, with any extra attempts), so practice
+    before the bank is approved costs no certifying attempt. An open attempt of either mode
+    blocks a start, and ``final_passed`` (the certifying grade) ends the exam.
+    """
     reasons: list[Reason] = []
     available_at = None
-    used = len(attempts)
+    counted = [a for a in attempts if a.certifying == certifying]
+    used = len(counted)
     if not enrolled:
         reasons.append(Reason("not_enrolled", "Enroll in the module before taking its exam."))
-    if steps_required and not steps_completed:
-        reasons.append(
-            Reason("steps_incomplete", "Complete every step of the module before the exam.")
-        )
+    if not steps.open:
+        reasons.append(Reason("steps_incomplete", _gate_message(steps)))
     if final_passed:
         reasons.append(Reason("already_passed", "You have passed this exam."))
     if any(attempt.finalized_at is None for attempt in attempts):
@@ -59,6 +143,7 @@ def exam_eligibility(
         )
     if used >= max_attempts:
         reasons.append(Reason("no_attempts_left", f"All {max_attempts} attempts are used."))
+    # The wait runs from the last finished attempt of either mode.
     finished = [a.finalized_at for a in attempts if a.finalized_at is not None]
     if finished and wait > datetime.timedelta(0):
         ready = max(finished) + wait
@@ -71,4 +156,5 @@ def exam_eligibility(
         available_at=available_at,
         attempts_used=used,
         attempts_left=max(0, max_attempts - used),
+        steps=steps,
     )

@@ -73,8 +73,26 @@ class QuickCheckRatingEvent(models.Model):
         return f"{self.learner_id}/{self.quick_check_id}: {self.rating} at {self.rated_at}"
 
 
+class ExamItemQuerySet(models.QuerySet):
+    """The bank's recurring filters, named after the rules they are."""
+
+    def drawable(self) -> ExamItemQuerySet:
+        """Items an attempt may draw: active, not retired, not rejected (drafts and approved)."""
+        return self.filter(is_active=True, is_retired=False).exclude(
+            status=ExamItem.Status.REJECTED
+        )
+
+    def approved(self) -> ExamItemQuerySet:
+        """Drawable items a course admin approved: what a certifying exam draws from."""
+        return self.filter(is_active=True, is_retired=False, status=ExamItem.Status.APPROVED)
+
+
 class ExamItem(models.Model):
-    """One question of a module's exam bank: generated from the content or hand-written."""
+    """One question of a module's exam bank: generated from the content or hand-written.
+
+    Every item is a draft until a course admin approves (or rejects) it; only approved items
+    make an exam certifying (``quizzes.attempt_rules.exam_mode``).
+    """
 
     class Kind(models.TextChoices):
         SINGLE_CHOICE = "single_choice", "single choice"
@@ -84,6 +102,12 @@ class ExamItem(models.Model):
     class Origin(models.TextChoices):
         GENERATED = "generated", "generated from the content"
         HAND_WRITTEN = "hand_written", "hand-written"
+
+    # --- review of the bank (issue 14) ---
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft (not reviewed)"
+        APPROVED = "approved", "approved"
+        REJECTED = "rejected", "rejected (never drawn)"
 
     module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
     step = models.ForeignKey(
@@ -102,8 +126,22 @@ class ExamItem(models.Model):
     is_active = models.BooleanField(default=True)
     # Set by regeneration when the generator no longer produces the item (its step was retired).
     is_retired = models.BooleanField(default=False, editable=False)
+    # Review: who approved or rejected the item and when (``quizzes.services.item_review``).
+    # The reviewer is a course admin; deleting their account keeps the decision.
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="+",
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ExamItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["module", "step", "id"]
@@ -121,6 +159,16 @@ class ExamItem(models.Model):
             models.CheckConstraint(
                 condition=Q(kind__in=["single_choice", "multiple_choice", "true_false"]),
                 name="examitem_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["draft", "approved", "rejected"]),
+                name="examitem_status_known",
+            ),
+            # A decision has a time; a draft has none (editing an approved item clears it).
+            models.CheckConstraint(
+                condition=(Q(status="draft") & Q(reviewed_at__isnull=True))
+                | (~Q(status="draft") & Q(reviewed_at__isnull=False)),
+                name="examitem_reviewed_when_decided",
             ),
         ]
         indexes = [models.Index(fields=["module", "is_active", "is_retired"])]
@@ -222,7 +270,15 @@ class ExamPolicy(models.Model):
     review_timing = models.CharField(
         max_length=20, choices=ReviewTiming.choices, default=ReviewTiming.AFTER_LAST_ATTEMPT
     )
-    requires_all_steps_completed = models.BooleanField(default=False)
+    # --- completion gate (issue 14) ---
+    # Share of the module's active steps a learner must have completed before starting: every
+    # step by default, so a certificate says the learner went through the course.
+    required_step_share = models.PositiveSmallIntegerField(
+        "required share of steps completed (%)",
+        default=100,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="0: no steps needed; 100: every step (the default).",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -241,10 +297,17 @@ class ExamPolicy(models.Model):
                 condition=Q(pass_mark_percent__gte=0) & Q(pass_mark_percent__lte=100),
                 name="exampolicy_pass_mark_range",
             ),
+            models.CheckConstraint(
+                condition=Q(required_step_share__lte=100), name="exampolicy_step_share_range"
+            ),
         ]
 
     def __str__(self) -> str:
         return f"exam policy of module {self.module_id}"
+
+    @property
+    def requires_all_steps_completed(self) -> bool:
+        return self.required_step_share >= 100
 
 
 class ExamAttempt(models.Model):
@@ -261,6 +324,9 @@ class ExamAttempt(models.Model):
     item_count = models.PositiveSmallIntegerField()
     # Graded with the pass mark in force when the attempt started.
     pass_mark_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    # Decided at the start: drawn from approved items only (it can earn the certificate), or a
+    # practice attempt over drafts and approved items (graded, never a certificate).
+    certifying = models.BooleanField()
     started_at = models.DateTimeField()
     deadline_at = models.DateTimeField()
 
@@ -379,6 +445,43 @@ class Certificate(models.Model):
 
     def __str__(self) -> str:
         return f"certificate {self.code[:6]}… for learner {self.learner_id}"
+
+
+class ExamAccommodation(models.Model):
+    """A learner's own exam conditions in one module, as Moodle's user overrides and Canvas's
+    ``extra_time`` have them: minutes added to every attempt's time limit, attempts added to the
+    policy's maximum. Set by a course admin."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exam_accommodations"
+    )
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    extra_time_minutes = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(600)],
+        help_text="Added to the policy's time limit of every attempt this learner starts.",
+    )
+    extra_attempts = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(100)],
+        help_text="Added to the policy's maximum number of attempts.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "module"], name="examaccommodation_unique"),
+            models.CheckConstraint(
+                condition=Q(extra_time_minutes__lte=600) & Q(extra_attempts__lte=100),
+                name="examaccommodation_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"learner {self.learner_id} in module {self.module_id}: "
+            f"+{self.extra_time_minutes} min, +{self.extra_attempts} attempts"
+        )
 
 
 class ArchivedItemResponse(models.Model):

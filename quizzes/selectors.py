@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import api as accounts_api
 from courses import api as courses_api
+from courses.data import ModuleOutline
 from lms.errors import NotFound
 from progress import api as progress_api
 from quizzes.attempt_rules import (
@@ -30,9 +34,12 @@ from quizzes.attempt_rules import (
     LearnerAttempt,
     attempt_grade,
     attempt_is_finalized,
+    attempt_review_level,
     attempt_states,
     attempts_with_result,
+    exam_is_certifying,
     final_score,
+    mode_name,
     seconds_left,
 )
 from quizzes.data import (
@@ -45,6 +52,7 @@ from quizzes.data import (
     FinalGrade,
     GradesRow,
     ItemStatisticsRow,
+    LearnerLimits,
     Option,
     PolicyView,
     ResultView,
@@ -53,17 +61,17 @@ from quizzes.data import (
     ReviewItemWithAnswers,
     StepQuickCheck,
 )
-from quizzes.eligibility import Eligibility, exam_eligibility
+from quizzes.eligibility import Eligibility, StepState, exam_eligibility, step_gate
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
     ItemResponse,
     item_statistics,
-    review_level,
 )
 from quizzes.models import (
     ArchivedItemResponse,
     Certificate,
+    ExamAccommodation,
     ExamAttempt,
     ExamAttemptItem,
     ExamItem,
@@ -92,16 +100,97 @@ def _learner_attempt(attempt: ExamAttempt) -> LearnerAttempt:
         id=attempt.pk,
         number=attempt.number,
         result=None if result is None else _attempt_result(result),
+        certifying=attempt.certifying,
     )
 
 
-def _attempt_policy(policy: ExamPolicy) -> AttemptPolicy:
+def attempt_policy(policy: ExamPolicy, *, extra_attempts: int = 0) -> AttemptPolicy:
+    """The policy as grading and the review read it, with the learner's own maximum."""
     return AttemptPolicy(
         grading_method=policy.grading_method,
         pass_mark_percent=policy.pass_mark_percent,
-        max_attempts=policy.max_attempts,
+        max_attempts=policy.max_attempts + extra_attempts,
         review_content=policy.review_content,
         review_timing=policy.review_timing,
+    )
+
+
+# --- the learner's exam set-up: policy, accommodation, approved bank (issue 14) ---------------
+
+
+@dataclass(frozen=True)
+class ExamSetup:
+    """The module's policy (unsaved defaults before its first use), the learner's own limits,
+    and how many approved items the bank can draw (``certifying``: enough for an attempt)."""
+
+    policy: ExamPolicy
+    limits: LearnerLimits
+    approved_items: int
+
+    @property
+    def certifying(self) -> bool:
+        return exam_is_certifying(
+            approved_items=self.approved_items, items_per_attempt=self.policy.items_per_attempt
+        )
+
+
+def _accommodation(learner_id: int | Any, module_id: int | Any) -> QuerySet:
+    return ExamAccommodation.objects.filter(learner_id=learner_id, module_id=module_id)
+
+
+def accommodation_subqueries(*, learner_id: Any, module_id: Any) -> dict[str, Coalesce]:
+    """The learner's extra minutes and extra attempts in the module (0 without an
+    accommodation), as annotations: they ride along with a query the read makes anyway."""
+    rows = _accommodation(learner_id, module_id)
+    return {
+        name: Coalesce(Subquery(rows.values(name)[:1]), Value(0), output_field=IntegerField())
+        for name in ("extra_time_minutes", "extra_attempts")
+    }
+
+
+def _limits(policy: ExamPolicy, *, extra_time_minutes: int, extra_attempts: int) -> LearnerLimits:
+    return LearnerLimits(
+        time_limit_minutes=policy.time_limit_minutes + extra_time_minutes,
+        max_attempts=policy.max_attempts + extra_attempts,
+        extra_time_minutes=extra_time_minutes,
+        extra_attempts=extra_attempts,
+    )
+
+
+def learner_exam_setup(*, learner_id: int, module_id: int) -> ExamSetup:
+    """The policy with the learner's accommodation and the count of approved items: one query
+    (three before the module's policy exists: then it is the unsaved defaults, and a read
+    writes nothing)."""
+    approved = (
+        ExamItem.objects.approved()
+        .filter(module_id=OuterRef("module_id"))
+        .order_by()
+        .values("module_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    policy = (
+        ExamPolicy.objects.filter(module_id=module_id)
+        .annotate(
+            **accommodation_subqueries(learner_id=learner_id, module_id=OuterRef("module_id")),
+            approved_items=Coalesce(Subquery(approved), Value(0), output_field=IntegerField()),
+        )
+        .first()
+    )
+    if policy is not None:
+        extra_time, extra_attempts = policy.extra_time_minutes, policy.extra_attempts
+        approved_items = policy.approved_items
+    else:
+        policy = ExamPolicy(module_id=module_id)
+        row = _accommodation(learner_id, module_id).values(
+            "extra_time_minutes", "extra_attempts"
+        ).first() or {"extra_time_minutes": 0, "extra_attempts": 0}
+        extra_time, extra_attempts = row["extra_time_minutes"], row["extra_attempts"]
+        approved_items = ExamItem.objects.approved().filter(module_id=module_id).count()
+    return ExamSetup(
+        policy=policy,
+        limits=_limits(policy, extra_time_minutes=extra_time, extra_attempts=extra_attempts),
+        approved_items=approved_items,
     )
 
 
@@ -132,8 +221,9 @@ def _learner_attempts(*, learner_id: int, module_id: int) -> tuple[list[ExamAtte
 def learner_eligibility(
     *,
     learner_id: int,
-    module_id: int,
-    policy: ExamPolicy,
+    outline: ModuleOutline,
+    setup: ExamSetup,
+    certifying: bool,
     attempts: Sequence[ExamAttempt],
     enrolled: bool,
     final_passed: bool,
@@ -141,28 +231,27 @@ def learner_eligibility(
 ) -> Eligibility:
     """Whether the learner may start an attempt of the module's exam now, and why not.
 
-    One query (all steps completed?) when the policy requires every step, none otherwise.
+    One query: the learner's completed steps, for the completion gate over the outline's active
+    steps (retired ones never count). ``certifying`` is the mode a start would have now.
     """
+    done = progress_api.completed_step_ids(learner_id=learner_id, module_id=outline.id)
+    gate = step_gate(
+        required_share=setup.policy.required_step_share,
+        steps=[
+            StepState(number=s.number, slug=s.slug, term=s.term, completed=s.id in done)
+            for s in outline.active_steps
+        ],
+    )
     return exam_eligibility(
         now=now,
         enrolled=enrolled,
-        steps_required=policy.requires_all_steps_completed,
-        steps_completed=(
-            progress_api.all_steps_completed(learner_id=learner_id, module_id=module_id)
-            if policy.requires_all_steps_completed
-            else True
-        ),
+        steps=gate,
         attempts=attempt_states(attempts),
-        max_attempts=policy.max_attempts,
-        wait=datetime.timedelta(minutes=policy.wait_between_attempts_minutes),
+        certifying=certifying,
+        max_attempts=setup.limits.max_attempts,
+        wait=datetime.timedelta(minutes=setup.policy.wait_between_attempts_minutes),
         final_passed=final_passed,
     )
-
-
-def _exam_policy_or_defaults(*, module_id: int) -> ExamPolicy:
-    """The module's exam policy: its row, or (unsaved) the defaults that the first attempt or
-    item generation saves. A read only: looking at an exam writes nothing."""
-    return ExamPolicy.objects.filter(module_id=module_id).first() or ExamPolicy(module_id=module_id)
 
 
 def certificate_url(code: str) -> str:
@@ -184,6 +273,7 @@ def policy_view(policy: ExamPolicy) -> PolicyView:
         review_content=policy.review_content,
         review_timing=policy.review_timing,
         requires_all_steps_completed=policy.requires_all_steps_completed,
+        required_step_share=policy.required_step_share,
         answer_grace_seconds=int(ANSWER_GRACE.total_seconds()),
     )
 
@@ -193,6 +283,7 @@ def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
     return AttemptSummary(
         id=attempt.pk,
         number=attempt.number,
+        mode=mode_name(attempt.certifying),
         started_at=attempt.started_at,
         deadline_at=attempt.deadline_at,
         finalized=result is not None,
@@ -230,18 +321,13 @@ def attempt_result_view(
     """The result of a finalized attempt as the review policy lets the learner see it now."""
     result = attempt.result
     grade, final_passed = final_score(policy=policy, attempts=attempts)
-    level = review_level(
-        content=policy.review_content,
-        timing=policy.review_timing,
-        final_passed=final_passed,
-        attempts_left=policy.max_attempts - len(attempts),
-        attempt_in_progress=not all(attempt_is_finalized(a) for a in attempts),
-    )
+    level = attempt_review_level(policy=policy, certifying=attempt.certifying, attempts=attempts)
     review_items = None
     if level in (CORRECTNESS, CORRECT_ANSWERS):
         review_items = [_review_item(item, with_answers=level == CORRECT_ANSWERS) for item in items]
     return ResultView(
         attempt=attempt.id,
+        mode=mode_name(attempt.certifying),
         score_percent=result.score_percent,
         passed=result.passed,
         correct_count=result.correct_count,
@@ -289,8 +375,10 @@ def attempt_view(
         id=attempt.pk,
         module=module_slug,
         number=attempt.number,
+        mode=mode_name(attempt.certifying),
         started_at=attempt.started_at,
         deadline_at=attempt.deadline_at,
+        time_limit_minutes=attempt_time_limit_minutes(attempt),
         seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
         finalized=finalized,
         item_count=len(items),
@@ -298,6 +386,12 @@ def attempt_view(
         items=[attempt_item_view(item) for item in items],
         result=result,
     )
+
+
+def attempt_time_limit_minutes(attempt: ExamAttempt) -> int:
+    """The attempt's own time limit (its deadline was set from the policy's limit plus the
+    learner's extra time when it started), in whole minutes."""
+    return int((attempt.deadline_at - attempt.started_at).total_seconds() // 60)
 
 
 def exam_attempt_get(
@@ -328,6 +422,12 @@ def _attempt_read(
     attempt = (
         ExamAttempt.objects.select_related("policy", "result")
         .filter(pk=attempt_id, learner_id=learner_id)
+        # The learner's extra attempts: the review's "after the last attempt" counts them.
+        .annotate(
+            **accommodation_subqueries(
+                learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
+            )
+        )
         .first()
     )
     if attempt is None:
@@ -350,12 +450,14 @@ def _attempt_read(
                 reason=EXPIRED,
                 at=now,
             )
-            this = LearnerAttempt(id=this.id, number=this.number, result=graded.result)
+            this = LearnerAttempt(
+                id=this.id, number=this.number, result=graded.result, certifying=this.certifying
+            )
             attempts = attempts_with_result(attempts, attempt_id=this.id, result=graded.result)
             graded_items = graded.items
         result = attempt_result_view(
             attempt=this,
-            policy=_attempt_policy(attempt.policy),
+            policy=attempt_policy(attempt.policy, extra_attempts=attempt.extra_attempts),
             items=graded_items,
             attempts=attempts,
             certificate_code=certificate_code,
@@ -373,17 +475,20 @@ def _attempt_read(
 def exam_overview(
     *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
 ) -> ExamOverview:
-    """The module's exam for the learner: policy, eligibility, attempts, final grade."""
+    """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
+    final grade. Five queries (the outline's none while this process trusts its copy)."""
     now = now or timezone.now()
-    module = courses_api.module_by_slug(module_slug)
-    policy = _exam_policy_or_defaults(module_id=module.id)
-    enrolled = progress_api.enrollment_exists(learner_id=learner_id, module_id=module.id)
-    attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=module.id)
+    outline = courses_api.module_outline(module_slug)
+    setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
+    policy = setup.policy
+    enrolled = progress_api.enrollment_exists(learner_id=learner_id, module_id=outline.id)
+    attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=outline.id)
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(
         learner_id=learner_id,
-        module_id=module.id,
-        policy=policy,
+        outline=outline,
+        setup=setup,
+        certifying=setup.certifying,
         attempts=attempts,
         enrolled=enrolled,
         final_passed=passed,
@@ -391,9 +496,11 @@ def exam_overview(
     )
     in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
     return ExamOverview(
-        module=module.slug,
-        title=module.title,
+        module=outline.slug,
+        title=outline.title,
+        mode=mode_name(setup.certifying),
         policy=policy_view(policy),
+        limits=setup.limits,
         eligibility=eligibility,
         attempt_in_progress=in_progress.pk if in_progress else None,
         attempts=[attempt_summary(a) for a in attempts],
@@ -478,9 +585,55 @@ def learner_certificate(*, learner_id: int, code: str) -> CertificateView | None
 # --- the admin's reports ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BankState:
+    """A module's bank as the exam sees it: approved items against the items an attempt draws."""
+
+    module_id: int
+    approved: int
+    drafts: int
+    items_per_attempt: int
+
+    @property
+    def certifying(self) -> bool:
+        return self.approved >= self.items_per_attempt
+
+
+def exam_bank_states(*, module_ids: Iterable[int]) -> list[BankState]:
+    """Per module: approved and draft items that attempts may draw, and the items an attempt
+    needs (the policy's, or the default before the policy exists). Two queries."""
+    module_ids = sorted(set(module_ids))
+    counts = {
+        row["module_id"]: row
+        for row in ExamItem.objects.filter(module_id__in=module_ids)
+        .drawable()
+        .values("module_id")
+        .annotate(
+            approved=Count("id", filter=Q(status=ExamItem.Status.APPROVED)),
+            drafts=Count("id", filter=Q(status=ExamItem.Status.DRAFT)),
+        )
+    }
+    needed = dict(
+        ExamPolicy.objects.filter(module_id__in=module_ids).values_list(
+            "module_id", "items_per_attempt"
+        )
+    )
+    default = ExamPolicy._meta.get_field("items_per_attempt").default
+    return [
+        BankState(
+            module_id=module_id,
+            approved=counts.get(module_id, {}).get("approved", 0),
+            drafts=counts.get(module_id, {}).get("drafts", 0),
+            items_per_attempt=needed.get(module_id, default),
+        )
+        for module_id in module_ids
+    ]
+
+
 def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
-    """One row per learner and module with finalized attempts: the grades CSV export."""
-    attempts = ExamAttempt.objects.filter(result__isnull=False).select_related(
+    """One row per learner and module with finalized certifying attempts: the grades CSV."""
+    # Practice attempts are no grades: only certifying attempts are listed and counted.
+    attempts = ExamAttempt.objects.filter(result__isnull=False, certifying=True).select_related(
         "result", "learner", "policy"
     )
     if module_ids is not None:

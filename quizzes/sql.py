@@ -25,7 +25,14 @@ from django.db.models import Model
 
 from lms.sql import aware, datetime_param, json_value, row_as, rows_as
 from quizzes.attempt_rules import AttemptPolicy, AttemptResult, GradedItem, LearnerAttempt
-from quizzes.models import Certificate, ExamAttempt, ExamAttemptItem, ExamPolicy, ExamResult
+from quizzes.models import (
+    Certificate,
+    ExamAccommodation,
+    ExamAttempt,
+    ExamAttemptItem,
+    ExamPolicy,
+    ExamResult,
+)
 
 _CENT = Decimal("0.01")
 # What Django's SQLite backend does to a decimal column (stored as a float or an integer).
@@ -69,9 +76,11 @@ class _AttemptLockRow:
     max_attempts: int
     review_content: str
     review_timing: str
+    extra_attempts: int | None
     certificate_code: str | None
     attempt_id: int
     attempt_number: int
+    certifying: Any
     result_id: int | None
     score_percent: Any
     passed: Any
@@ -83,8 +92,9 @@ class _AttemptLockRow:
 
 @dataclass(frozen=True, slots=True)
 class LockedAttempt:
-    """What finalizing an attempt reads with its lock: the attempt, its policy, the module's
-    certificate if any, and every attempt of the learner in the module (``this`` among them)."""
+    """What finalizing an attempt reads with its lock: the attempt, its policy (``max_attempts``
+    the learner's own, with any extra attempts), the module's certificate if any, and every
+    attempt of the learner in the module (``this`` among them)."""
 
     learner_id: int
     module_id: int
@@ -101,9 +111,11 @@ def _attempt_lock_sql(*, own: bool) -> str:
     """Lock the attempt (only its row) and read, in the same statement, its policy, the module's
     certificate if any and every attempt of the learner in the module with its result: one row
     per attempt. The certificate is a subquery, not a fifth join: PostgreSQL plans that in about
-    two thirds of the time (planning is most of this statement's cost on the server)."""
+    two thirds of the time (planning is most of this statement's cost on the server); the
+    learner's extra attempts (an accommodation) are one more subquery of the same kind."""
     t, p, a = _Names(ExamAttempt, "t"), _Names(ExamPolicy, "p"), _Names(ExamAttempt, "a")
     r, c = _Names(ExamResult, "r"), _Names(Certificate, "c")
+    x = _Names(ExamAccommodation, "x")
     sql = f"""
 SELECT {t("learner")} AS learner_id, {t("module")} AS module_id,
        {t("pass_mark_percent")} AS pass_mark_percent, {t("deadline_at")} AS deadline_at,
@@ -111,10 +123,14 @@ SELECT {t("learner")} AS learner_id, {t("module")} AS module_id,
        {p("pass_mark_percent")} AS policy_pass_mark_percent,
        {p("max_attempts")} AS max_attempts, {p("review_content")} AS review_content,
        {p("review_timing")} AS review_timing,
+       (SELECT {x("extra_attempts")} FROM {x.table}
+        WHERE {x("learner")} = {t("learner")} AND {x("module")} = {t("module")})
+           AS extra_attempts,
        (SELECT {c("code")} FROM {c.table}
         WHERE {c("learner")} = {t("learner")} AND {c("module")} = {t("module")})
            AS certificate_code,
        {a("id")} AS attempt_id, {a("number")} AS attempt_number,
+       {a("certifying")} AS certifying,
        {r("id")} AS result_id, {r("score_percent")} AS score_percent, {r("passed")} AS passed,
        {r("correct_count")} AS correct_count, {r("item_count")} AS item_count,
        {r("reason")} AS reason, {r("finalized_at")} AS finalized_at
@@ -154,6 +170,7 @@ def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | 
                 reason=row.reason,
                 finalized_at=aware(row.finalized_at),
             ),
+            certifying=bool(row.certifying),
         )
         for row in rows
     ]
@@ -166,7 +183,7 @@ def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | 
         policy=AttemptPolicy(
             grading_method=first.grading_method,
             pass_mark_percent=_decimal(first.policy_pass_mark_percent),
-            max_attempts=first.max_attempts,
+            max_attempts=first.max_attempts + (first.extra_attempts or 0),
             review_content=first.review_content,
             review_timing=first.review_timing,
         ),

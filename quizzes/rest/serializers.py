@@ -14,6 +14,15 @@ from quizzes.models import ExamPolicy, QuickCheckRating
 
 MAX_ANSWERS_PER_REQUEST = 500
 MAX_KEYS_PER_ANSWER = 26
+# An attempt (or the exam, for the next start) that can earn the certificate, or practice.
+MODE_CHOICES = [
+    ("certifying", "certifying: drawn from approved items, can earn the certificate"),
+    ("practice", "practice: graded with feedback, no certificate"),
+]
+
+
+def _mode_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=MODE_CHOICES)
 
 
 class RatingInputSerializer(serializers.Serializer):
@@ -48,8 +57,18 @@ class PolicySerializer(serializers.Serializer):
     grading_method = serializers.ChoiceField(choices=ExamPolicy.GradingMethod.choices)
     review_content = serializers.ChoiceField(choices=ExamPolicy.ReviewContent.choices)
     review_timing = serializers.ChoiceField(choices=ExamPolicy.ReviewTiming.choices)
-    requires_all_steps_completed = serializers.BooleanField()
+    requires_all_steps_completed = serializers.BooleanField(help_text="required_step_share is 100.")
+    required_step_share = serializers.IntegerField(
+        help_text="Percent of the module's active steps to complete before the exam."
+    )
     answer_grace_seconds = serializers.IntegerField()
+
+
+class LearnerLimitsSerializer(serializers.Serializer):
+    time_limit_minutes = serializers.IntegerField(help_text="My own limit per attempt.")
+    max_attempts = serializers.IntegerField(help_text="My own maximum of attempts.")
+    extra_time_minutes = serializers.IntegerField()
+    extra_attempts = serializers.IntegerField()
 
 
 class ReasonSerializer(serializers.Serializer):
@@ -57,17 +76,35 @@ class ReasonSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+class MissingStepSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    slug = serializers.CharField()
+    term = serializers.CharField()
+
+
+class StepGateSerializer(serializers.Serializer):
+    required_share = serializers.IntegerField()
+    required = serializers.IntegerField(help_text="Steps to complete before the exam.")
+    completed = serializers.IntegerField()
+    total = serializers.IntegerField(help_text="The module's active steps.")
+    missing = MissingStepSerializer(
+        many=True, help_text="The steps not completed yet, while too few are (else empty)."
+    )
+
+
 class EligibilitySerializer(serializers.Serializer):
     can_start = serializers.BooleanField()
     reasons = ReasonSerializer(many=True)
     available_at = serializers.DateTimeField(allow_null=True)
-    attempts_used = serializers.IntegerField()
+    attempts_used = serializers.IntegerField(help_text="Of the mode a start would have now.")
     attempts_left = serializers.IntegerField()
+    steps = StepGateSerializer()
 
 
 class AttemptSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     number = serializers.IntegerField()
+    mode = _mode_field()
     started_at = serializers.DateTimeField()
     deadline_at = serializers.DateTimeField()
     finalized = serializers.BooleanField()
@@ -90,7 +127,15 @@ class CertificateLinkSerializer(serializers.Serializer):
 class ExamOverviewSerializer(serializers.Serializer):
     module = serializers.CharField()
     title = serializers.CharField()
+    mode = serializers.ChoiceField(
+        choices=MODE_CHOICES,
+        help_text=(
+            "What an attempt started now is: certifying when the approved items fill an "
+            "attempt, else practice (no certificate)."
+        ),
+    )
     policy = PolicySerializer()
+    limits = LearnerLimitsSerializer()
     eligibility = EligibilitySerializer()
     attempt_in_progress = serializers.IntegerField(allow_null=True)
     attempts = AttemptSummarySerializer(many=True)
@@ -161,6 +206,7 @@ def _review_item(entry: ReviewItem) -> dict:
 # No docstring on the class: drf-spectacular would publish it in the OpenAPI schema.
 class ResultSerializer(serializers.Serializer):
     attempt = serializers.IntegerField()
+    mode = _mode_field()
     score_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
     passed = serializers.BooleanField()
     correct_count = serializers.IntegerField()
@@ -183,6 +229,7 @@ class ResultSerializer(serializers.Serializer):
         certificate = instance.certificate
         return {
             "attempt": instance.attempt,
+            "mode": instance.mode,
             "score_percent": _score(instance.score_percent),
             "passed": bool(instance.passed),
             "correct_count": instance.correct_count,
@@ -210,8 +257,12 @@ class AttemptSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     module = serializers.CharField()
     number = serializers.IntegerField()
+    mode = _mode_field()
     started_at = serializers.DateTimeField()
     deadline_at = serializers.DateTimeField()
+    time_limit_minutes = serializers.IntegerField(
+        help_text="My own limit for this attempt: the policy's plus any extra time."
+    )
     seconds_left = serializers.IntegerField()
     finalized = serializers.BooleanField()
     item_count = serializers.IntegerField()

@@ -166,9 +166,11 @@ def _attempt_finalize(
             attempts = attempts_with_result(
                 locked.attempts, attempt_id=attempt_id, result=graded.result
             )
+            # The final grade counts certifying attempts only: a practice attempt never issues
+            # the certificate, however well it went.
             grade, passed = final_score(policy=locked.policy, attempts=attempts)
             code = locked.certificate_code
-            if passed and code is None:
+            if passed and code is None and locked.this.certifying:
                 code = _certificate_issue(
                     locked=locked,
                     attempt_id=attempt_id,
@@ -182,7 +184,12 @@ def _attempt_finalize(
             "This attempt was finalized at the same time.", code="attempt_finalized"
         ) from exc
     return FinalizedAttempt(
-        attempt=LearnerAttempt(id=attempt_id, number=locked.this.number, result=graded.result),
+        attempt=LearnerAttempt(
+            id=attempt_id,
+            number=locked.this.number,
+            result=graded.result,
+            certifying=locked.this.certifying,
+        ),
         policy=locked.policy,
         items=graded.items,
         attempts=attempts,

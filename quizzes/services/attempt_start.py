@@ -1,5 +1,9 @@
 """Starting an exam attempt: the items drawn with a fresh seed, their options shuffled, the
-deadline set from the server's clock.
+deadline set from the server's clock and the learner's own time limit.
+
+The attempt is certifying when the approved items fill a whole attempt, and then draws only
+from them; otherwise it is practice and draws from the drafts and the approved items, never
+from the rejected ones (``quizzes.attempt_rules.exam_is_certifying``).
 
 The learner's enrollment row is locked first, so concurrent starts of one learner queue up; the
 database backs the rule up with one attempt number per learner and module. A fixed number of
@@ -19,10 +23,11 @@ from django.utils import timezone
 from courses import api as courses_api
 from lms.errors import Conflict
 from progress import api as progress_api
-from quizzes.attempt_rules import final_score
+from quizzes.attempt_rules import exam_is_certifying, final_score
 from quizzes.drawing import DrawCandidate, attempt_draw
+from quizzes.eligibility import Eligibility
 from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem
-from quizzes.selectors import learner_eligibility
+from quizzes.selectors import ExamSetup, learner_eligibility, learner_exam_setup
 from quizzes.services.items import exam_items_generate, exam_policy_get
 
 _OPTION_LABELS = "abcdefghijklmnopqrstuvwxyz"
@@ -51,45 +56,51 @@ def exam_attempt_start(
             if module is None:
                 courses_api.module_by_slug(module_slug)  # 404 for a module that does not exist
                 raise Conflict("Enroll in the module before taking its exam.", code="not_enrolled")
-            policy = exam_policy_get(module_id=module.id)
+            setup = learner_exam_setup(learner_id=learner_id, module_id=module.id)
+            if setup.policy.pk is None:
+                setup = ExamSetup(
+                    policy=exam_policy_get(module_id=module.id),
+                    limits=setup.limits,
+                    approved_items=setup.approved_items,
+                )
+            policy = setup.policy
             attempts = list(
                 ExamAttempt.objects.filter(learner_id=learner_id, module_id=module.id)
                 .select_related("result")
                 .order_by("number")
             )
+            # The mode comes from the bank as read here, in the transaction that draws from it.
+            bank = _drawable_items(module_id=module.id)
+            approved = {
+                item_id: row
+                for item_id, row in bank.items()
+                if row["status"] == ExamItem.Status.APPROVED
+            }
+            certifying = exam_is_certifying(
+                approved_items=len(approved), items_per_attempt=policy.items_per_attempt
+            )
             _grade, final_passed = final_score(policy=policy, attempts=attempts)
             eligibility = learner_eligibility(
                 learner_id=learner_id,
-                module_id=module.id,
-                policy=policy,
+                outline=courses_api.module_outline(module.slug),
+                setup=setup,
+                certifying=certifying,
                 attempts=attempts,
                 enrolled=True,
                 final_passed=final_passed,
                 now=now,
             )
             if not eligibility.can_start:
-                first = eligibility.reasons[0]
-                raise Conflict(
-                    first.message,
-                    code=first.code,
-                    detail={
-                        "reasons": [
-                            {"code": r.code, "message": r.message} for r in eligibility.reasons
-                        ],
-                        "available_at": (
-                            eligibility.available_at.isoformat()
-                            if eligibility.available_at
-                            else None
-                        ),
-                    },
-                )
-            bank = _drawable_items(module_id=module.id)
+                raise _refusal(eligibility)
             if not bank and not ExamItem.objects.filter(module_id=module.id).exists():
-                # First exam of a module whose bank was never generated (no command run yet).
+                # First exam of a module whose bank was never generated (no command run yet):
+                # the generated items are drafts, so this attempt is practice.
                 exam_items_generate(module_id=module.id)
                 bank = _drawable_items(module_id=module.id)
             if not bank:
                 raise Conflict("This exam has no items yet.", code="no_items")
+            if certifying:
+                bank = approved
             seed = secrets.randbelow(2**62)
             drawn = attempt_draw(
                 candidates=[
@@ -112,8 +123,10 @@ def exam_attempt_start(
                 seed=seed,
                 item_count=len(drawn),
                 pass_mark_percent=policy.pass_mark_percent,
+                certifying=certifying,
                 started_at=now,
-                deadline_at=now + datetime.timedelta(minutes=policy.time_limit_minutes),
+                # The learner's own limit: the policy's plus their extra time.
+                deadline_at=now + datetime.timedelta(minutes=setup.limits.time_limit_minutes),
             )
             items = ExamAttemptItem.objects.bulk_create(
                 [
@@ -133,6 +146,29 @@ def exam_attempt_start(
             "Another attempt was started at the same time.", code="attempt_in_progress"
         ) from exc
     return StartedAttempt(attempt=attempt, items=items, module_slug=module.slug)
+
+
+def _refusal(eligibility: Eligibility) -> Conflict:
+    """The 409 for a start the rules refuse: the first reason as the error, every reason (and
+    the steps still to complete, for the completion gate) in its detail."""
+    first = eligibility.reasons[0]
+    gate = eligibility.steps
+    return Conflict(
+        first.message,
+        code=first.code,
+        detail={
+            "reasons": [{"code": r.code, "message": r.message} for r in eligibility.reasons],
+            "available_at": (
+                eligibility.available_at.isoformat() if eligibility.available_at else None
+            ),
+            "steps_required": gate.required,
+            "steps_completed": gate.completed,
+            "missing_steps": [
+                {"number": step.number, "slug": step.slug, "term": step.term}
+                for step in gate.missing
+            ],
+        },
+    )
 
 
 def _attempt_item(
@@ -165,9 +201,14 @@ def _attempt_item(
 
 
 def _drawable_items(*, module_id: int) -> dict[int, dict]:
+    """Every item an attempt may draw (drafts and approved: never rejected, inactive or
+    retired), with its review status."""
     rows = (
-        ExamItem.objects.filter(module_id=module_id, is_active=True, is_retired=False)
+        ExamItem.objects.filter(module_id=module_id)
+        .drawable()
         .order_by("id")
-        .values("id", "step_id", "kind", "prompt", "options", "correct_keys", "explanation")
+        .values(
+            "id", "step_id", "kind", "prompt", "options", "correct_keys", "explanation", "status"
+        )
     )
     return {row["id"]: row for row in rows}

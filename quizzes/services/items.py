@@ -10,6 +10,7 @@ from django.utils import timezone
 from courses import api as courses_api
 from quizzes.generator import StepSource, items_generate
 from quizzes.models import ExamItem, ExamPolicy
+from quizzes.services.item_review import CONTENT_FIELDS, review_fields
 
 
 @dataclasses.dataclass
@@ -21,6 +22,8 @@ class GenerationReport:
     unchanged: int = 0
     retired: int = 0
     restored: int = 0
+    # Approved or rejected items whose text changed: back to draft, to be reviewed again.
+    returned_to_draft: int = 0
 
     def summary(self) -> str:
         return ", ".join(f"{k}: {v}" for k, v in dataclasses.asdict(self).items())
@@ -38,7 +41,9 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
 
     Items are matched by ``generator_key``: changed text is updated in place, items the generator
     no longer produces (retired steps) are marked retired, hand-written items are never touched.
-    Past attempts are unaffected either way: they keep their own copies of the items.
+    An approved (or rejected) item whose text changes returns to draft: the review was of the
+    old text. New items are drafts. Past attempts are unaffected either way: they keep their own
+    copies of the items.
     """
     # The policy row serialises generations of one module (a lazy generation at two concurrent
     # exam starts would otherwise insert the same keys twice).
@@ -85,6 +90,13 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
         else:
             report.unchanged += 1
         if changed or item.is_retired:
+            text_changed = any(getattr(item, name) != fields[name] for name in CONTENT_FIELDS)
+            if text_changed and item.status != ExamItem.Status.DRAFT:
+                for name, value in review_fields(
+                    status=ExamItem.Status.DRAFT, reviewer_id=None, now=timezone.now()
+                ).items():
+                    setattr(item, name, value)
+                report.returned_to_draft += 1
             for name, value in fields.items():
                 setattr(item, name, value)
             item.is_retired = False
@@ -110,6 +122,9 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
                 "correct_keys",
                 "explanation",
                 "is_retired",
+                "status",
+                "reviewed_by",
+                "reviewed_at",
                 "updated_at",
             ],
         )

@@ -149,6 +149,16 @@ def correct_keys_of(attempt_id: int) -> dict[int, list[str]]:
     }
 
 
+def study_the_rest_and_approve_the_bank(username: str) -> None:
+    from accounts.models import User
+    from courses.models import Module
+    from tests.factories import exam_bank_approve, steps_complete
+
+    module = Module.objects.get(slug="self-hosting-27")
+    steps_complete(User.objects.get(username=username), module)
+    exam_bank_approve(module)
+
+
 def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: str) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -258,7 +268,11 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     expect(page.locator(".messages")).to_contain_text(lang.rated_good)
     shots("review-after")
 
-    # The exam: start, answer (autosaved through the API), confirm, pass.
+    # The exam: start, answer (autosaved through the API), confirm, pass. It opens once every
+    # step is completed and certifies from an approved bank: the other 31 steps are completed
+    # and the bank approved through the factories (tests/browser/test_exam_journey.py clicks
+    # through the gate).
+    study_the_rest_and_approve_the_bank(username)
     page.goto(base + "/modules/self-hosting-27/exam/")
     shots("exam-policy")
     page.get_by_role("button", name=lang.start_exam).click()

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from tests.factories import api_client_for, learner_create
+from tests.factories import api_client_for, exam_bank_approve, learner_create, steps_complete
 
 FORBIDDEN_BEFORE_REVIEW = {"correct_keys", "is_correct", "score", "explanation", "correct"}
 
@@ -32,12 +32,18 @@ def make_learner(db):
 
 @pytest.fixture
 def enroll(course):
+    """Enroll a learner; by default also complete every step, so the exam's completion gate
+    (every step, the default policy) is open: these tests are about the exam itself."""
     from progress.models import Enrollment
 
-    def enroll(user, module=None):
-        return Enrollment.objects.create(
-            learner=user, module=module or course, enrolled_at=timezone.now()
+    def enroll(user, module=None, *, steps_done: bool = True):
+        module = module or course
+        enrollment = Enrollment.objects.create(
+            learner=user, module=module, enrolled_at=timezone.now()
         )
+        if steps_done:
+            steps_complete(user, module)
+        return enrollment
 
     return enroll
 
@@ -68,6 +74,18 @@ def policy(course):
 
 @pytest.fixture
 def bank(course):
+    """The seed module's generated bank, approved as a course admin would: its exam certifies.
+    Without this fixture the first start generates drafts, and the exam is practice."""
+    from quizzes.services.items import exam_items_generate
+
+    report = exam_items_generate(module_id=course.id)
+    exam_bank_approve(course)
+    return report
+
+
+@pytest.fixture
+def draft_bank(course):
+    """The seed module's generated bank as generated: drafts only, a practice exam."""
     from quizzes.services.items import exam_items_generate
 
     return exam_items_generate(module_id=course.id)

@@ -69,6 +69,7 @@ def test_admin_adds_a_hand_written_item_and_rejects_a_broken_one(admin_client_, 
         ),
         "correct_keys": json.dumps(["a", "z"]),
         "explanation": "",
+        "status": "draft",
         "is_active": "on",
     }
     response = admin_client_.post("/admin/quizzes/examitem/add/", form)
@@ -159,7 +160,7 @@ def test_policy_is_editable(admin_client_, course, policy):
         "grading_method": "last",
         "review_content": "correct_answers",
         "review_timing": "immediately",
-        "requires_all_steps_completed": "on",
+        "required_step_share": 50,
     }
     response = admin_client_.post(f"/admin/quizzes/exampolicy/{policy.pk}/change/", form)
     assert response.status_code == 302
@@ -167,11 +168,11 @@ def test_policy_is_editable(admin_client_, course, policy):
     assert (
         policy.items_per_attempt,
         policy.grading_method,
-        policy.requires_all_steps_completed,
+        policy.required_step_share,
     ) == (
         12,
         "last",
-        True,
+        50,
     )
 
 

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from quizzes.models import Certificate, ExamAttempt, ExamAttemptItem, ExamPolicy, ExamResult
+from tests.factories import steps_complete
 
 pytestmark = pytest.mark.django_db
 
@@ -171,24 +172,21 @@ def test_wait_between_attempts(learner_api, exam, bank, policy):
     exam.start(learner_api)
 
 
-def test_steps_completed_required_when_switched_on(learner_api, learner, exam, bank, policy):
-    policy.requires_all_steps_completed = True
-    policy.save()
-    response = learner_api.post("/api/v1/modules/self-hosting-27/exam/attempts/")
+def test_every_step_is_required_by_default(make_learner, enroll, client_for, exam, bank):
+    """A new module's policy requires every step: a learner who studied nothing cannot start
+    (the certificate of issue 14 was earned with 0 of 32 steps)."""
+    from quizzes.models import ExamPolicy
+
+    learner = make_learner()
+    enroll(learner, steps_done=False)
+    client = client_for(learner)
+    assert ExamPolicy.objects.get().required_step_share == 100
+    response = client.post("/api/v1/modules/self-hosting-27/exam/attempts/")
     assert response.status_code == 409
     assert response.json()["error"]["code"] == "steps_incomplete"
 
-    from courses.models import Step
-    from progress.models import StepProgress
-
-    now = timezone.now()
-    StepProgress.objects.bulk_create(
-        StepProgress(
-            learner=learner, step=step, status="completed", completed_at=now, updated_at=now
-        )
-        for step in Step.objects.filter(status="active")
-    )
-    exam.start(learner_api)
+    steps_complete(learner, ExamPolicy.objects.get().module)
+    exam.start(client)
 
 
 def test_average_grading_and_certificate_by_final_grade(learner_api, exam, bank, policy):

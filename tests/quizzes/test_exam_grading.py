@@ -17,7 +17,7 @@ from quizzes.attempt_rules import (
     attempts_with_result,
     result_reason,
 )
-from quizzes.eligibility import AttemptState, exam_eligibility
+from quizzes.eligibility import AttemptState, StepState, exam_eligibility, step_gate
 from quizzes.grading import (
     ItemResponse,
     answer_is_correct,
@@ -164,9 +164,9 @@ def eligibility(**overrides):
     arguments = {
         "now": NOW,
         "enrolled": True,
-        "steps_required": False,
-        "steps_completed": False,
+        "steps": step_gate(required_share=0, steps=[]),
         "attempts": [],
+        "certifying": True,
         "max_attempts": 3,
         "wait": datetime.timedelta(0),
         "final_passed": False,
@@ -182,8 +182,11 @@ def codes(result):
 def test_eligibility_reasons():
     assert eligibility().can_start
     assert codes(eligibility(enrolled=False)) == ["not_enrolled"]
-    assert codes(eligibility(steps_required=True)) == ["steps_incomplete"]
-    assert eligibility(steps_required=True, steps_completed=True).can_start
+    unfinished = [StepState(number=1, slug="a", term="A", completed=False)]
+    finished = [StepState(number=1, slug="a", term="A", completed=True)]
+    gate = step_gate(required_share=100, steps=unfinished)
+    assert codes(eligibility(steps=gate)) == ["steps_incomplete"]
+    assert eligibility(steps=step_gate(required_share=100, steps=finished)).can_start
     assert codes(eligibility(final_passed=True)) == ["already_passed"]
     running = [AttemptState(number=1, finalized_at=None)]
     assert codes(eligibility(attempts=running)) == ["attempt_in_progress"]

@@ -1,16 +1,23 @@
 """Query counts of the exam endpoints: fixed, whatever the number of items or attempts.
 
 Counts are with token-less forced authentication (no session queries) and include the
-SAVEPOINT/RELEASE pair the test transaction turns each ``atomic`` block into.
+SAVEPOINT/RELEASE pair the test transaction turns each ``atomic`` block into. Every count is
+measured with 10 and with 100 approved items in the bank, for a learner with an accommodation
+(extra time, extra attempts) behind the completion gate (every step completed), and with the
+per-process copy of the module outline cold (``cold()``: the upper bound).
 """
 
 from __future__ import annotations
 
 import pytest
 
+from lms.content_cache import content_caches_clear
+
 pytestmark = pytest.mark.django_db
 
-START_QUERIES = 8  # savepoint, lock enrollment, policy, attempts, bank, attempt, items, release
+# savepoint, lock enrollment, policy (with the accommodation and the approved count), attempts,
+# bank, module outline, completed steps (the gate), attempt, items, release
+START_QUERIES = 10
 SAVE_QUERIES = 6  # savepoint, lock attempt, result?, items, bulk update, release
 # savepoint, lock the attempt and read the learner's attempts (one statement), items, result,
 # grade the items (one UPDATE), release
@@ -23,19 +30,38 @@ FINALIZE_EXPIRED_QUERIES = 1 + SUBMIT_QUERIES
 FINALIZE_EXPIRED_PASS_QUERIES = 1 + SUBMIT_PASS_QUERIES + 1
 
 
-@pytest.fixture(params=[10, 30], ids=["10-items", "30-items"])
-def items_per_attempt(request, policy, bank):
-    policy.items_per_attempt = request.param
+def cold() -> None:
+    """Forget the per-process copies of content (the module outline), as after a second."""
+    content_caches_clear()
+
+
+@pytest.fixture(params=[(10, 10), (100, 30)], ids=["10-approved", "100-approved"])
+def items_per_attempt(request, course, policy, draft_bank, learner):
+    """The first n items of the generated bank approved (the rest drafts) and an attempt size
+    they fill, so the exam certifies; the learner has an accommodation."""
+    from quizzes.models import ExamAccommodation, ExamItem
+    from quizzes.services.item_review import exam_items_review
+
+    approved, items = request.param
+    ids = ExamItem.objects.filter(module=course).order_by("id").values_list("id", flat=True)
+    assert len(ids) >= approved
+    exam_items_review(item_ids=list(ids[:approved]), status="approved", reviewer_id=None)
+    policy.items_per_attempt = items
     policy.save()
-    return request.param
+    ExamAccommodation.objects.create(
+        learner=learner, module=course, extra_time_minutes=15, extra_attempts=2
+    )
+    return items
 
 
 def test_start_save_submit_use_a_fixed_number_of_queries(
     learner_api, exam, items_per_attempt, django_assert_num_queries
 ):
+    cold()
     with django_assert_num_queries(START_QUERIES):
         attempt = exam.start(learner_api)
     assert len(attempt["items"]) == items_per_attempt
+    assert attempt["mode"] == "certifying" and attempt["time_limit_minutes"] == 20 + 15
     answers = exam.answers(attempt, correct=0)
     with django_assert_num_queries(SAVE_QUERIES):
         exam.save(learner_api, attempt["id"], answers)
@@ -101,11 +127,14 @@ def test_reads_are_constant(
     for _ in range(earlier_attempts):
         exam.take(learner_api, correct=0)
     attempt = exam.start(learner_api)
-    # module, policy, enrollment, attempts (+results, certificate)
-    with django_assert_num_queries(4):
+    cold()
+    # module outline, policy (+accommodation, approved count), enrollment, attempts (+results,
+    # certificate), completed steps
+    with django_assert_num_queries(5):
         body = learner_api.get("/api/v1/modules/self-hosting-27/exam/").json()
     assert len(body["attempts"]) == earlier_attempts + 1
-    # attempt (+policy, result), items, module
+    assert body["mode"] == "certifying" and body["limits"]["max_attempts"] == 3 + 2
+    # attempt (+policy, result, accommodation), items, module
     with django_assert_num_queries(3):
         learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
     exam.submit(learner_api, attempt["id"])
@@ -149,27 +178,44 @@ def test_certificate_list_is_constant(
     assert body["count"] == passes
 
 
-def test_start_with_all_steps_required_costs_one_more_fixed_query(
-    learner_api, learner, exam, items_per_attempt, policy, django_assert_num_queries
+def test_start_refused_by_the_gate_costs_the_same_queries(
+    make_learner, enroll, client_for, exam, items_per_attempt, django_assert_num_queries
 ):
-    from django.utils import timezone
+    """A learner with steps missing: the refusal reads what a start reads, up to the gate."""
+    from quizzes.models import ExamAccommodation, ExamPolicy
+    from tests.factories import steps_complete
 
-    from courses.models import Step
-    from progress.models import StepProgress
+    learner = make_learner("nora")
+    enroll(learner, steps_done=False)
+    module = ExamPolicy.objects.get().module
+    steps_complete(learner, module, count=5)
+    ExamAccommodation.objects.create(learner=learner, module=module, extra_time_minutes=5)
+    client = client_for(learner)
+    cold()
+    # savepoint, lock enrollment, policy, attempts, bank, outline, completed steps, rollback
+    # to the savepoint, release: the start's reads, no writes
+    with django_assert_num_queries(START_QUERIES - 1):
+        body = exam.start(client, expect=409)
+    assert body["error"]["code"] == "steps_incomplete"
+    assert len(body["error"]["detail"]["missing_steps"]) == 32 - 5
 
-    policy.requires_all_steps_completed = True
-    policy.save()
-    now = timezone.now()
-    StepProgress.objects.bulk_create(
-        StepProgress(
-            learner=learner, step=step, status="completed", completed_at=now, updated_at=now
-        )
-        for step in Step.objects.filter(status="active")
-    )
-    # progress.api.all_steps_completed: one query (the enrollment with its step counts).
-    with django_assert_num_queries(START_QUERIES + 1):
+
+def test_a_practice_start_and_submit_cost_what_a_certifying_one_does(
+    learner_api, exam, items_per_attempt, django_assert_num_queries
+):
+    """Too few approved items for an attempt: the same statements, drafts drawn too."""
+    from quizzes.models import ExamItem, ExamPolicy
+
+    approved = ExamItem.objects.filter(status="approved").count()
+    ExamPolicy.objects.update(items_per_attempt=approved + 1)
+    cold()
+    with django_assert_num_queries(START_QUERIES):
         attempt = exam.start(learner_api)
-    assert len(attempt["items"]) == items_per_attempt
+    assert attempt["mode"] == "practice"
+    exam.save(learner_api, attempt["id"], exam.answers(attempt, correct=len(attempt["items"])))
+    with django_assert_num_queries(SUBMIT_QUERIES):
+        result = exam.submit(learner_api, attempt["id"])
+    assert result["passed"] and result["certificate"] is None
 
 
 @pytest.mark.postgres

@@ -27,6 +27,8 @@ from reliability_world import (
     ok,
 )
 
+from tests.factories import exam_bank_approve, steps_complete
+
 
 @pytest.fixture
 def second_module(course, module_document):
@@ -40,12 +42,14 @@ def second_module(course, module_document):
 
 @pytest.fixture
 def world(course, second_module) -> World:
-    from quizzes.models import Certificate, ExamPolicy
+    from quizzes.models import Certificate, ExamAccommodation, ExamPolicy
     from quizzes.services.items import exam_items_generate
     from reviews.models import Notification, ReviewCard
 
     for module in (course, second_module):
         exam_items_generate(module_id=module.id)
+        # Approved as a course admin would: both exams certify.
+        exam_bank_approve(module)
     # The second module's exam: few items, so 5 steps suffice.
     ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3)
 
@@ -56,14 +60,20 @@ def world(course, second_module) -> World:
 
     ids.update(learner_activity(a, course.slug))
     learner_activity(b, course.slug)
+    # The rest of the steps, straight in the table: the exams' completion gate is open.
+    for learner in (a, b):
+        steps_complete(learner.user, course)
 
     # A passes the second module (certificate), then opens an attempt in the seed module.
     ok(a.client.post(f"/api/v1/modules/{second_module.slug}/enrollment/"))
+    steps_complete(a.user, second_module)
     passed = ok(a.client.post(f"/api/v1/modules/{second_module.slug}/exam/attempts/")).json()
     exam_answer_all(a, passed["id"], correctly=True)
     result = ok(a.client.post(f"/api/v1/exam-attempts/{passed['id']}/submit/")).json()
     assert result["passed"], result
     certificate = Certificate.objects.get(learner=a.user)
+    # A course admin gave A ten extra minutes in the seed module (an accommodation).
+    ExamAccommodation.objects.create(learner=a.user, module=course, extra_time_minutes=10)
     attempt = ok(a.client.post(f"/api/v1/modules/{course.slug}/exam/attempts/")).json()
     first_item = attempt["items"][0]
     ok(

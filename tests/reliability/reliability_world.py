@@ -144,7 +144,11 @@ def learner_activity(actor: Actor, slug: str) -> dict[str, Any]:
 #     correct answers) once the policy's moment has come, and only the score before;
 #   - "immediately": at finalization; "after passing": once the final grade passes; "after the
 #     last attempt": once passed, or once every allowed attempt is used AND none is in progress
-#     (an attempt being answered must not see the answers of the earlier ones).
+#     (an attempt being answered must not see the answers of the earlier ones);
+#   - only certifying attempts count: the final grade is theirs, and "every allowed attempt" is
+#     the policy's maximum plus the learner's extra attempts (an accommodation) of them;
+#   - a practice attempt shows, once finalized, which answers were right, and the correct
+#     answers too if the policy's review content includes them; nothing before.
 
 NOTHING, SCORE_ONLY, CORRECTNESS, CORRECT_ANSWERS = 0, 1, 2, 3
 LEVELS = {"score_only": SCORE_ONLY, "correctness": CORRECTNESS, "correct_answers": CORRECT_ANSWERS}
@@ -161,7 +165,7 @@ HTML_CORRECTNESS_RE = re.compile(
 def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[int, dict]]:
     """Per attempt of the learner: the most the review policy allows now; per item: its facts."""
     from quizzes.attempt_rules import final_score
-    from quizzes.models import ExamAttempt, ExamAttemptItem
+    from quizzes.models import ExamAccommodation, ExamAttempt, ExamAttemptItem
 
     if learner_id is None:
         return {}, {}
@@ -170,15 +174,21 @@ def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[
         .select_related("policy", "result")
         .order_by("module_id", "number")
     )
+    extra = dict(
+        ExamAccommodation.objects.filter(learner_id=learner_id).values_list(
+            "module_id", "extra_attempts"
+        )
+    )
     by_module: dict[int, list] = {}
     for attempt in attempts:
         by_module.setdefault(attempt.module_id, []).append(attempt)
     allowed: dict[int, int] = {}
-    for module_attempts in by_module.values():
+    for module_id, module_attempts in by_module.items():
         policy = module_attempts[-1].policy
-        _grade, passed = final_score(policy=policy, attempts=module_attempts)
+        certifying = [a for a in module_attempts if a.certifying]
+        _grade, passed = final_score(policy=policy, attempts=certifying)
         in_progress = any(getattr(a, "result", None) is None for a in module_attempts)
-        all_used = len(module_attempts) >= policy.max_attempts
+        all_used = len(certifying) >= policy.max_attempts + extra.get(module_id, 0)
         moment = {
             "immediately": True,
             "after_passing": passed,
@@ -187,6 +197,8 @@ def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[
         for attempt in module_attempts:
             if getattr(attempt, "result", None) is None:
                 allowed[attempt.pk] = NOTHING
+            elif not attempt.certifying:
+                allowed[attempt.pk] = max(CORRECTNESS, LEVELS[policy.review_content])
             else:
                 allowed[attempt.pk] = LEVELS[policy.review_content] if moment else SCORE_ONLY
     items = {

@@ -5,6 +5,10 @@ module drives the exam through the API and the web pages under every review poli
 timing), including the moment that is easiest to get wrong: the last allowed attempt is in
 progress while the earlier ones are finalized. It also proves the scanner is not blind: where the
 policy does allow a review, the scanner must have seen the review in JSON and in HTML.
+
+The same holds for a practice exam (a bank of drafts: feedback right after each attempt, never
+before it is finalized) and for a learner with an accommodation (an extra attempt moves "after
+the last attempt" one attempt later; extra time changes nothing about what is shown).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import pytest
 from django.test import Client
 from reliability_world import JsonClient, actor_create, exam_answer_all, ok
 
+from tests.factories import exam_bank_approve, steps_complete
+
 pytestmark = pytest.mark.django_db
 
 CONTENTS = ("score_only", "correctness", "correct_answers")
@@ -23,8 +29,9 @@ TIMINGS = ("immediately", "after_passing", "after_last_attempt")
 
 
 @pytest.fixture
-def exam_module(second_module):
-    """The small second module with a short exam whose items carry unique explanations."""
+def draft_exam_module(second_module):
+    """The small second module with a short exam whose items carry unique explanations; its
+    bank is as generated (drafts), so its exam is practice."""
     from quizzes.models import ExamItem, ExamPolicy
     from quizzes.services.items import exam_items_generate
 
@@ -34,6 +41,24 @@ def exam_module(second_module):
         item.save(update_fields=["explanation"])
     ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3, max_attempts=2)
     return second_module
+
+
+@pytest.fixture
+def exam_module(draft_exam_module):
+    """… with its bank approved: a certifying exam."""
+    exam_bank_approve(draft_exam_module)
+    return draft_exam_module
+
+
+def _learner_ready(name: str, module):
+    """A learner enrolled through the API with every step of the module completed (the
+    completion gate is open), and a browser session of theirs."""
+    learner = actor_create(name)
+    web = Client()
+    web.force_login(learner.user)
+    ok(learner.client.post(f"/api/v1/modules/{module.slug}/enrollment/"))
+    steps_complete(learner.user, module)
+    return learner, web
 
 
 def _visit(api: JsonClient, web: Client, slug: str, attempt_id: int) -> None:
@@ -56,11 +81,8 @@ def test_exam_views_reveal_no_more_than_the_policy_allows(
     ExamPolicy.objects.filter(module=exam_module).update(
         review_content=content, review_timing=timing
     )
-    learner = actor_create("lea")
-    web = Client()
-    web.force_login(learner.user)
+    learner, web = _learner_ready("lea", exam_module)
     slug = exam_module.slug
-    ok(learner.client.post(f"/api/v1/modules/{slug}/enrollment/"))
 
     first = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
     _visit(learner.client, web, slug, first["id"])
@@ -97,9 +119,8 @@ def test_scanner_flags_a_leak(exam_module, answer_scanner):
     """Guard: an open attempt's correct keys in a response are reported."""
     from quizzes.models import ExamAttemptItem
 
-    learner = actor_create("lina")
+    learner, _web = _learner_ready("lina", exam_module)
     slug = exam_module.slug
-    ok(learner.client.post(f"/api/v1/modules/{slug}/enrollment/"))
     attempt = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
     item = ExamAttemptItem.objects.filter(attempt_id=attempt["id"]).first()
 
@@ -119,3 +140,78 @@ def test_scanner_flags_a_leak(exam_module, answer_scanner):
     answer_scanner.scan(Request(), Response())
     assert len(answer_scanner.violations) == 1
     answer_scanner.violations.clear()
+
+
+@pytest.mark.parametrize("content", CONTENTS)
+@pytest.mark.parametrize("timing", ["immediately", "after_last_attempt"])
+def test_practice_exam_reveals_feedback_only_after_each_attempt(
+    draft_exam_module, answer_scanner, content, timing
+):
+    """A practice exam (drafts only): nothing while an attempt runs, then which answers were
+    right (and the correct answers if the policy's review content has them), whatever the
+    timing; never a certificate."""
+    from quizzes.models import Certificate, ExamPolicy
+
+    ExamPolicy.objects.filter(module=draft_exam_module).update(
+        review_content=content, review_timing=timing
+    )
+    learner, web = _learner_ready("pia", draft_exam_module)
+    slug = draft_exam_module.slug
+    overview = ok(learner.client.get(f"/api/v1/modules/{slug}/exam/")).json()
+    assert overview["mode"] == "practice"
+
+    first = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    assert first["mode"] == "practice"
+    _visit(learner.client, web, slug, first["id"])
+    assert not answer_scanner.reveals, "a running practice attempt revealed answers"
+    exam_answer_all(learner, first["id"], correctly=True)
+    submitted = ok(learner.client.post(f"/api/v1/exam-attempts/{first['id']}/submit/")).json()
+    assert submitted["passed"] and submitted["certificate"] is None
+    assert not Certificate.objects.exists()
+    _visit(learner.client, web, slug, first["id"])
+
+    # A second practice attempt runs while the first one's feedback stays visible.
+    second = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    _visit(learner.client, web, slug, second["id"])
+
+    expected = 3 if content == "correct_answers" else 2
+    for kind in ("/api/", "/exam/attempts/"):
+        assert any(
+            kind in where and attempt == first["id"] and level == expected
+            for where, attempt, level in answer_scanner.reveals
+        ), f"the scanner never saw the practice feedback in {kind} responses"
+    assert not any(attempt == second["id"] for _where, attempt, _level in answer_scanner.reveals)
+
+
+def test_an_extra_attempt_holds_back_the_review_one_attempt_longer(exam_module, answer_scanner):
+    """ "After the last attempt" with an accommodation: the policy's last attempt is not the
+    learner's last, so its review waits for the extra one; extra time reveals nothing."""
+    from quizzes.models import ExamAccommodation, ExamPolicy
+
+    ExamPolicy.objects.filter(module=exam_module).update(
+        review_content="correct_answers", review_timing="after_last_attempt", max_attempts=1
+    )
+    learner, web = _learner_ready("ella", exam_module)
+    ExamAccommodation.objects.create(
+        learner=learner.user, module=exam_module, extra_time_minutes=30, extra_attempts=1
+    )
+    slug = exam_module.slug
+
+    first = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    assert (
+        first["time_limit_minutes"]
+        == ExamPolicy.objects.get(module=exam_module).time_limit_minutes + 30
+    )
+    exam_answer_all(learner, first["id"], correctly=False)
+    ok(learner.client.post(f"/api/v1/exam-attempts/{first['id']}/submit/"))
+    _visit(learner.client, web, slug, first["id"])
+    assert not answer_scanner.reveals, "the review came before the learner's extra attempt"
+
+    second = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    _visit(learner.client, web, slug, first["id"])
+    exam_answer_all(learner, second["id"], correctly=False)
+    ok(learner.client.post(f"/api/v1/exam-attempts/{second['id']}/submit/"))
+    _visit(learner.client, web, slug, first["id"])
+    assert any(
+        attempt == first["id"] and level == 3 for _where, attempt, level in answer_scanner.reveals
+    ), "after the extra attempt the review should show the answers"

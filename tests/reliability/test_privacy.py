@@ -35,6 +35,7 @@ SECTIONS = {
     "quizzes.ExamAttempt": lambda e: e["quizzes"]["exam_attempts"],
     "quizzes.ExamResult": lambda e: [a["result"] for a in e["quizzes"]["exam_attempts"]],
     "quizzes.Certificate": lambda e: e["quizzes"]["certificates"],
+    "quizzes.ExamAccommodation": lambda e: e["quizzes"]["exam_accommodations"],
     "reviews.ReviewCard": lambda e: e["reviews"]["cards"],
     "reviews.ReviewLog": lambda e: e["reviews"]["review_logs"],
     "reviews.ReminderDigest": lambda e: e["reviews"]["reminders"],
@@ -45,12 +46,15 @@ NOT_EXPORTED = {
     "accounts.User": {"password"},  # a hash of the secret, useless to the learner
     "knox.AuthToken": {"digest", "token_key"},  # the token's hash and lookup prefix: secrets
     "accounts.Device": {"token_id"},  # the token's hash (knox's primary key)
-    # The attempt's row is exported in the shape the learner knows from the API.
-    "quizzes.ExamAttempt": {"learner_id", "module_id", "policy_id"},
+    # The attempt's row is exported in the shape the learner knows from the API; its shuffle
+    # seed is the exam's (with the bank it reproduces the draw and the option order).
+    "quizzes.ExamAttempt": {"learner_id", "module_id", "policy_id", "seed"},
     "quizzes.ExamResult": {"id", "attempt_id", "learner_id", "module_id"},
 }
-# Not learner data: the admin's audit trail of staff actions (deleted with the account).
-NOT_PERSONAL = {"admin.LogEntry"}
+# Not learner data: the admin's audit trail of staff actions (deleted with the account), and the
+# course admin who reviewed an exam item (the item is course content; the decision stays when
+# the reviewer's account goes, ``reviewed_by`` becomes empty).
+NOT_PERSONAL = {"admin.LogEntry", "quizzes.ExamItem"}
 
 
 def user_models():
@@ -85,6 +89,9 @@ def test_export_holds_every_row_and_column_stored_about_me(world):
     assert export["courses"]["notes"][0]["text"].startswith(f"Notiz von {CANARY}")
     assert {a["result"] is None for a in export["quizzes"]["exam_attempts"]} == {True, False}
     assert export["quizzes"]["certificates"][0]["code"] == world.ids["certificate_code"]
+    assert export["quizzes"]["exam_accommodations"][0]["extra_time_minutes"] == 10
+    # The shuffle seed is in no attempt (issue 14).
+    assert not any("seed" in attempt for attempt in export["quizzes"]["exam_attempts"])
     assert f"{CANARY}-review-1" in {r["client_review_id"] for r in export["reviews"]["review_logs"]}
     assert len(export["tokens"]) == 2 and {d["name"] for d in export["devices"]} == {
         "phone",
@@ -130,16 +137,19 @@ def test_export_query_count_does_not_grow_with_the_data(world, django_assert_num
     fresh = actor_create("nina")
     # Through the API (token authentication included): the same for an empty and a full account.
     assert _queries(fresh.client) == _queries(world.a.client)
-    # The service: 5 for the account, 4 courses, 5 quizzes, 4 reviews.
+    # The service: 5 for the account, 4 courses, 6 quizzes, 4 reviews.
     for user in (fresh.user, world.a.user):
-        with django_assert_num_queries(18):
+        with django_assert_num_queries(19):
             account_export(user=user)
 
 
 def _finish_second_module(actor, slug: str, correct: int) -> None:
+    from courses.models import Module
     from quizzes.models import ExamAttemptItem
+    from tests.factories import steps_complete
 
     ok(actor.client.post(f"/api/v1/modules/{slug}/enrollment/"))
+    steps_complete(actor.user, Module.objects.get(slug=slug))
     attempt = ok(actor.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
     answers = []
     for position, item in enumerate(

@@ -64,14 +64,18 @@ def at_once(token: str, method: str, url: str, body=None, *, bodies=None) -> lis
 
 @pytest.fixture
 def exam_learner(second_module):
-    """A learner enrolled in the small second module (3 attempts of 3 items)."""
+    """A learner enrolled in the small second module (3 attempts of 3 items, approved bank),
+    every step completed."""
     from quizzes.models import ExamPolicy
     from quizzes.services.items import exam_items_generate
+    from tests.factories import exam_bank_approve, steps_complete
 
     exam_items_generate(module_id=second_module.id)
+    exam_bank_approve(second_module)
     ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3, max_attempts=3)
     learner = actor_create("rita")
     ok(learner.client.post(f"/api/v1/modules/{second_module.slug}/enrollment/"))
+    steps_complete(learner.user, second_module)
     return learner, second_module.slug
 
 

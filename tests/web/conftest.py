@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.factories import learner_password, learner_register
+from tests.factories import exam_bank_approve, learner_password, learner_register, steps_complete
 
 PASSWORD = learner_password("lena")
 
@@ -26,3 +26,12 @@ def enrolled(course, learner):
 
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)
     return learner
+
+
+@pytest.fixture
+def studied(enrolled, course):
+    """The enrolled learner with every step completed (the exam's completion gate is open) and
+    the seed bank approved (the exam certifies)."""
+    steps_complete(enrolled, course)
+    exam_bank_approve(course)
+    return enrolled

@@ -18,7 +18,7 @@ def start(client) -> tuple[int, str]:
     return int(re.search(r"(\d+)", url).group(1)), url
 
 
-def test_exam_page_html_never_contains_the_answers(learner_client, enrolled, course):
+def test_exam_page_html_never_contains_the_answers(learner_client, studied, course):
     from quizzes.models import ExamAttemptItem
 
     attempt_id, url = start(learner_client)
@@ -38,7 +38,7 @@ def test_exam_page_html_never_contains_the_answers(learner_client, enrolled, cou
         assert len(shapes) == 1, shapes
 
 
-def test_exam_flow_without_javascript(learner_client, enrolled, course):
+def test_exam_flow_without_javascript(learner_client, studied, course):
     """Answer in the form, confirm, get the result and the certificate page."""
     from quizzes.models import ExamAttemptItem
 
@@ -71,7 +71,7 @@ def test_exam_flow_without_javascript(learner_client, enrolled, course):
 
 
 def test_the_result_page_after_the_deadline_shows_the_result_and_writes_nothing(
-    learner_client, enrolled, course
+    learner_client, studied, course
 ):
     """Time ran out before the learner submitted: the page shows the result their saved answers
     get, without storing it; the periodic task stores that same result (and the certificate)."""
@@ -119,13 +119,13 @@ def test_the_result_page_after_the_deadline_shows_the_result_and_writes_nothing(
     assert f'href="/my/certificates/{Certificate.objects.get().code}/"' in after
 
 
-def test_unanswered_items_are_listed_before_submitting(learner_client, enrolled, course):
+def test_unanswered_items_are_listed_before_submitting(learner_client, studied, course):
     attempt_id, _url = start(learner_client)
     confirm = learner_client.get(f"/exam/attempts/{attempt_id}/submit/").content.decode()
     assert "Noch nicht beantwortet" in confirm and confirm.count('href="/exam/attempts/') >= 10
 
 
-def test_another_learners_attempt_and_certificate_are_404(client, learner_client, enrolled, course):
+def test_another_learners_attempt_and_certificate_are_404(client, learner_client, studied, course):
     from accounts.services import user_register
     from progress.services.enrollment import enrollment_create
 

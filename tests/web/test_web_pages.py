@@ -215,7 +215,7 @@ def test_completing_needs_the_sections_the_page_showed(learner_client, enrolled,
     assert "sections" in response.content.decode()
 
 
-def test_the_pages_scripts_post_to_the_apis_own_urls(learner_client, enrolled, course):
+def test_the_pages_scripts_post_to_the_apis_own_urls(learner_client, studied, course):
     """The step reader records sections and the exam page saves answers through the API."""
     step = learner_client.get(MODULE + "steps/4/").content.decode()
     assert 'data-progress-url="/api/v1/modules/self-hosting-27/steps/4/progress/"' in step

@@ -15,10 +15,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from lms.errors import DomainError
-from quizzes.data import AttemptItemView, AttemptView, ReviewItemWithAnswers
+from quizzes.data import PRACTICE, AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
     exam_attempt_get,
     exam_attempt_result_get,
@@ -32,20 +33,30 @@ from web.views.common import domain_errors_as_pages, error_message
 
 
 def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
-    """A short exam status for the dashboard card."""
+    """A short exam status for the dashboard card: passed (only ever by a certifying exam),
+    running, open after the steps still missing, and whether it is a practice exam."""
     overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
     final = overview.final_grade
+    gate = overview.eligibility.steps
+    practice = overview.mode == PRACTICE
     if final.passed:
         label = _("passed (%(score)s %%)") % {"score": _score(final.score_percent)}
     elif overview.attempt_in_progress:
         label = _("attempt in progress")
-    elif overview.attempts:
+    elif not gate.open:
+        missing = gate.required - gate.completed
+        label = ngettext(
+            "open after %(missing)d more step", "open after %(missing)d more steps", missing
+        ) % {"missing": missing}
+    elif any(a.mode == overview.mode for a in overview.attempts):
         label = _("not passed yet, %(left)d attempts left") % {
             "left": overview.eligibility.attempts_left
         }
     else:
         label = _("not taken yet")
-    return {"label": label, "overview": overview}
+    if practice and not final.passed:
+        label = _("practice exam, no certificate: %(status)s") % {"status": label}
+    return {"label": label, "overview": overview, "practice": practice}
 
 
 def _score(value) -> str:

@@ -1,8 +1,10 @@
-"""manage.py demo_setup: create the demo admin and learner and print how to log in."""
+"""manage.py demo_setup: create the demo admin and learner, approve the seed item bank (as a
+course admin would, so the demo's exam certifies) and print how to log in."""
 
 from django.core.management.base import BaseCommand
 
 from accounts import api as accounts_api
+from quizzes import api as quizzes_api
 
 DEMO_USERS = (
     # username, password, is_staff
@@ -12,16 +14,27 @@ DEMO_USERS = (
 
 
 class Command(BaseCommand):
-    help = "Create (or reset) the demo admin and demo learner; for local use only."
+    help = (
+        "Create (or reset) the demo admin and demo learner and approve the exam item banks "
+        "(run generate_exam_items first); for local use only."
+    )
 
     def handle(self, *args, **options):
+        reviewer = None
         for username, password, is_staff in DEMO_USERS:
-            accounts_api.demo_user_reset(
+            user = accounts_api.demo_user_reset(
                 username=username,
                 password=password,
                 display_name="Demo Admin" if is_staff else "Lena Lernende",
                 is_staff=is_staff,
             )
+            if is_staff:
+                reviewer = user
+        # The demo admin stands behind the generated seed bank, so the demo shows the whole
+        # way to a certificate; a real course admin reviews each item (README "Item bank").
+        approved = quizzes_api.exam_banks_approve(reviewer_id=reviewer.pk if reviewer else None)
+        for slug, count in approved.items():
+            self.stdout.write(f"{slug}: {count} exam item(s) approved by the demo admin")
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo log-in (local use only):\n"
