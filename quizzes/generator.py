@@ -1,14 +1,20 @@
 """Exam items generated from a module's steps: plain Python, deterministic, no Django.
 
-Each step gives four items: "which term matches this description?" and "what does TERM mean?"
-(single choice, four options), and two true/false statements pairing the term with its own
-description and with a close relative's. Distractors are the step's closest relatives by a
-similarity on terms and descriptions (FP16 → FP32, BF16; INT8 → INT4; attention terms together),
-so an item separates learners who know the difference from those who recognise a word.
+Each step gives up to four items: "which term matches this description?" and "how does the
+sentence go on?" (single choice, four options), and two true/false statements pairing the step's
+subject with its own predicate and with a close relative's. Distractors are the step's closest
+relatives by a similarity on terms and descriptions (FP16 → FP32, BF16; INT8 → INT4; attention
+terms together), so an item separates learners who know the difference from those who recognise a
+word.
 
 A step's definition usually begins with the term itself ("FP16 ist 16-Bit-Gleitkomma …"), which
 would give the answer away; items therefore use the *description*: the definition with its
-subject cut off ("… ist 16-Bit-Gleitkomma …").
+subject cut off and every word of the term masked ("… ist …-Bit-Gleitkomma …"). Sentences use the
+document's own subject phrase ("Das CUDA Toolkit", "Ein GPU-Gerät"), not the bare English term.
+
+These are recall items built from the public outline: a learner with the outline open answers
+them (bench/open_book.py measures how far). That is why only a bank a course admin approved
+issues certificates.
 """
 
 from __future__ import annotations
@@ -28,9 +34,16 @@ SINGLE_CHOICE = "single_choice"
 TRUE_FALSE = "true_false"
 OPTION_KEYS = ("a", "b", "c", "d")
 DISTRACTOR_COUNT = 3
+# A false statement pairs a subject only with the predicate of a relative at least this close:
+# one of its family (FP16/FP32, the offloading terms, the attention terms), never a random step.
+# A shared word of the term scores 3, two number formats at least 2 (``relatedness``); related
+# descriptions alone stay below.
+FAMILY_MIN_RELATEDNESS = 2.0
+MASK = "…"
 TRUE_FALSE_OPTIONS = (("true", "Richtig"), ("false", "Falsch"))
 
 _ARTICLE = re.compile(r"(?:(?:Der|Die|Das|Ein|Eine)\s+)?")
+_ARTICLES = frozenset({"der", "die", "das", "ein", "eine"})
 # A subject found by the capitalisation heuristic is at most this many words long.
 _MAX_SUBJECT_WORDS = 5
 # Words too common to say two descriptions are related.
@@ -86,6 +99,29 @@ def _term_pattern(term: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){joined}(?![\w-])", re.IGNORECASE)
 
 
+def _words_of(phrase: str) -> frozenset[str]:
+    """The words of a term or subject, case-folded, a format code also in its parts:
+    "FP32" → fp32, fp, 32; "GPU-Gerät" → gpu, gerät. Articles are not words of a term."""
+    words: set[str] = set()
+    for token in re.split(r"[\W_]+", phrase.casefold()):
+        if not token or token in _ARTICLES:
+            continue
+        words.add(token)
+        words.update(part for part in re.findall(r"[^\W\d_]+|\d+", token) if len(part) >= 2)
+    return frozenset(words)
+
+
+def _mask_words(text: str, words: frozenset[str]) -> str:
+    """``text`` with each of ``words`` standing alone or in a compound (GPU-Gerät, 32-Bit)
+    replaced by the mask; runs of masks and what joined them collapse into one."""
+    if not words:
+        return text
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
+    masked = pattern.sub(MASK, text)
+    return re.sub(rf"{MASK}(?:[\s\-_]*{MASK})+", MASK, masked)
+
+
 def definition_split(term: str, definition: str) -> tuple[str, str]:
     """Split a definition into its subject (the term, in any spelling) and the rest.
 
@@ -118,15 +154,32 @@ def definition_split(term: str, definition: str) -> tuple[str, str]:
     return subject, rest
 
 
+def subject(step: StepSource) -> str:
+    """The document's own subject phrase ("Das CUDA Toolkit"), or the term where there is none."""
+    found, _rest = definition_split(step.term, step.definition)
+    return found or step.term
+
+
+def _answer_words(step: StepSource) -> frozenset[str]:
+    """Every word that would name the step: its term's and its subject's."""
+    found, _rest = definition_split(step.term, step.definition)
+    return _words_of(step.term) | _words_of(found)
+
+
 def predicate(step: StepSource) -> str:
-    """The definition without its subject, the step's own term masked wherever it recurs."""
+    """The definition without its subject, every word of the term and subject masked."""
     _subject, rest = definition_split(step.term, step.definition)
-    return _term_pattern(step.term).sub("…", rest)
+    return _mask_words(rest, _answer_words(step))
 
 
 def description(step: StepSource) -> str:
-    """What a learner sees instead of the definition: '… ist 16-Bit-Gleitkomma …'."""
-    return f"… {predicate(step)}"
+    """What a learner sees instead of the definition: '… ist …-Bit-Gleitkomma …'."""
+    return f"{MASK} {predicate(step)}"
+
+
+def _sentence_rest(step: StepSource) -> str:
+    """The definition's predicate as the document wrote it, for a whole sentence."""
+    return definition_split(step.term, step.definition)[1]
 
 
 def _term_tokens(term: str) -> frozenset[str]:
@@ -267,6 +320,25 @@ def _statement_item(
     )
 
 
+def _false_partner(step: StepSource, related: Sequence[StepSource]) -> StepSource | None:
+    """The relative whose predicate makes a false statement about ``step``, or None.
+
+    Only one of the family (``FAMILY_MIN_RELATEDNESS``): a random step's predicate makes an
+    absurd statement nobody gets wrong. Left out are predicates that contain a word of either
+    term the two do not share: "… kleinerem Zahlenbereich als FP32" said of FP32 contradicts
+    itself, "… Decoder des VAE" said of CPU offloading gives the answer away, while
+    "… berechnet Attention" said of another attention term tells nothing.
+    """
+    for other in related:
+        if relatedness(step, other) < FAMILY_MIN_RELATEDNESS:
+            return None  # closest first: no family member further down either
+        rest = _sentence_rest(other)
+        telling = _answer_words(step) ^ _answer_words(other)
+        if rest and _mask_words(rest, telling) == rest:
+            return other
+    return None
+
+
 def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedItem]:
     """The items generated for one step (none when its definition has no usable description)."""
     own_predicate = predicate(step)
@@ -292,31 +364,28 @@ def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedI
             _choice_item(
                 generator_key=key,
                 step=step,
-                prompt=f"Welche Beschreibung passt zu „{step.term}“?",
-                texts=[description(step), *(description(other) for other in distractors)],
+                prompt=f"Wie geht der Satz richtig weiter?\n„{subject(step)} …“",
+                texts=[predicate(step), *(predicate(other) for other in distractors)],
                 explanation=definition_line,
             )
         )
+    own_subject = subject(step)
     items.append(
         _statement_item(
             generator_key=f"{step.slug}:{TEMPLATE_STATEMENT_OWN}",
             step=step,
-            statement=f"{step.term} {own_predicate}",
+            statement=f"{own_subject} {_sentence_rest(step)}",
             is_true=True,
             explanation=f"Richtig. {definition_line}",
         )
     )
-    # A relative that shares a word of the term (Model/CPU offloading) may describe a special
-    # case of it, which would make the "false" statement arguable; prefer one that does not.
-    other = next((o for o in related if not _shared_term_tokens(step, o)), None) or next(
-        iter(related), None
-    )
+    other = _false_partner(step, related)
     if other is not None:
         items.append(
             _statement_item(
                 generator_key=f"{step.slug}:{TEMPLATE_STATEMENT_OTHER}",
                 step=step,
-                statement=f"{step.term} {predicate(other)}",
+                statement=f"{own_subject} {_sentence_rest(other)}",
                 is_true=False,
                 explanation=(
                     f"Falsch: das beschreibt {other.term} (Schritt {other.number}). "
