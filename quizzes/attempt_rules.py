@@ -8,14 +8,16 @@ them from here, so the reads never depend on the writes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
 
+from quizzes.answers import item_is_correct
 from quizzes.eligibility import AttemptState
-from quizzes.grading import answer_is_correct, attempt_score, final_grade, passes
+from quizzes.grading import attempt_score, final_grade, passes
 
 # Answers saved up to this long after the deadline still count: the last autosave of a learner
 # whose time ran out is usually on its way when the clock strikes.
@@ -74,6 +76,11 @@ class GradedItem:
     selected_keys: list[str] | None
     explanation: str
     is_correct: bool | None
+    # The typed kinds (quizzes/answers.py): their key and the learner's typed answer or pairs.
+    kind: str = ""
+    answer_key: dict | None = None
+    answer_text: str | None = None
+    answer_pairs: dict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,14 +151,15 @@ def attempt_grade(
 ) -> GradedAttempt:
     """Grade the attempt's items from their saved answers, and the attempt from its items."""
     graded = [
-        GradedItem(
-            id=item.id,
-            position=item.position,
-            correct_keys=item.correct_keys,
-            selected_keys=item.selected_keys,
-            explanation=item.explanation,
-            is_correct=answer_is_correct(
-                correct_keys=item.correct_keys, selected_keys=item.selected_keys
+        dataclasses.replace(
+            item,
+            is_correct=item_is_correct(
+                kind=item.kind,
+                correct_keys=item.correct_keys,
+                answer_key=item.answer_key,
+                selected_keys=item.selected_keys,
+                answer_text=item.answer_text,
+                answer_pairs=item.answer_pairs,
             ),
         )
         for item in items

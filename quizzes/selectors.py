@@ -21,6 +21,13 @@ from accounts import api as accounts_api
 from courses import api as courses_api
 from lms.errors import NotFound
 from progress import api as progress_api
+from quizzes.answers import (
+    MATCHING,
+    NUMERICAL,
+    SHORT_ANSWER,
+    accepted_answers,
+    item_is_answered,
+)
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
     EXPIRED,
@@ -46,6 +53,7 @@ from quizzes.data import (
     GradesRow,
     ItemStatisticsRow,
     Option,
+    Pair,
     PolicyView,
     ResultView,
     ReviewInfo,
@@ -113,6 +121,10 @@ def _graded_item(item: ExamAttemptItem) -> GradedItem:
         selected_keys=item.selected_keys,
         explanation=item.explanation,
         is_correct=item.is_correct,
+        kind=item.kind,
+        answer_key=item.answer_key,
+        answer_text=item.answer_text,
+        answer_pairs=item.answer_pairs,
     )
 
 
@@ -211,12 +223,33 @@ def _review_item(item: GradedItem, *, with_answers: bool) -> ReviewItem:
         "selected_keys": item.selected_keys or [],
         "is_correct": bool(item.is_correct),
         "score": 1 if item.is_correct else 0,
+        **_typed_answer(item.kind, item.answer_text, item.answer_pairs),
     }
     if with_answers:
         return ReviewItemWithAnswers(
-            **shown, correct_keys=list(item.correct_keys), explanation=item.explanation
+            **shown,
+            correct_keys=list(item.correct_keys),
+            explanation=item.explanation,
+            accepted_answers=accepted_answers(kind=item.kind, answer_key=item.answer_key),
+            correct_pairs=_pairs(
+                (item.answer_key or {}).get("pairs") if item.kind == MATCHING else None
+            ),
         )
     return ReviewItem(**shown)
+
+
+def _pairs(pairs: dict | None) -> list[Pair]:
+    return [Pair(option=option, choice=choice) for option, choice in (pairs or {}).items()]
+
+
+def _typed_answer(kind: str, answer_text: str | None, answer_pairs: dict | None) -> dict:
+    """The learner's answer to a typed item as the views show it: ``text`` (short answer),
+    ``number`` (numerical, as typed), ``pairs`` (matching); None / [] for the other kinds."""
+    return {
+        "text": answer_text if kind == SHORT_ANSWER else None,
+        "number": answer_text if kind == NUMERICAL else None,
+        "pairs": _pairs(answer_pairs) if kind == MATCHING else [],
+    }
 
 
 def attempt_result_view(
@@ -262,7 +295,9 @@ def attempt_result_view(
 
 
 def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
-    """One item as the learner answers it: never the correct keys, correctness or explanation."""
+    """One item as the learner answers it: never the correct keys, correctness, explanation
+    or answer key (a typed item shows only its prompt, matching's choices and what the learner
+    gave)."""
     return AttemptItemView(
         id=item.pk,
         position=item.position,
@@ -270,6 +305,15 @@ def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
         prompt=item.prompt,
         options=[Option(key=o["key"], text=o["text"]) for o in item.options],
         selected_keys=item.selected_keys or [],
+        choices=[Option(key=c["key"], text=c["text"]) for c in item.choices or []],
+        **_typed_answer(item.kind, item.answer_text, item.answer_pairs),
+        answered=item_is_answered(
+            kind=item.kind,
+            option_count=len(item.options),
+            selected_keys=item.selected_keys,
+            answer_text=item.answer_text,
+            answer_pairs=item.answer_pairs,
+        ),
     )
 
 
@@ -285,6 +329,7 @@ def attempt_view(
     """The attempt as the learner answers it, with ``result`` once it is finalized (unless
     ``finalized`` says otherwise: the result page's view of an attempt whose time is up)."""
     finalized = result is not None if finalized is None else finalized
+    shown = [attempt_item_view(item) for item in items]
     return AttemptView(
         id=attempt.pk,
         module=module_slug,
@@ -294,8 +339,8 @@ def attempt_view(
         seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
         finalized=finalized,
         item_count=len(items),
-        answered_count=sum(1 for item in items if item.selected_keys),
-        items=[attempt_item_view(item) for item in items],
+        answered_count=sum(1 for item in shown if item.answered),
+        items=shown,
         result=result,
     )
 
