@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from courses import api as courses_api
+from quizzes.admin_gift import GiftImportExportMixin
 from quizzes.models import (
     Certificate,
     ExamAttempt,
@@ -38,9 +39,9 @@ GRADES_CSV_COLUMNS = (
 
 
 @admin.register(ExamItem)
-class ExamItemAdmin(admin.ModelAdmin):
+class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
     """The item bank. Generated items are rewritten by the next regeneration; copy one to keep
-    an edit (action "Copy as hand-written")."""
+    an edit (action "Copy as hand-written"). GIFT import and export: ``quizzes.admin_gift``."""
 
     change_list_template = "admin/quizzes/examitem/change_list.html"
     list_display = (
@@ -73,6 +74,8 @@ class ExamItemAdmin(admin.ModelAdmin):
         "prompt",
         "options",
         "correct_keys",
+        "answer_key",
+        "title",
         "explanation",
         "is_active",
         "origin",
@@ -81,7 +84,7 @@ class ExamItemAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
-    actions = ["copy_as_hand_written"]
+    actions = ["copy_as_hand_written", "export_gift"]
 
     @admin.display(description="prompt")
     def short_prompt(self, item: ExamItem) -> str:
@@ -98,6 +101,8 @@ class ExamItemAdmin(admin.ModelAdmin):
                 prompt=item.prompt,
                 options=item.options,
                 correct_keys=item.correct_keys,
+                answer_key=item.answer_key,
+                title=item.title,
                 explanation=item.explanation,
                 origin=ExamItem.Origin.HAND_WRITTEN,
             )
@@ -113,6 +118,7 @@ class ExamItemAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.statistics_view),
                 name="quizzes_examitem_statistics",
             ),
+            *self.gift_urls(),
             *super().get_urls(),
         ]
 
@@ -165,6 +171,10 @@ class ExamAttemptItemInline(admin.TabularInline):
         "options",
         "correct_keys",
         "selected_keys",
+        "choices",
+        "answer_key",
+        "answer_text",
+        "answer_pairs",
         "is_correct",
     )
     readonly_fields = fields

@@ -62,6 +62,7 @@ from quizzes.data import (
     StepQuickCheck,
 )
 from quizzes.eligibility import Eligibility, exam_eligibility
+from quizzes.gift import GiftItem, gift_write
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -619,3 +620,33 @@ def item_statistics_rows(*, module_id: int) -> list[ItemStatisticsRow]:
             )
         )
     return rows
+
+
+# --- the item bank in GIFT (quizzes/gift.py) ------------------------------------------------
+
+
+def gift_items(items: Iterable[ExamItem]) -> list[GiftItem]:
+    """Bank items as the GIFT writer takes them."""
+    return [
+        GiftItem(
+            kind=item.kind,
+            prompt=item.prompt,
+            options=list(item.options or []),
+            correct_keys=list(item.correct_keys or []),
+            answer_key=dict(item.answer_key or {}),
+            explanation=item.explanation,
+            title=item.title,
+        )
+        for item in items
+    ]
+
+
+def item_bank_gift(*, module_id: int | None = None, item_ids: Iterable[int] | None = None) -> str:
+    """A GIFT file of the module's drawable bank (active, not retired), or of the chosen
+    items, oldest first: what an import into another module (or Moodle) reads back. One query."""
+    items = ExamItem.objects.order_by("id")
+    if item_ids is not None:
+        items = items.filter(pk__in=list(item_ids))
+    else:
+        items = items.filter(module_id=module_id, is_active=True, is_retired=False)
+    return gift_write(gift_items(items))
