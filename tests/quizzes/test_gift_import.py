@@ -11,8 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import translation
 
 from quizzes.models import ExamAttemptItem, ExamItem
-from tests.factories import learner_create
-from tests.quizzes.conftest import typed_answer, typed_items_create
+from tests.factories import exam_typed_answer, exam_typed_items_create, learner_create
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +42,7 @@ def test_round_trip_export_import_into_an_empty_module_export_again(course, bank
     from quizzes.selectors import item_bank_gift
     from quizzes.services.gift_import import exam_items_gift_import
 
-    typed_items_create(course, count=2)
+    exam_typed_items_create(course, count=2)
     ExamItem.objects.create(
         module=course,
         kind="multiple_choice",
@@ -205,13 +204,13 @@ def _take(learner, course, answer):
 
 def _right(row):
     if row.kind in ("short_answer", "numerical", "matching"):
-        return typed_answer(row, right=True)
+        return exam_typed_answer(row, right=True)
     return {"item": row.pk, "selected": list(row.correct_keys)}
 
 
 def _wrong(row):
     if row.kind in ("short_answer", "numerical", "matching"):
-        return typed_answer(row, right=False)
+        return exam_typed_answer(row, right=False)
     others = [o["key"] for o in row.options if o["key"] not in row.correct_keys]
     return {"item": row.pk, "selected": others[:1]}
 

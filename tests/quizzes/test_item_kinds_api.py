@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from quizzes.models import ExamAttemptItem
-from tests.quizzes.conftest import FORBIDDEN_BEFORE_REVIEW, keys_in, typed_answer
+from tests.factories import exam_typed_answer
+from tests.quizzes.conftest import FORBIDDEN_BEFORE_REVIEW, keys_in
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +100,7 @@ def test_typed_answers_graded_on_the_server(learner_api, exam, typed_bank, kind,
 def test_a_matching_item_is_right_only_with_every_pair(learner_api, exam, typed_bank):
     attempt = exam.start(learner_api)
     row = ExamAttemptItem.objects.get(attempt_id=attempt["id"], kind="matching")
-    full = typed_answer(row, right=True)
+    full = exam_typed_answer(row, right=True)
     partial = {"item": row.pk, "pairs": full["pairs"][:3]}
     saved = exam.save(learner_api, attempt["id"], [partial])
     assert saved["answered_count"] == 0  # three of four options paired: not answered yet

@@ -22,17 +22,55 @@ CONTENTS = ("score_only", "correctness", "correct_answers")
 TIMINGS = ("immediately", "after_passing", "after_last_attempt")
 
 
+# The typed items' answers: texts no page shows otherwise, so the scanner can look for them.
+SHORT_ANSWERS = ["Kanarienantwort", "Zweite Kanarienantwort"]
+NUMBER = "73519.25"
+
+
 @pytest.fixture
 def exam_module(second_module):
-    """The small second module with a short exam whose items carry unique explanations."""
+    """The small second module with a short exam whose items carry unique explanations: two
+    generated choice items and a short-answer, a numerical and a matching item, all drawn."""
     from quizzes.models import ExamItem, ExamPolicy
     from quizzes.services.items import exam_items_generate
 
     exam_items_generate(module_id=second_module.id)
+    kept = list(ExamItem.objects.filter(module=second_module).order_by("id")[:2])
+    ExamItem.objects.filter(module=second_module).exclude(pk__in=[i.pk for i in kept]).update(
+        is_active=False
+    )
+    ExamItem.objects.bulk_create(
+        [
+            ExamItem(
+                module=second_module,
+                kind="short_answer",
+                prompt="Wie heißt der Vogel im Bergwerk?",
+                answer_key={"accepted": SHORT_ANSWERS},
+            ),
+            ExamItem(
+                module=second_module,
+                kind="numerical",
+                prompt="Welche Zahl ist gemeint?",
+                answer_key={"answers": [{"value": NUMBER, "tolerance": "0.125"}]},
+            ),
+            ExamItem(
+                module=second_module,
+                kind="matching",
+                prompt="Ordne zu.",
+                answer_key={
+                    "pairs": [
+                        {"left": "Eins", "right": "Paarung Alpha"},
+                        {"left": "Zwei", "right": "Paarung Beta"},
+                        {"left": "Drei", "right": "Paarung Gamma"},
+                    ]
+                },
+            ),
+        ]
+    )
     for item in ExamItem.objects.filter(module=second_module):
         item.explanation = f"Erklärung {item.pk}: nur nach der Freigabe sichtbar."
         item.save(update_fields=["explanation"])
-    ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3, max_attempts=2)
+    ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=5, max_attempts=2)
     return second_module
 
 
@@ -90,6 +128,14 @@ def test_exam_views_reveal_no_more_than_the_policy_allows(
             ), f"the scanner never saw the permitted {content} review in {kind} responses"
     else:
         assert not answer_scanner.reveals
+    # … and the typed items' accepted answers and number, in JSON and in HTML, exactly when
+    # the policy shows the correct answers.
+    for kind in ("/api/", "/exam/attempts/"):
+        seen = {secret for where, secret in answer_scanner.secrets_seen if kind in where}
+        if content == "correct_answers":
+            assert {*SHORT_ANSWERS, NUMBER} <= seen, seen
+        else:
+            assert not seen, seen
     assert answer_scanner.scanned > 20
 
 
@@ -119,3 +165,45 @@ def test_scanner_flags_a_leak(exam_module, answer_scanner):
     answer_scanner.scan(Request(), Response())
     assert len(answer_scanner.violations) == 1
     answer_scanner.violations.clear()
+
+
+def test_scanner_flags_a_typed_answer_in_a_page(exam_module, answer_scanner):
+    """Guard: an open attempt's accepted short answer or number anywhere in a page, and the
+    typed kinds' answer fields in JSON, are reported."""
+    from quizzes.models import ExamAttemptItem
+
+    learner = actor_create("lina")
+    slug = exam_module.slug
+    ok(learner.client.post(f"/api/v1/modules/{slug}/enrollment/"))
+    attempt = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    matching = ExamAttemptItem.objects.get(attempt_id=attempt["id"], kind="matching")
+
+    class Request:
+        method, path, user, resolver_match = "GET", "/fake/", learner.user, None
+
+    def response(content_type: str, body: str):
+        class Response:
+            streaming = False
+            charset = "utf-8"
+            content = body.encode()
+
+            def get(self, name, default=None):
+                return content_type
+
+        return Response()
+
+    for leak in (
+        response("text/html", f"<p>Tipp: {SHORT_ANSWERS[1]}</p>"),
+        response("text/html", f'<input data-answer="{NUMBER.replace(".", ",")}">'),
+        response(
+            "application/json",
+            json.dumps({"id": matching.pk, "position": 5, "correct_pairs": []}),
+        ),
+    ):
+        answer_scanner.scan(Request(), leak)
+        assert answer_scanner.violations, leak.content
+        assert all("reveals correct_answers" in v for v in answer_scanner.violations)
+        answer_scanner.violations.clear()
+    # The learner's own answer in capitals (as the tests type it) is no leak.
+    answer_scanner.scan(Request(), response("text/html", f"<p>{SHORT_ANSWERS[0].upper()}</p>"))
+    assert not answer_scanner.violations

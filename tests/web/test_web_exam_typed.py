@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.quizzes.conftest import typed_answer, typed_items_create
+from tests.factories import exam_typed_answer, exam_typed_items_create
 from tests.web.test_web_queries import count_queries
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,7 @@ def typed_exam(course):
     policy = exam_policy_get(module_id=course.pk)
     policy.items_per_attempt = 3
     policy.save()
-    typed_items_create(course)
+    exam_typed_items_create(course)
     return policy
 
 
@@ -43,7 +43,7 @@ def form_answers(attempt_id, *, right: bool) -> dict:
     """The attempt page's form fields, filled right or wrong."""
     data = {}
     for kind, row in rows(attempt_id).items():
-        answer = typed_answer(row, right=right)
+        answer = exam_typed_answer(row, right=right)
         if kind == "matching":
             for pair in answer["pairs"]:
                 data[f"item-{row.pk}-{pair['option']}"] = pair["choice"]
@@ -172,7 +172,7 @@ def test_attempt_page_queries_do_not_grow_with_typed_items(client, enrolled, cou
 
     client.force_login(enrolled)
     policy = exam_policy_get(module_id=course.pk)
-    typed_items_create(course, count=10)
+    exam_typed_items_create(course, count=10)
     counts = []
     for items in (3, 30):
         ExamPolicy.objects.filter(pk=policy.pk).update(items_per_attempt=items, max_attempts=5)
