@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy
 
 from courses import api as courses_api
 from lms.errors import DomainError
+from quizzes.models import ExamItem
 from quizzes.selectors import item_bank_gift
 from quizzes.services.gift_import import (
     MAX_GIFT_BYTES,
@@ -132,6 +133,7 @@ class GiftImportExportMixin:
             return TemplateResponse(
                 request, template, {**context, "form": form, "problems": failed.problems}
             )
+        kinds = dict(ExamItem.Kind.choices)
         payload = signing.dumps(
             {
                 "module": module.slug,
@@ -150,8 +152,13 @@ class GiftImportExportMixin:
                 "title": _("Import questions (GIFT): preview"),
                 "module": module,
                 "plan": plan,
+                "rows": [
+                    (item.line, kinds.get(item.kind, item.kind), item.title, item.prompt)
+                    for item in plan.items
+                ],
                 "payload": payload,
                 "approve": bool(form.cleaned_data.get("approve")),
+                "review_workflow": allow_approve,
             },
         )
 
