@@ -163,6 +163,10 @@ class ExamItem(models.Model):
 
     def clean(self) -> None:
         """The options and correct keys must fit the kind (admin forms call this)."""
+        # An empty JSON field in the admin's form arrives as None; the columns hold [] and {}.
+        self.options = [] if self.options is None else self.options
+        self.correct_keys = [] if self.correct_keys is None else self.correct_keys
+        self.answer_key = {} if self.answer_key is None else self.answer_key
         errors = {}
         shape = exam_item_shape_errors(
             kind=self.kind, options=self.options, correct_keys=self.correct_keys
