@@ -38,6 +38,7 @@ from typing import Any
 from quizzes.answers import (
     MATCHING,
     MAX_ANSWER_TEXT,
+    MAX_NUMBER_TEXT,
     MAX_PAIRS,
     MULTIPLE_CHOICE,
     NUMERICAL,
@@ -162,6 +163,8 @@ def gift_parse(text: str, *, source: str = "gift") -> GiftParse:
     """Read a GIFT file. Raises ``GiftError`` listing every malformed question (each at its
     line); otherwise returns the items in file order and the warnings."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    # The noncharacters that hold escapes while a question is read never belong in text.
+    text = _HELD_RE.sub("", text)
     items: list[GiftItem] = []
     warnings: list[GiftMessage] = []
     errors: list[GiftMessage] = []
@@ -651,10 +654,18 @@ class _Question:
                 text=text[:40] or "–",
             )
         try:
-            number = Decimal(text.replace(",", "."))
+            number = _decimal_text(Decimal(text.replace(",", ".")))
         except InvalidOperation as exc:  # pragma: no cover - the pattern admits numbers only
             raise self.error(offset, "not_a_number", gettext_noop("Not a number.")) from exc
-        return _decimal_text(number)
+        if len(number) > MAX_NUMBER_TEXT:
+            # A learner could not type it (quizzes.answers.MAX_NUMBER_TEXT).
+            raise self.error(
+                offset,
+                "number_too_long",
+                gettext_noop("%(text)s has more digits than a learner can type."),
+                text=text[:40],
+            )
+        return number
 
     def matching(self, body: str, offset: int) -> dict:
         parts = self.answers(body, offset, "=")

@@ -223,6 +223,7 @@ def test_a_wildcard_is_literal_with_a_warning():
         ("Zahl {#vierzehn}", 1, "not_a_number"),
         ("Zahl {#\n=14:x}", 2, "not_a_number"),
         ("Zahl {#1:-1}", 1, "negative_tolerance"),
+        ("Zahl {#1e99}", 1, "number_too_long"),
         ("Zahl {#5..3}", 1, "range_reversed"),
         ("Zahl {#=%50%14}", 1, "no_full_answer"),
         ("Zahl {#}", 1, "no_full_answer"),
