@@ -142,6 +142,12 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
         matching.refresh_from_db()
         assert matching.answer_pairs == matching.answer_key["pairs"]
 
+        # On a 375-pixel phone the selects go below their lines; nothing scrolls sideways.
+        page.set_viewport_size({"width": 375, "height": 812})
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        shot("07b-exam-saved-phone")
+        page.set_viewport_size({"width": 1280, "height": 900})
+
         page.get_by_role("button", name="Prüfen und abgeben").click()
         expect(page.locator("main")).not_to_contain_text("Noch nicht beantwortet")
         shot("08-exam-confirm")
