@@ -12,6 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from courses import api as courses_api
+from quizzes.admin_gift import GiftImportExportMixin
 from quizzes.models import (
     Certificate,
     ExamAccommodation,
@@ -40,11 +41,11 @@ GRADES_CSV_COLUMNS = (
 
 
 @admin.register(ExamItem)
-class ExamItemAdmin(admin.ModelAdmin):
+class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
     """The item bank. Generated items are rewritten by the next regeneration; copy one to keep
     an edit (action "Copy as hand-written"). Every item is reviewed here: approve, reject, or
     send back to draft (actions, or the status in the form); editing the text of an approved
-    item returns it to draft."""
+    item returns it to draft. GIFT import and export: ``quizzes.admin_gift``."""
 
     change_list_template = "admin/quizzes/examitem/change_list.html"
     list_display = (
@@ -88,6 +89,8 @@ class ExamItemAdmin(admin.ModelAdmin):
         "prompt",
         "options",
         "correct_keys",
+        "answer_key",
+        "title",
         "explanation",
         "status",
         "reviewed_by",
@@ -99,7 +102,7 @@ class ExamItemAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
-    actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft"]
+    actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft", "export_gift"]
 
     @admin.display(description="prompt")
     def short_prompt(self, item: ExamItem) -> str:
@@ -116,6 +119,8 @@ class ExamItemAdmin(admin.ModelAdmin):
                 prompt=item.prompt,
                 options=item.options,
                 correct_keys=item.correct_keys,
+                answer_key=item.answer_key,
+                title=item.title,
                 explanation=item.explanation,
                 origin=ExamItem.Origin.HAND_WRITTEN,
                 # The same text: the review of the original holds for the copy.
@@ -200,6 +205,7 @@ class ExamItemAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.statistics_view),
                 name="quizzes_examitem_statistics",
             ),
+            *self.gift_urls(),
             *super().get_urls(),
         ]
 
@@ -273,6 +279,10 @@ class ExamAttemptItemInline(admin.TabularInline):
         "options",
         "correct_keys",
         "selected_keys",
+        "choices",
+        "answer_key",
+        "answer_text",
+        "answer_pairs",
         "is_correct",
     )
     readonly_fields = fields

@@ -11,6 +11,7 @@ from django.db import transaction
 
 from courses import api as courses_api
 from lms.privacy import export_rows
+from quizzes.answers import accepted_answers
 from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
 from quizzes.models import (
@@ -57,6 +58,12 @@ def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
     if level == CORRECT_ANSWERS:
         row["correct_keys"] = list(item.correct_keys)
         row["explanation"] = item.explanation
+        # The typed kinds' answer keys, as the review shows them (quizzes/answers.py).
+        row["accepted_answers"] = accepted_answers(kind=item.kind, answer_key=item.answer_key)
+        row["correct_pairs"] = [
+            {"option": option, "choice": choice}
+            for option, choice in ((item.answer_key or {}).get("pairs") or {}).items()
+        ]
     return row
 
 

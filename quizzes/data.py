@@ -87,6 +87,14 @@ class ExamOverview:
 
 
 @dataclass(frozen=True, slots=True)
+class Pair:
+    """A matching item's option paired with a choice (by their keys)."""
+
+    option: str
+    choice: str
+
+
+@dataclass(frozen=True, slots=True)
 class ReviewItem:
     """An item of a finalized attempt as a review showing correctness shows it."""
 
@@ -95,6 +103,10 @@ class ReviewItem:
     selected_keys: list[str]
     is_correct: bool
     score: int
+    # The learner's answer to a typed item (None / [] for the other kinds).
+    text: str | None
+    number: str | None
+    pairs: list[Pair]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +115,10 @@ class ReviewItemWithAnswers(ReviewItem):
 
     correct_keys: list[str]
     explanation: str
+    # Short answer: the accepted answers; numerical: each accepted number or range as text.
+    accepted_answers: list[str]
+    # Matching: every option with its right choice.
+    correct_pairs: list[Pair]
 
 
 @dataclass(frozen=True)
@@ -147,6 +163,13 @@ class AttemptItemView:
     prompt: str
     options: list[Option]
     selected_keys: list[str]
+    # The typed kinds (quizzes/answers.py): matching's choices, the learner's text, number or
+    # pairs; whether the item counts as answered (a matching item: every option paired).
+    choices: list[Option]
+    text: str | None
+    number: str | None
+    pairs: list[Pair]
+    answered: bool
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Which items an attempt shows, and in which option order: plain Python, reproducible from a seed.
 
 The draw prefers items of different steps, so ten items cover ten steps before any step is asked
-twice. True/false options keep their order (Richtig, Falsch); choice options are shuffled.
+twice. True/false options keep their order (Richtig, Falsch); choice options are shuffled, and a
+matching item's left sides and its answers to choose from each on their own.
 """
 
 from __future__ import annotations
@@ -21,14 +22,18 @@ class DrawCandidate:
     step_id: int | None
     kind: str
     option_count: int
+    # A matching item's answers to choose from (0 for every other kind).
+    choice_count: int = 0
 
 
 @dataclass(frozen=True)
 class DrawnItem:
-    """An item in the attempt, with its options' display order (indexes into its options)."""
+    """An item in the attempt, with its options' display order (indexes into its options)
+    and, for a matching item, its choices' display order."""
 
     item_id: int
     option_order: tuple[int, ...]
+    choice_order: tuple[int, ...] = ()
 
 
 def attempt_draw(*, candidates: Sequence[DrawCandidate], count: int, seed: int) -> list[DrawnItem]:
@@ -56,5 +61,13 @@ def attempt_draw(*, candidates: Sequence[DrawCandidate], count: int, seed: int) 
         order = list(range(candidate.option_count))
         if candidate.kind != TRUE_FALSE:
             rng.shuffle(order)
-        drawn.append(DrawnItem(item_id=candidate.item_id, option_order=tuple(order)))
+        choices = list(range(candidate.choice_count))
+        # Only matching items have choices: every other item draws as it always did.
+        if choices:
+            rng.shuffle(choices)
+        drawn.append(
+            DrawnItem(
+                item_id=candidate.item_id, option_order=tuple(order), choice_order=tuple(choices)
+            )
+        )
     return drawn

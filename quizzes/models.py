@@ -15,6 +15,19 @@ from django.db import models
 from django.db.models import Q
 
 from quizzes import attempt_rules
+from quizzes.answers import (
+    MATCHING,
+    MULTIPLE_CHOICE,
+    NUMERICAL,
+    SHORT_ANSWER,
+    SINGLE_CHOICE,
+    TRUE_FALSE,
+    TYPED_KINDS,
+    answer_key_errors,
+)
+
+# Every kind of exam item, as the database checks it.
+ITEM_KINDS = [SINGLE_CHOICE, MULTIPLE_CHOICE, TRUE_FALSE, SHORT_ANSWER, NUMERICAL, MATCHING]
 
 
 class QuickCheckRating(models.Model):
@@ -98,6 +111,10 @@ class ExamItem(models.Model):
         SINGLE_CHOICE = "single_choice", "single choice"
         MULTIPLE_CHOICE = "multiple_choice", "multiple choice"
         TRUE_FALSE = "true_false", "true/false"
+        # The typed kinds: the answer is in ``answer_key`` (quizzes/answers.py), not in options.
+        SHORT_ANSWER = "short_answer", "short answer"
+        NUMERICAL = "numerical", "numerical"
+        MATCHING = "matching", "matching"
 
     class Origin(models.TextChoices):
         GENERATED = "generated", "generated from the content"
@@ -115,9 +132,28 @@ class ExamItem(models.Model):
     )
     kind = models.CharField(max_length=20, choices=Kind.choices)
     prompt = models.TextField()
-    options = models.JSONField(help_text='[{"key": "a", "text": "..."}, ...]')
-    correct_keys = models.JSONField(help_text='The keys of the correct options, e.g. ["b"].')
+    # Choice kinds: the options and the correct ones. Empty for the typed kinds.
+    options = models.JSONField(
+        default=list, blank=True, help_text='[{"key": "a", "text": "..."}, ...]'
+    )
+    correct_keys = models.JSONField(
+        default=list, blank=True, help_text='The keys of the correct options, e.g. ["b"].'
+    )
     explanation = models.TextField(blank=True)
+    # --- the typed kinds and GIFT (quizzes/answers.py, quizzes/gift.py) ---
+    # The answer of a short-answer, numerical or matching item; {} for the choice kinds.
+    answer_key = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            'Short answer: {"accepted": ["..."]}; numerical: {"answers": [{"value": "14", '
+            '"tolerance": "0.5"} or {"min": "13", "max": "15"}]}; matching: {"pairs": '
+            '[{"left": "...", "right": "..."}]}. Empty ({}) for choice items.'
+        ),
+    )
+    # The question's name in Moodle (GIFT ``::title::``); not shown to learners.
+    title = models.CharField(max_length=255, blank=True, default="")
+    # --- end of the typed kinds ---
     origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN)
     # Stable identity of a generated item ("<step slug>:<template>"): regeneration updates the
     # row with the same key in place. Empty for hand-written items.
@@ -157,7 +193,7 @@ class ExamItem(models.Model):
                 name="examitem_generated_has_key",
             ),
             models.CheckConstraint(
-                condition=Q(kind__in=["single_choice", "multiple_choice", "true_false"]),
+                condition=Q(kind__in=ITEM_KINDS),
                 name="examitem_kind_known",
             ),
             models.CheckConstraint(
@@ -175,12 +211,19 @@ class ExamItem(models.Model):
 
     def clean(self) -> None:
         """The options and correct keys must fit the kind (admin forms call this)."""
+        # An empty JSON field in the admin's form arrives as None; the columns hold [] and {}.
+        self.options = [] if self.options is None else self.options
+        self.correct_keys = [] if self.correct_keys is None else self.correct_keys
+        self.answer_key = {} if self.answer_key is None else self.answer_key
         errors = {}
         shape = exam_item_shape_errors(
             kind=self.kind, options=self.options, correct_keys=self.correct_keys
         )
         if shape:
             errors["options"] = shape
+        key_errors = answer_key_errors(kind=self.kind, answer_key=self.answer_key)
+        if key_errors:
+            errors["answer_key"] = key_errors
         if self.step_id and self.module_id and self.step.module_id != self.module_id:
             errors["step"] = ["The step must belong to the item's module."]
         if errors:
@@ -192,6 +235,11 @@ class ExamItem(models.Model):
 
 def exam_item_shape_errors(*, kind: str, options, correct_keys) -> list[str]:
     """What is wrong with an item's options/correct keys for its kind (empty list: fine)."""
+    if kind in TYPED_KINDS:
+        # Their answer is the answer key (``answer_key_errors``); options are drawn from it.
+        if options or correct_keys:
+            return ["A short-answer, numerical or matching item has no options or correct keys."]
+        return []
     errors: list[str] = []
     if not isinstance(options, list) or not all(
         isinstance(o, dict)
@@ -371,6 +419,16 @@ class ExamAttemptItem(models.Model):
     correct_keys = models.JSONField()
     explanation = models.TextField(blank=True)
     selected_keys = models.JSONField(null=True, blank=True)
+    # --- the typed kinds (quizzes/answers.py); NULL for the choice kinds ---
+    # Matching: the answers to choose from, in the order shown ([{"key": "1", "text": ...}]).
+    choices = models.JSONField(null=True, blank=True)
+    # The answer key as this attempt shows the item (matching: {"pairs": {"a": "2", ...}}).
+    answer_key = models.JSONField(null=True, blank=True)
+    # Short answer and numerical: what the learner typed (a number as typed: "7,5").
+    answer_text = models.TextField(null=True, blank=True)
+    # Matching: the learner's pairs, {"a": "2", ...} (option key -> choice key).
+    answer_pairs = models.JSONField(null=True, blank=True)
+    # --- end of the typed kinds ---
     answered_at = models.DateTimeField(null=True, blank=True)
     # Set when the attempt is finalized.
     is_correct = models.BooleanField(null=True, blank=True)

@@ -25,6 +25,13 @@ from courses import api as courses_api
 from courses.data import ModuleOutline
 from lms.errors import NotFound
 from progress import api as progress_api
+from quizzes.answers import (
+    MATCHING,
+    NUMERICAL,
+    SHORT_ANSWER,
+    accepted_answers,
+    item_is_answered,
+)
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
     EXPIRED,
@@ -54,6 +61,7 @@ from quizzes.data import (
     ItemStatisticsRow,
     LearnerLimits,
     Option,
+    Pair,
     PolicyView,
     ResultView,
     ReviewInfo,
@@ -62,6 +70,7 @@ from quizzes.data import (
     StepQuickCheck,
 )
 from quizzes.eligibility import Eligibility, StepState, exam_eligibility, step_gate
+from quizzes.gift import GiftItem, gift_write
 from quizzes.grading import (
     CORRECT_ANSWERS,
     CORRECTNESS,
@@ -202,6 +211,10 @@ def _graded_item(item: ExamAttemptItem) -> GradedItem:
         selected_keys=item.selected_keys,
         explanation=item.explanation,
         is_correct=item.is_correct,
+        kind=item.kind,
+        answer_key=item.answer_key,
+        answer_text=item.answer_text,
+        answer_pairs=item.answer_pairs,
     )
 
 
@@ -302,12 +315,33 @@ def _review_item(item: GradedItem, *, with_answers: bool) -> ReviewItem:
         "selected_keys": item.selected_keys or [],
         "is_correct": bool(item.is_correct),
         "score": 1 if item.is_correct else 0,
+        **_typed_answer(item.kind, item.answer_text, item.answer_pairs),
     }
     if with_answers:
         return ReviewItemWithAnswers(
-            **shown, correct_keys=list(item.correct_keys), explanation=item.explanation
+            **shown,
+            correct_keys=list(item.correct_keys),
+            explanation=item.explanation,
+            accepted_answers=accepted_answers(kind=item.kind, answer_key=item.answer_key),
+            correct_pairs=_pairs(
+                (item.answer_key or {}).get("pairs") if item.kind == MATCHING else None
+            ),
         )
     return ReviewItem(**shown)
+
+
+def _pairs(pairs: dict | None) -> list[Pair]:
+    return [Pair(option=option, choice=choice) for option, choice in (pairs or {}).items()]
+
+
+def _typed_answer(kind: str, answer_text: str | None, answer_pairs: dict | None) -> dict:
+    """The learner's answer to a typed item as the views show it: ``text`` (short answer),
+    ``number`` (numerical, as typed), ``pairs`` (matching); None / [] for the other kinds."""
+    return {
+        "text": answer_text if kind == SHORT_ANSWER else None,
+        "number": answer_text if kind == NUMERICAL else None,
+        "pairs": _pairs(answer_pairs) if kind == MATCHING else [],
+    }
 
 
 def attempt_result_view(
@@ -348,7 +382,9 @@ def attempt_result_view(
 
 
 def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
-    """One item as the learner answers it: never the correct keys, correctness or explanation."""
+    """One item as the learner answers it: never the correct keys, correctness, explanation
+    or answer key (a typed item shows only its prompt, matching's choices and what the learner
+    gave)."""
     return AttemptItemView(
         id=item.pk,
         position=item.position,
@@ -356,6 +392,15 @@ def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
         prompt=item.prompt,
         options=[Option(key=o["key"], text=o["text"]) for o in item.options],
         selected_keys=item.selected_keys or [],
+        choices=[Option(key=c["key"], text=c["text"]) for c in item.choices or []],
+        **_typed_answer(item.kind, item.answer_text, item.answer_pairs),
+        answered=item_is_answered(
+            kind=item.kind,
+            option_count=len(item.options),
+            selected_keys=item.selected_keys,
+            answer_text=item.answer_text,
+            answer_pairs=item.answer_pairs,
+        ),
     )
 
 
@@ -371,6 +416,7 @@ def attempt_view(
     """The attempt as the learner answers it, with ``result`` once it is finalized (unless
     ``finalized`` says otherwise: the result page's view of an attempt whose time is up)."""
     finalized = result is not None if finalized is None else finalized
+    shown = [attempt_item_view(item) for item in items]
     return AttemptView(
         id=attempt.pk,
         module=module_slug,
@@ -382,8 +428,8 @@ def attempt_view(
         seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
         finalized=finalized,
         item_count=len(items),
-        answered_count=sum(1 for item in items if item.selected_keys),
-        items=[attempt_item_view(item) for item in items],
+        answered_count=sum(1 for item in shown if item.answered),
+        items=shown,
         result=result,
     )
 
@@ -727,3 +773,33 @@ def item_statistics_rows(*, module_id: int) -> list[ItemStatisticsRow]:
             )
         )
     return rows
+
+
+# --- the item bank in GIFT (quizzes/gift.py) ------------------------------------------------
+
+
+def gift_items(items: Iterable[ExamItem]) -> list[GiftItem]:
+    """Bank items as the GIFT writer takes them."""
+    return [
+        GiftItem(
+            kind=item.kind,
+            prompt=item.prompt,
+            options=list(item.options or []),
+            correct_keys=list(item.correct_keys or []),
+            answer_key=dict(item.answer_key or {}),
+            explanation=item.explanation,
+            title=item.title,
+        )
+        for item in items
+    ]
+
+
+def item_bank_gift(*, module_id: int | None = None, item_ids: Iterable[int] | None = None) -> str:
+    """A GIFT file of the module's drawable bank (active, not retired), or of the chosen
+    items, oldest first: what an import into another module (or Moodle) reads back. One query."""
+    items = ExamItem.objects.order_by("id")
+    if item_ids is not None:
+        items = items.filter(pk__in=list(item_ids))
+    else:
+        items = items.filter(module_id=module_id, is_active=True, is_retired=False)
+    return gift_write(gift_items(items))

@@ -204,6 +204,10 @@ class _AttemptItemRow:
     selected_keys: Any
     explanation: str
     is_correct: Any
+    kind: str
+    answer_key: Any
+    answer_text: str | None
+    answer_pairs: Any
 
 
 @functools.cache
@@ -212,7 +216,8 @@ def _attempt_items_sql() -> str:
     return f"""
 SELECT {i("id")} AS id, {i("position")} AS position, {i("correct_keys")} AS correct_keys,
        {i("selected_keys")} AS selected_keys, {i("explanation")} AS explanation,
-       {i("is_correct")} AS is_correct
+       {i("is_correct")} AS is_correct, {i("kind")} AS kind, {i("answer_key")} AS answer_key,
+       {i("answer_text")} AS answer_text, {i("answer_pairs")} AS answer_pairs
 FROM {i.table} WHERE {i("attempt")} = %s ORDER BY {i("position")}"""
 
 
@@ -229,6 +234,10 @@ def attempt_items(*, attempt_id: int) -> list[GradedItem]:
             selected_keys=json_value(row.selected_keys),
             explanation=row.explanation,
             is_correct=None if row.is_correct is None else bool(row.is_correct),
+            kind=row.kind,
+            answer_key=json_value(row.answer_key),
+            answer_text=row.answer_text,
+            answer_pairs=json_value(row.answer_pairs),
         )
         for row in rows
     ]

@@ -130,3 +130,87 @@ def exam_bank_approve(module, *, reviewer=None) -> int:
     if not ExamItem.objects.filter(module_id=module.pk).exists():
         exam_items_generate(module_id=module.pk)
     return approve(module_id=module.pk, reviewer_id=reviewer.pk if reviewer else None)
+
+
+# --- exam items of the typed kinds (quizzes/answers.py) ---
+
+TYPED_KINDS = ("short_answer", "numerical", "matching")
+
+
+def exam_typed_answer(row, *, right: bool) -> dict:
+    """A right or wrong answer to a short-answer, numerical or matching attempt item, as a
+    learner would type it: the accepted answer in capitals, a number with a decimal comma just
+    inside the tolerance, the pairs (wrong: the first two options swapped)."""
+    from decimal import Decimal
+
+    key = row.answer_key
+    if row.kind == "short_answer":
+        text = key["accepted"][0].upper() if right else "ganz sicher falsch"
+        return {"item": row.pk, "text": text}
+    if row.kind == "numerical":
+        first = key["answers"][0]
+        high = (
+            Decimal(str(first["max"]))
+            if "max" in first
+            else Decimal(str(first["value"])) + Decimal(str(first["tolerance"]))
+        )
+        number = high if right else high + 1
+        return {"item": row.pk, "number": str(number).replace(".", ",")}
+    pairs = dict(key["pairs"])
+    if not right:
+        first, second = list(pairs)[:2]
+        if pairs[first] == pairs[second]:
+            pairs[first] = next(c["key"] for c in row.choices if c["key"] != pairs[first])
+        else:
+            pairs[first], pairs[second] = pairs[second], pairs[first]
+    return {
+        "item": row.pk,
+        "pairs": [{"option": option, "choice": choice} for option, choice in pairs.items()],
+    }
+
+
+def exam_typed_items_create(module, *, count: int = 1, **extra):
+    """``count`` each of a short-answer, a numerical and a matching item in the module's bank."""
+    from quizzes.models import ExamItem
+
+    items = []
+    for index in range(count):
+        items += [
+            ExamItem(
+                module=module,
+                kind="short_answer",
+                prompt=f"Welches Werkzeug baut CUDA-Programme? ({index})",
+                answer_key={"accepted": ["nvcc", "NVIDIA CUDA Compiler"]},
+                explanation="nvcc übersetzt CUDA-C++.",
+                **extra,
+            ),
+            ExamItem(
+                module=module,
+                kind="numerical",
+                prompt=(
+                    f"Wie viel VRAM (GB) belegen die Gewichte eines 7-Milliarden-Parameter-"
+                    f"Modells in FP16? ({index})"
+                ),
+                answer_key={"answers": [{"value": "14", "tolerance": "0.5"}]},
+                explanation="7 Mrd. x 2 Byte = 14 GB.",
+                **extra,
+            ),
+            ExamItem(
+                module=module,
+                kind="matching",
+                prompt=f"Ordne jedem Format seine Bytes pro Parameter zu. ({index})",
+                answer_key={
+                    "pairs": [
+                        {"left": "FP32", "right": "4 Byte"},
+                        {"left": "FP16", "right": "2 Byte"},
+                        {"left": "BF16", "right": "2 Byte"},
+                        {"left": "INT8", "right": "1 Byte"},
+                        {"left": "", "right": "8 Byte"},
+                    ]
+                },
+                **extra,
+            ),
+        ]
+    for item in items:
+        item.full_clean()
+    return ExamItem.objects.bulk_create(items)

@@ -9,8 +9,9 @@ those exist only on ``ReviewItemSerializer``, which is filled once the review po
 from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
+from quizzes.answers import MAX_ANSWER_TEXT
 from quizzes.data import ResultView, ReviewItem, ReviewItemWithAnswers
-from quizzes.models import ExamPolicy, QuickCheckRating
+from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
 
 MAX_ANSWERS_PER_REQUEST = 500
 MAX_KEYS_PER_ANSWER = 26
@@ -23,6 +24,11 @@ MODE_CHOICES = [
 
 def _mode_field() -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=MODE_CHOICES)
+
+
+# Longer than quizzes.answers.MAX_NUMBER_TEXT: the service answers a long number with its own
+# message, naming the question.
+MAX_NUMBER_INPUT = 100
 
 
 class RatingInputSerializer(serializers.Serializer):
@@ -148,13 +154,41 @@ class OptionSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
+class PairSerializer(serializers.Serializer):
+    option = serializers.CharField(max_length=32, help_text="The key of one of the options.")
+    choice = serializers.CharField(max_length=32, help_text="The key of one of the choices.")
+
+
 class AttemptItemSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     position = serializers.IntegerField()
-    kind = serializers.CharField()
+    kind = serializers.ChoiceField(
+        choices=ExamItem.Kind.choices,
+        help_text=(
+            "How the item is answered: single_choice, true_false (one of the options), "
+            "multiple_choice (any options), short_answer (text), numerical (number), "
+            "matching (a choice for each option)."
+        ),
+    )
     prompt = serializers.CharField()
-    options = OptionSerializer(many=True)
-    selected_keys = serializers.ListField(child=serializers.CharField())
+    options = OptionSerializer(
+        many=True,
+        help_text="Choice kinds: the options; matching: what to match. Empty otherwise.",
+    )
+    selected_keys = serializers.ListField(
+        child=serializers.CharField(), help_text="Choice kinds: my saved option keys."
+    )
+    choices = OptionSerializer(
+        many=True, help_text="Matching: the answers to choose from for each option."
+    )
+    text = serializers.CharField(allow_null=True, help_text="Short answer: my saved text.")
+    number = serializers.CharField(
+        allow_null=True, help_text="Numerical: my saved number, as I typed it."
+    )
+    pairs = PairSerializer(many=True, help_text="Matching: my saved pairs.")
+    answered = serializers.BooleanField(
+        help_text="I have answered it (a matching item: every option paired)."
+    )
 
 
 class ReviewItemSerializer(serializers.Serializer):
@@ -163,9 +197,20 @@ class ReviewItemSerializer(serializers.Serializer):
     selected_keys = serializers.ListField(child=serializers.CharField())
     is_correct = serializers.BooleanField()
     score = serializers.IntegerField(help_text="1 for a correct item, 0 otherwise.")
+    text = serializers.CharField(allow_null=True, help_text="Short answer: my text.")
+    number = serializers.CharField(allow_null=True, help_text="Numerical: my number as typed.")
+    pairs = PairSerializer(many=True, help_text="Matching: my pairs.")
     # Only with review content "correct_answers"; absent otherwise.
     correct_keys = serializers.ListField(child=serializers.CharField(), required=False)
     explanation = serializers.CharField(required=False)
+    accepted_answers = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Short answer: the accepted answers; numerical: each accepted number or range.",
+    )
+    correct_pairs = PairSerializer(
+        many=True, required=False, help_text="Matching: each option with its right choice."
+    )
 
 
 class ReviewInfoSerializer(serializers.Serializer):
@@ -188,6 +233,10 @@ def _score(value) -> str | None:
     return None if value is None else _SCORE.to_representation(value)
 
 
+def _pairs(pairs) -> list[dict]:
+    return [{"option": pair.option, "choice": pair.choice} for pair in pairs]
+
+
 def _review_item(entry: ReviewItem) -> dict:
     row = {
         "id": entry.id,
@@ -195,11 +244,16 @@ def _review_item(entry: ReviewItem) -> dict:
         "selected_keys": [str(key) for key in entry.selected_keys],
         "is_correct": bool(entry.is_correct),
         "score": entry.score,
+        "text": entry.text,
+        "number": entry.number,
+        "pairs": _pairs(entry.pairs),
     }
     # Present only with review content "correct_answers" (required=False: absent, not null).
     if isinstance(entry, ReviewItemWithAnswers):
         row["correct_keys"] = [str(key) for key in entry.correct_keys]
         row["explanation"] = entry.explanation
+        row["accepted_answers"] = [str(answer) for answer in entry.accepted_answers]
+        row["correct_pairs"] = _pairs(entry.correct_pairs)
     return row
 
 
@@ -273,11 +327,49 @@ class AttemptSerializer(serializers.Serializer):
 
 class AnswerInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="The attempt item's id.")
+    # Exactly one of the four, the one of the item's kind (else 400 wrong_answer_field).
     selected = serializers.ListField(
         child=serializers.CharField(max_length=32),
         max_length=MAX_KEYS_PER_ANSWER,
-        help_text="Option keys; [] clears the answer.",
+        required=False,
+        help_text=(
+            "single_choice, true_false, multiple_choice: option keys; [] clears the answer."
+        ),
     )
+    text = serializers.CharField(
+        max_length=MAX_ANSWER_TEXT,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=(
+            'short_answer: the answer; "" clears it. Compared ignoring case, spaces, '
+            "umlaut spellings (ä = ae) and trailing punctuation."
+        ),
+    )
+    number = serializers.CharField(
+        max_length=MAX_NUMBER_INPUT,
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=(
+            'numerical: the number as typed, decimal comma or point ("7,5", "7.5"); "" clears '
+            'it. Anything else ("7,5 GB") is a 400 invalid_number.'
+        ),
+    )
+    pairs = PairSerializer(
+        many=True,
+        required=False,
+        max_length=MAX_KEYS_PER_ANSWER,
+        help_text="matching: a choice for some or all options; [] clears the answer.",
+    )
+
+    def validate(self, attrs):
+        given = [name for name in ("selected", "text", "number", "pairs") if name in attrs]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                "Give exactly one of selected, text, number or pairs (the item kind's field)."
+            )
+        return attrs
 
 
 class AnswersInputSerializer(serializers.Serializer):

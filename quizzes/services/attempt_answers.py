@@ -12,8 +12,17 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lms.errors import Conflict, InvalidInput, NotFound
+from quizzes.answers import (
+    MAX_ANSWER_TEXT,
+    MAX_NUMBER_TEXT,
+    TYPED_KINDS,
+    NumberFormatError,
+    item_is_answered,
+    number_parse,
+)
 from quizzes.attempt_rules import answers_accepted
 from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem, ExamResult
 
@@ -33,10 +42,14 @@ def exam_attempt_answers_save(
     answers: Sequence[dict],
     now: datetime.datetime | None = None,
 ) -> SavedAnswers:
-    """Save some or all answers (``[{"item": id, "selected": [keys]}]``; ``[]`` clears one).
+    """Save some or all answers: ``{"item": id}`` with the field of the item's kind,
+    ``"selected": [keys]`` (choice kinds), ``"text": "..."`` (short answer), ``"number": "7,5"``
+    (numerical) or ``"pairs": [{"option": "a", "choice": "2"}]`` (matching); ``[]`` or ``""``
+    clears one.
 
-    All or nothing: one unknown item or option key and nothing is saved (400). After the
-    deadline plus the grace period, or once the attempt is finalized, a 409.
+    All or nothing: one unknown item, option or choice key, a wrong field for the kind or a
+    number that is no number, and nothing is saved (400, each problem in ``detail`` with the
+    item). After the deadline plus the grace period, or once the attempt is finalized, a 409.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -59,23 +72,46 @@ def exam_attempt_answers_save(
         items = {
             item.pk: item
             for item in ExamAttemptItem.objects.filter(attempt_id=attempt.pk).only(
-                "id", "attempt_id", "kind", "options", "selected_keys", "answered_at"
+                "id",
+                "attempt_id",
+                "position",
+                "kind",
+                "options",
+                "choices",
+                "selected_keys",
+                "answer_text",
+                "answer_pairs",
+                "answered_at",
             )
         }
         problems = _answer_problems(answers=answers, items=items)
         if problems:
-            raise InvalidInput("Some answers are not valid; nothing was saved.", detail=problems)
+            raise InvalidInput(_("Some answers are not valid; nothing was saved."), detail=problems)
         changed = []
         for answer in answers:
             item = items[answer["item"]]
-            order = [option["key"] for option in item.options]
-            selected = sorted(set(answer["selected"]), key=order.index)
-            item.selected_keys = selected
+            if item.kind in TYPED_KINDS:
+                _typed_answer_set(item, answer)
+            else:
+                order = [option["key"] for option in item.options]
+                item.selected_keys = sorted(set(answer["selected"]), key=order.index)
             item.answered_at = now
             changed.append(item)
         if changed:
-            ExamAttemptItem.objects.bulk_update(changed, ["selected_keys", "answered_at"])
-    answered = sum(1 for item in items.values() if item.selected_keys)
+            ExamAttemptItem.objects.bulk_update(
+                changed, ["selected_keys", "answer_text", "answer_pairs", "answered_at"]
+            )
+    answered = sum(
+        1
+        for item in items.values()
+        if item_is_answered(
+            kind=item.kind,
+            option_count=len(item.options),
+            selected_keys=item.selected_keys,
+            answer_text=item.answer_text,
+            answer_pairs=item.answer_pairs,
+        )
+    )
     return SavedAnswers(
         attempt=attempt, saved_count=len(changed), answered_count=answered, saved_at=now
     )
@@ -93,6 +129,16 @@ def _answer_problems(*, answers: Sequence[dict], items: dict[int, ExamAttemptIte
             problems.append({"index": index, "code": "duplicate_item", "item": answer["item"]})
             continue
         seen.add(answer["item"])
+        field = _ANSWER_FIELDS.get(item.kind, "selected")
+        given = [name for name in _ANSWER_FIELDS_ALL if answer.get(name) is not None]
+        if given != [field]:
+            problems.append(_wrong_field_problem(index, item, field))
+            continue
+        if item.kind in TYPED_KINDS:
+            problem = _typed_answer_problem(index, item, answer)
+            if problem:
+                problems.append(problem)
+            continue
         keys = {option["key"] for option in item.options}
         unknown = sorted(set(answer["selected"]) - keys)
         if unknown:
@@ -102,3 +148,92 @@ def _answer_problems(*, answers: Sequence[dict], items: dict[int, ExamAttemptIte
         elif item.kind != ExamItem.Kind.MULTIPLE_CHOICE and len(set(answer["selected"])) > 1:
             problems.append({"index": index, "code": "one_option_only", "item": item.pk})
     return problems
+
+
+# --- the typed kinds (quizzes/answers.py) -------------------------------------------------------
+
+# The answer field of each kind; the choice kinds take "selected".
+_ANSWER_FIELDS = {
+    ExamItem.Kind.SHORT_ANSWER: "text",
+    ExamItem.Kind.NUMERICAL: "number",
+    ExamItem.Kind.MATCHING: "pairs",
+}
+_ANSWER_FIELDS_ALL = ("selected", "text", "number", "pairs")
+
+
+def _wrong_field_problem(index: int, item: ExamAttemptItem, field: str) -> dict:
+    return {
+        "index": index,
+        "code": "wrong_answer_field",
+        "item": item.pk,
+        "expected": field,
+        "message": _("Question %(position)s takes its answer in “%(field)s”.")
+        % {"position": item.position, "field": field},
+    }
+
+
+def _typed_answer_problem(index: int, item: ExamAttemptItem, answer: dict) -> dict | None:
+    """What is wrong with a short-answer, numerical or matching answer (None: fine).
+
+    A number that is no number is refused rather than graded wrong: "7,5 GB" or "7.5.1" is a
+    slip of the keyboard, not a wrong answer, and the learner can still correct it.
+    """
+    problem = {"index": index, "item": item.pk}
+    if item.kind == ExamItem.Kind.SHORT_ANSWER:
+        if len(answer["text"]) > MAX_ANSWER_TEXT:
+            return {
+                **problem,
+                "code": "text_too_long",
+                "message": _("Question %(position)s: at most %(limit)s characters.")
+                % {"position": item.position, "limit": MAX_ANSWER_TEXT},
+            }
+        return None
+    if item.kind == ExamItem.Kind.NUMERICAL:
+        if not answer["number"].strip():
+            return None  # clears the answer
+        try:
+            number_parse(answer["number"])
+        except NumberFormatError as exc:
+            return {
+                **problem,
+                "code": "invalid_number",
+                "reason": exc.code,
+                **_number_message(item.position, answer["number"], exc.code),
+            }
+        return None
+    options = {option["key"] for option in item.options}
+    choices = {choice["key"] for choice in item.choices or []}
+    paired = [pair["option"] for pair in answer["pairs"]]
+    unknown_options = sorted(set(paired) - options)
+    unknown_choices = sorted({pair["choice"] for pair in answer["pairs"]} - choices)
+    if unknown_options or unknown_choices:
+        return {
+            **problem,
+            "code": "unknown_option" if unknown_options else "unknown_choice",
+            "keys": unknown_options or unknown_choices,
+        }
+    if len(set(paired)) != len(paired):
+        return {**problem, "code": "duplicate_option", "keys": sorted(set(paired))}
+    return None
+
+
+def _number_message(position: int, text: str, reason: str) -> dict:
+    if reason == "too_long":
+        message = _("Question %(position)s: this number is too long.") % {"position": position}
+    else:
+        message = _(
+            "Question %(position)s: “%(text)s” is not a number. Write only the number, with a "
+            "decimal comma or point (7,5 or 7.5)."
+        ) % {"position": position, "text": text.strip()[:MAX_NUMBER_TEXT]}
+    return {"message": message}
+
+
+def _typed_answer_set(item: ExamAttemptItem, answer: dict) -> None:
+    """Store a checked typed answer on the item; an empty one clears it (NULL)."""
+    if item.kind == ExamItem.Kind.MATCHING:
+        order = [option["key"] for option in item.options]
+        pairs = sorted(answer["pairs"], key=lambda pair: order.index(pair["option"]))
+        item.answer_pairs = {pair["option"]: pair["choice"] for pair in pairs} or None
+        return
+    field = _ANSWER_FIELDS[item.kind]
+    item.answer_text = answer[field].strip() or None

@@ -23,6 +23,7 @@ from django.utils import timezone
 from courses import api as courses_api
 from lms.errors import Conflict
 from progress import api as progress_api
+from quizzes.answers import TYPED_KINDS, matching_attempt_copy, matching_draw_counts
 from quizzes.attempt_rules import exam_is_certifying, final_score
 from quizzes.drawing import DrawCandidate, attempt_draw
 from quizzes.eligibility import Eligibility
@@ -103,15 +104,7 @@ def exam_attempt_start(
                 bank = approved
             seed = secrets.randbelow(2**62)
             drawn = attempt_draw(
-                candidates=[
-                    DrawCandidate(
-                        item_id=row["id"],
-                        step_id=row["step_id"],
-                        kind=row["kind"],
-                        option_count=len(row["options"]),
-                    )
-                    for row in bank.values()
-                ],
+                candidates=[_draw_candidate(row) for row in bank.values()],
                 count=policy.items_per_attempt,
                 seed=seed,
             )
@@ -135,6 +128,7 @@ def exam_attempt_start(
                         position=position,
                         row=bank[choice.item_id],
                         option_order=choice.option_order,
+                        choice_order=choice.choice_order,
                     )
                     for position, choice in enumerate(drawn, start=1)
                 ]
@@ -171,14 +165,40 @@ def _refusal(eligibility: Eligibility) -> Conflict:
     )
 
 
+def _draw_candidate(row: dict) -> DrawCandidate:
+    option_count, choice_count = len(row["options"]), 0
+    if row["kind"] == ExamItem.Kind.MATCHING:
+        option_count, choice_count = matching_draw_counts(row["answer_key"]["pairs"])
+    return DrawCandidate(
+        item_id=row["id"],
+        step_id=row["step_id"],
+        kind=row["kind"],
+        option_count=option_count,
+        choice_count=choice_count,
+    )
+
+
 def _attempt_item(
-    *, attempt: ExamAttempt, position: int, row: dict, option_order: Sequence[int]
+    *,
+    attempt: ExamAttempt,
+    position: int,
+    row: dict,
+    option_order: Sequence[int],
+    choice_order: Sequence[int],
 ) -> ExamAttemptItem:
     """The attempt's own copy of a bank item, options in the drawn order.
 
     Choice options are relabelled a, b, c … in the order shown, so a key says nothing about the
     answer (an author who always puts the right answer first gives nothing away).
     """
+    if row["kind"] in TYPED_KINDS:
+        return _typed_attempt_item(
+            attempt=attempt,
+            position=position,
+            row=row,
+            option_order=option_order,
+            choice_order=choice_order,
+        )
     options = [row["options"][index] for index in option_order]
     correct = row["correct_keys"]
     if row["kind"] != ExamItem.Kind.TRUE_FALSE:
@@ -200,6 +220,38 @@ def _attempt_item(
     )
 
 
+def _typed_attempt_item(
+    *,
+    attempt: ExamAttempt,
+    position: int,
+    row: dict,
+    option_order: Sequence[int],
+    choice_order: Sequence[int],
+) -> ExamAttemptItem:
+    """The attempt's copy of a short-answer, numerical or matching item: its answer key as it
+    is (matching: relabelled and shuffled, ``quizzes.answers.matching_attempt_copy``)."""
+    options, choices, answer_key = [], None, row["answer_key"]
+    if row["kind"] == ExamItem.Kind.MATCHING:
+        options, choices, answer_key = matching_attempt_copy(
+            pairs=row["answer_key"]["pairs"],
+            option_order=option_order,
+            choice_order=choice_order,
+            option_labels=_OPTION_LABELS,
+        )
+    return ExamAttemptItem(
+        attempt=attempt,
+        position=position,
+        item_id=row["id"],
+        kind=row["kind"],
+        prompt=row["prompt"],
+        options=options,
+        correct_keys=[],
+        explanation=row["explanation"],
+        choices=choices,
+        answer_key=answer_key,
+    )
+
+
 def _drawable_items(*, module_id: int) -> dict[int, dict]:
     """Every item an attempt may draw (drafts and approved: never rejected, inactive or
     retired), with its review status."""
@@ -208,7 +260,15 @@ def _drawable_items(*, module_id: int) -> dict[int, dict]:
         .drawable()
         .order_by("id")
         .values(
-            "id", "step_id", "kind", "prompt", "options", "correct_keys", "explanation", "status"
+            "id",
+            "step_id",
+            "kind",
+            "prompt",
+            "options",
+            "correct_keys",
+            "explanation",
+            "answer_key",
+            "status",
         )
     )
     return {row["id"]: row for row in rows}

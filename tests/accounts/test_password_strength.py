@@ -201,7 +201,7 @@ def test_a_strong_password_is_taken_everywhere(make_learner):
         {"username": "mara", "email": "mara@example.org", "password": STRONG},
         format="json",
     )
-    assert response.status_code == 201, response.content
+    assert response.status_code == 202, response.content
     lena = make_learner("lena")
     client = Client()
     client.force_login(lena)

@@ -6,9 +6,26 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from tests.factories import api_client_for, exam_bank_approve, learner_create, steps_complete
+from tests.factories import (
+    TYPED_KINDS,
+    api_client_for,
+    exam_bank_approve,
+    exam_typed_answer,
+    exam_typed_items_create,
+    learner_create,
+    steps_complete,
+)
 
-FORBIDDEN_BEFORE_REVIEW = {"correct_keys", "is_correct", "score", "explanation", "correct"}
+FORBIDDEN_BEFORE_REVIEW = {
+    "correct_keys",
+    "is_correct",
+    "score",
+    "explanation",
+    "correct",
+    "accepted_answers",
+    "correct_pairs",
+    "answer_key",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -107,14 +124,14 @@ class ExamDriver:
         """Answers for every item of the attempt: the first ``correct`` right, the rest wrong."""
         from quizzes.models import ExamAttemptItem
 
-        keys = dict(
-            ExamAttemptItem.objects.filter(attempt_id=attempt["id"]).values_list(
-                "id", "correct_keys"
-            )
-        )
+        stored = {row.pk: row for row in ExamAttemptItem.objects.filter(attempt_id=attempt["id"])}
         answers = []
         for index, item in enumerate(attempt["items"]):
-            right = keys[item["id"]]
+            row = stored[item["id"]]
+            if row.kind in TYPED_KINDS:
+                answers.append(exam_typed_answer(row, right=index < correct))
+                continue
+            right = row.correct_keys
             if index < correct:
                 selected = right
             else:
@@ -141,6 +158,14 @@ class ExamDriver:
         attempt = self.start(client)
         self.save(client, attempt["id"], self.answers(attempt, correct=correct))
         return self.submit(client, attempt["id"])
+
+
+@pytest.fixture
+def typed_bank(course, policy):
+    """A bank of only the typed kinds (no generated items), three items per attempt."""
+    policy.items_per_attempt = 3
+    policy.save()
+    return exam_typed_items_create(course)
 
 
 @pytest.fixture

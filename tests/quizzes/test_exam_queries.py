@@ -232,6 +232,41 @@ def test_attempt_items_keep_room_for_updates_in_place():
         )
         indexes = [row[0] for row in cursor.fetchall()]
     # None of them covers a column that saving or grading writes.
-    for column in ("selected_keys", "answered_at", "is_correct"):
+    for column in ("selected_keys", "answer_text", "answer_pairs", "answered_at", "is_correct"):
         assert not any(column in index for index in indexes), indexes
     assert not any(index.endswith("(attempt_id)") for index in indexes), indexes
+
+
+@pytest.fixture(params=[1, 10], ids=["3-typed-items", "30-typed-items"])
+def typed_items_per_attempt(request, course, policy):
+    """A bank of short-answer, numerical and matching items only (no generated ones), all of
+    them drawn."""
+    from tests.factories import exam_typed_items_create
+
+    exam_typed_items_create(course, count=request.param)
+    policy.items_per_attempt = 3 * request.param
+    policy.save()
+    return policy.items_per_attempt
+
+
+def test_typed_kinds_use_the_same_queries(
+    learner_api, exam, typed_items_per_attempt, django_assert_num_queries
+):
+    """Short-answer, numerical and matching items cost what choice items cost, whatever their
+    number: start, save, submit, replay and the reads."""
+    with django_assert_num_queries(START_QUERIES):
+        attempt = exam.start(learner_api)
+    assert len(attempt["items"]) == typed_items_per_attempt
+    assert {item["kind"] for item in attempt["items"]} == {"short_answer", "numerical", "matching"}
+    with django_assert_num_queries(3):
+        learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
+    answers = exam.answers(attempt, correct=typed_items_per_attempt)
+    with django_assert_num_queries(SAVE_QUERIES):
+        exam.save(learner_api, attempt["id"], answers)
+    with django_assert_num_queries(SUBMIT_PASS_QUERIES):
+        result = exam.submit(learner_api, attempt["id"])
+    assert result["correct_count"] == typed_items_per_attempt
+    with django_assert_num_queries(SUBMIT_AGAIN_QUERIES):
+        exam.submit(learner_api, attempt["id"])
+    with django_assert_num_queries(4):
+        learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")

@@ -89,9 +89,13 @@ def ok(response, *statuses: int):
 def exam_answer_all(actor: Actor, attempt_id: int, *, correctly: bool) -> None:
     """Answer every item of an attempt (correct keys read from the database)."""
     from quizzes.models import ExamAttemptItem
+    from tests.factories import TYPED_KINDS, exam_typed_answer
 
     answers = []
     for item in ExamAttemptItem.objects.filter(attempt_id=attempt_id).order_by("position"):
+        if item.kind in TYPED_KINDS:
+            answers.append(exam_typed_answer(item, right=correctly))
+            continue
         keys = list(item.correct_keys)
         if not correctly:
             others = [o["key"] for o in item.options if o["key"] not in keys]
@@ -162,6 +166,12 @@ HTML_CORRECTNESS_RE = re.compile(
 )
 
 
+# JSON fields that carry an item's answer (choice keys, explanation, the typed kinds' keys).
+ANSWER_FIELDS = frozenset(
+    {"correct_keys", "explanation", "accepted_answers", "correct_pairs", "answer_key"}
+)
+
+
 def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[int, dict]]:
     """Per attempt of the learner: the most the review policy allows now; per item: its facts."""
     from quizzes.attempt_rules import final_score
@@ -204,10 +214,35 @@ def review_allowed_levels(learner_id: int | None) -> tuple[dict[int, int], dict[
     items = {
         row["id"]: row
         for row in ExamAttemptItem.objects.filter(attempt__learner_id=learner_id).values(
-            "id", "attempt_id", "explanation"
+            "id", "attempt_id", "explanation", "kind", "answer_key"
         )
     }
     return allowed, items
+
+
+# Accepted answers and numbers shorter than this are not looked for as text (a "14" is in every
+# timestamp); tests that need the check choose longer ones.
+SECRET_MIN_LENGTH = 5
+
+
+def typed_secrets(row: dict) -> list[str]:
+    """The texts that would give away a typed item's answer: its accepted short answers, its
+    numbers (as written, and with a decimal comma). A learner's own answer repeating one letter
+    for letter would count too: the tests type accepted answers in capitals."""
+    key = row.get("answer_key") or {}
+    if row.get("kind") == "short_answer":
+        values = list(key.get("accepted", []))
+    elif row.get("kind") == "numerical":
+        values = [
+            str(answer[name])
+            for answer in key.get("answers", [])
+            for name in ("value", "min", "max")
+            if name in answer
+        ]
+        values += [value.replace(".", ",") for value in values]
+    else:
+        values = []
+    return [value for value in dict.fromkeys(values) if len(value) >= SECRET_MIN_LENGTH]
 
 
 @dataclasses.dataclass
@@ -217,6 +252,8 @@ class AnswerScanner:
     violations: list[str] = dataclasses.field(default_factory=list)
     # (path, attempt id, level revealed): lets tests prove the scanner sees a permitted review.
     reveals: list[tuple[str, int | None, int]] = dataclasses.field(default_factory=list)
+    # (path, secret text) of every accepted answer or number of a typed item seen in a response.
+    secrets_seen: list[tuple[str, str]] = dataclasses.field(default_factory=list)
     scanned: int = 0
 
     def scan(self, request, response) -> None:
@@ -262,6 +299,24 @@ class AnswerScanner:
                 continue
             if any(explanation in value for value in strings):
                 self._reveal(where, row["attempt_id"], CORRECT_ANSWERS, allowed, f"item {item_id}")
+        # The typed kinds' answers (short answer, numerical) as text anywhere in the response;
+        # as with explanations, one a permitted review shows is no leak of the same bank item
+        # in another attempt.
+        secrets_allowed = {
+            secret
+            for row in items.values()
+            if allowed.get(row["attempt_id"], NOTHING) >= CORRECT_ANSWERS
+            for secret in typed_secrets(row)
+        }
+        for item_id, row in items.items():
+            for secret in typed_secrets(row):
+                if not any(secret in value for value in strings):
+                    continue
+                self.secrets_seen.append((where, secret))
+                if secret not in secrets_allowed:
+                    self._reveal(
+                        where, row["attempt_id"], CORRECT_ANSWERS, allowed, f"item {item_id}"
+                    )
 
     def _reveal(self, where, attempt_id, level, allowed, what) -> None:
         self.reveals.append((where, attempt_id, level))
@@ -276,7 +331,7 @@ class AnswerScanner:
         for node in _json_dicts(body):
             item = items.get(node.get("id")) if "position" in node else None
             attempt_id = item["attempt_id"] if item else None
-            if "correct_keys" in node or "explanation" in node:
+            if ANSWER_FIELDS & node.keys():
                 self._reveal(where, attempt_id, CORRECT_ANSWERS, allowed, f"item {node.get('id')}")
             elif "is_correct" in node:
                 self._reveal(where, attempt_id, CORRECTNESS, allowed, f"item {node.get('id')}")

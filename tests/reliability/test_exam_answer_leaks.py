@@ -28,18 +28,56 @@ CONTENTS = ("score_only", "correctness", "correct_answers")
 TIMINGS = ("immediately", "after_passing", "after_last_attempt")
 
 
+# The typed items' answers: texts no page shows otherwise, so the scanner can look for them.
+SHORT_ANSWERS = ["Kanarienantwort", "Zweite Kanarienantwort"]
+NUMBER = "73519.25"
+
+
 @pytest.fixture
 def draft_exam_module(second_module):
-    """The small second module with a short exam whose items carry unique explanations; its
-    bank is as generated (drafts), so its exam is practice."""
+    """The small second module with a short exam whose items carry unique explanations: two
+    generated choice items and a short-answer, a numerical and a matching item, all drawn; its
+    bank is as generated and written (drafts), so its exam is practice."""
     from quizzes.models import ExamItem, ExamPolicy
     from quizzes.services.items import exam_items_generate
 
     exam_items_generate(module_id=second_module.id)
+    kept = list(ExamItem.objects.filter(module=second_module).order_by("id")[:2])
+    ExamItem.objects.filter(module=second_module).exclude(pk__in=[i.pk for i in kept]).update(
+        is_active=False
+    )
+    ExamItem.objects.bulk_create(
+        [
+            ExamItem(
+                module=second_module,
+                kind="short_answer",
+                prompt="Wie heißt der Vogel im Bergwerk?",
+                answer_key={"accepted": SHORT_ANSWERS},
+            ),
+            ExamItem(
+                module=second_module,
+                kind="numerical",
+                prompt="Welche Zahl ist gemeint?",
+                answer_key={"answers": [{"value": NUMBER, "tolerance": "0.125"}]},
+            ),
+            ExamItem(
+                module=second_module,
+                kind="matching",
+                prompt="Ordne zu.",
+                answer_key={
+                    "pairs": [
+                        {"left": "Eins", "right": "Paarung Alpha"},
+                        {"left": "Zwei", "right": "Paarung Beta"},
+                        {"left": "Drei", "right": "Paarung Gamma"},
+                    ]
+                },
+            ),
+        ]
+    )
     for item in ExamItem.objects.filter(module=second_module):
         item.explanation = f"Erklärung {item.pk}: nur nach der Freigabe sichtbar."
         item.save(update_fields=["explanation"])
-    ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=3, max_attempts=2)
+    ExamPolicy.objects.filter(module=second_module).update(items_per_attempt=5, max_attempts=2)
     return second_module
 
 
@@ -112,6 +150,14 @@ def test_exam_views_reveal_no_more_than_the_policy_allows(
             ), f"the scanner never saw the permitted {content} review in {kind} responses"
     else:
         assert not answer_scanner.reveals
+    # … and the typed items' accepted answers and number, in JSON and in HTML, exactly when
+    # the policy shows the correct answers.
+    for kind in ("/api/", "/exam/attempts/"):
+        seen = {secret for where, secret in answer_scanner.secrets_seen if kind in where}
+        if content == "correct_answers":
+            assert {*SHORT_ANSWERS, NUMBER} <= seen, seen
+        else:
+            assert not seen, seen
     assert answer_scanner.scanned > 20
 
 
@@ -215,3 +261,44 @@ def test_an_extra_attempt_holds_back_the_review_one_attempt_longer(exam_module, 
     assert any(
         attempt == first["id"] and level == 3 for _where, attempt, level in answer_scanner.reveals
     ), "after the extra attempt the review should show the answers"
+
+
+def test_scanner_flags_a_typed_answer_in_a_page(exam_module, answer_scanner):
+    """Guard: an open attempt's accepted short answer or number anywhere in a page, and the
+    typed kinds' answer fields in JSON, are reported."""
+    from quizzes.models import ExamAttemptItem
+
+    learner, _web = _learner_ready("lina", exam_module)
+    slug = exam_module.slug
+    attempt = ok(learner.client.post(f"/api/v1/modules/{slug}/exam/attempts/")).json()
+    matching = ExamAttemptItem.objects.get(attempt_id=attempt["id"], kind="matching")
+
+    class Request:
+        method, path, user, resolver_match = "GET", "/fake/", learner.user, None
+
+    def response(content_type: str, body: str):
+        class Response:
+            streaming = False
+            charset = "utf-8"
+            content = body.encode()
+
+            def get(self, name, default=None):
+                return content_type
+
+        return Response()
+
+    for leak in (
+        response("text/html", f"<p>Tipp: {SHORT_ANSWERS[1]}</p>"),
+        response("text/html", f'<input data-answer="{NUMBER.replace(".", ",")}">'),
+        response(
+            "application/json",
+            json.dumps({"id": matching.pk, "position": 5, "correct_pairs": []}),
+        ),
+    ):
+        answer_scanner.scan(Request(), leak)
+        assert answer_scanner.violations, leak.content
+        assert all("reveals correct_answers" in v for v in answer_scanner.violations)
+        answer_scanner.violations.clear()
+    # The learner's own answer in capitals (as the tests type it) is no leak.
+    answer_scanner.scan(Request(), response("text/html", f"<p>{SHORT_ANSWERS[0].upper()}</p>"))
+    assert not answer_scanner.violations

@@ -9,6 +9,7 @@ get; the periodic task stores it.
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -80,10 +81,40 @@ def exam_start(request: HttpRequest, module: str) -> HttpResponse:
 
 
 def _answers_from_post(request: HttpRequest, items: list[AttemptItemView]) -> list[dict]:
-    """The form's answers in the service's shape: ``[{"item": id, "selected": [keys]}]``."""
-    return [
-        {"item": item.id, "selected": request.POST.getlist(f"item-{item.id}")} for item in items
-    ]
+    """The form's answers in the service's shape: ``{"item": id}`` with ``selected`` (choice
+    kinds), ``text`` (short answer), ``number`` (numerical) or ``pairs`` (matching: one select
+    per option, ``item-<id>-<option key>``)."""
+    answers = []
+    for item in items:
+        name = f"item-{item.id}"
+        if item.kind == "short_answer":
+            answers.append({"item": item.id, "text": request.POST.get(name, "")})
+        elif item.kind == "numerical":
+            answers.append({"item": item.id, "number": request.POST.get(name, "")})
+        elif item.kind == "matching":
+            pairs = [
+                {"option": option.key, "choice": request.POST[f"{name}-{option.key}"]}
+                for option in item.options
+                if request.POST.get(f"{name}-{option.key}")
+            ]
+            answers.append({"item": item.id, "pairs": pairs})
+        else:
+            answers.append({"item": item.id, "selected": request.POST.getlist(name)})
+    return answers
+
+
+def _shown_items(view: AttemptView) -> list[dict]:
+    """The attempt's items for the page; a matching item with each option's chosen key."""
+    shown = []
+    for item in view.items:
+        chosen = {pair.option: pair.choice for pair in item.pairs}
+        shown.append(
+            {
+                "item": item,
+                "matches": [(option, chosen.get(option.key, "")) for option in item.options],
+            }
+        )
+    return shown
 
 
 def _attempt_view(request: HttpRequest, attempt: int) -> AttemptView:
@@ -108,6 +139,10 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
             )
         except DomainError as exc:
             error_message(request, exc)
+            # A refused answer names its question (an answer that is no number, say).
+            for problem in exc.detail if isinstance(exc.detail, list) else []:
+                if isinstance(problem, dict) and problem.get("message"):
+                    messages.error(request, problem["message"])
             if exc.code == "deadline_passed":
                 return redirect("web:attempt_submit", attempt)
             return redirect("web:attempt", attempt)
@@ -117,6 +152,7 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
         "web/exams/attempt.html",
         {
             "attempt": view,
+            "items": _shown_items(view),
             "server_now": timezone.now(),
             "save_url": reverse("exam-attempt-answers", args=[attempt]),
         },
@@ -133,7 +169,7 @@ def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
     if request.method == "POST":
         exam_attempt_submit(learner=request.user, attempt_id=attempt)
         return redirect("web:attempt_result", attempt)
-    unanswered = [item for item in view.items if not item.selected_keys]
+    unanswered = [item for item in view.items if not item.answered]
     return render(request, "web/exams/confirm.html", {"attempt": view, "unanswered": unanswered})
 
 
@@ -161,10 +197,13 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
             review.append(
                 {
                     "position": entry.position,
+                    "kind": item.kind,
                     "prompt": item.prompt,
                     "is_correct": entry.is_correct,
                     "explanation": entry.explanation if shows_answers else "",
-                    "options": [
+                    "options": []
+                    if item.kind == "matching"
+                    else [
                         {
                             "text": option.text,
                             "selected": option.key in entry.selected_keys,
@@ -172,6 +211,7 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
                         }
                         for option in item.options
                     ],
+                    **_typed_review(item, entry, shows_answers),
                     "shows_answers": shows_answers,
                 }
             )
@@ -180,6 +220,30 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
         "web/exams/result.html",
         {"attempt": view, "result": result, "review": review},
     )
+
+
+def _typed_review(item: AttemptItemView, entry, shows_answers: bool) -> dict:
+    """What the result page shows of a typed item: the learner's text or number, the accepted
+    answers (only ``shows_answers``), and a matching item's rows (option, the learner's
+    choice, the right choice only ``shows_answers``)."""
+    given = entry.text if item.kind == "short_answer" else entry.number
+    choices = {choice.key: choice.text for choice in item.choices}
+    mine = {pair.option: pair.choice for pair in entry.pairs}
+    right = {pair.option: pair.choice for pair in entry.correct_pairs} if shows_answers else {}
+    return {
+        "given": given,
+        "accepted": list(entry.accepted_answers) if shows_answers else [],
+        "matches": [
+            {
+                "text": option.text,
+                "given": choices.get(mine.get(option.key, ""), ""),
+                "correct": choices.get(right.get(option.key, ""), ""),
+            }
+            for option in item.options
+        ]
+        if item.kind == "matching"
+        else [],
+    }
 
 
 @login_required

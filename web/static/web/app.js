@@ -179,39 +179,114 @@
     var saveUrl = form.getAttribute("data-save-url");
     var status = document.getElementById("exam-save-status");
     var pending = null;
+    /* Items whose answer the server refused (a number that is no number): left out of the
+       saves until the learner changes them, so the other answers are still saved. */
+    var refused = {};
+
+    function answerOf(fieldset) {
+      var item = Number(fieldset.getAttribute("data-item"));
+      var kind = fieldset.getAttribute("data-kind");
+      if (kind === "short_answer") return { item: item, text: fieldset.querySelector("input").value };
+      if (kind === "numerical") return { item: item, number: fieldset.querySelector("input").value };
+      if (kind === "matching") {
+        var pairs = [];
+        fieldset.querySelectorAll("select[data-option]").forEach(function (select) {
+          if (select.value) pairs.push({ option: select.getAttribute("data-option"), choice: select.value });
+        });
+        return { item: item, pairs: pairs };
+      }
+      var chosen = [];
+      fieldset.querySelectorAll("input:checked").forEach(function (input) {
+        chosen.push(input.value);
+      });
+      return { item: item, selected: chosen };
+    }
 
     function collect() {
       var answers = [];
       form.querySelectorAll("[data-item]").forEach(function (fieldset) {
-        var item = fieldset.getAttribute("data-item");
-        var chosen = [];
-        fieldset.querySelectorAll("input:checked").forEach(function (input) {
-          chosen.push(input.value);
-        });
-        answers.push({ item: Number(item), selected: chosen });
+        var answer = answerOf(fieldset);
+        if (!refused[answer.item]) answers.push(answer);
       });
       return answers;
     }
 
+    function showProblem(fieldset, message) {
+      var error = fieldset.querySelector(".item-error");
+      if (error) {
+        error.textContent = message;
+        error.hidden = !message;
+      }
+      fieldset.querySelectorAll("input[type=text], select").forEach(function (control) {
+        if (message) control.setAttribute("aria-invalid", "true");
+        else control.removeAttribute("aria-invalid");
+      });
+    }
+
+    function markRefused(body) {
+      var problems = (body && body.error && Array.isArray(body.error.detail)) ? body.error.detail : [];
+      var marked = 0;
+      problems.forEach(function (problem) {
+        var fieldset = problem && form.querySelector("[data-item='" + problem.item + "']");
+        if (!fieldset) return;
+        refused[problem.item] = true;
+        showProblem(fieldset, problem.message || (lang === "en" ? "This answer cannot be saved." : "Diese Antwort kann nicht gespeichert werden."));
+        marked += 1;
+      });
+      return marked;
+    }
+
+    function savedText() {
+      if (Object.keys(refused).length) {
+        return lang === "en" ? "Saved, except the marked answers." : "Gespeichert, außer den markierten Antworten.";
+      }
+      return lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
+    }
+
     function save() {
+      var notSaved = lang === "en" ? "Not saved." : "Nicht gespeichert.";
       if (status) status.textContent = lang === "en" ? "Saving…" : "Speichert …";
       return sendJson("PUT", saveUrl, { answers: collect() })
         .then(function (response) {
-          if (!status) return;
           if (response.ok) {
-            status.textContent = lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
-          } else {
-            status.textContent = lang === "en" ? "Not saved." : "Nicht gespeichert.";
+            if (status) status.textContent = savedText();
+            return;
           }
+          if (response.status !== 400) {
+            if (status) status.textContent = notSaved;
+            return;
+          }
+          /* Nothing was saved: mark the refused answers, then save the others. */
+          return response.json().then(function (body) {
+            if (!markRefused(body)) {
+              if (status) status.textContent = notSaved;
+              return;
+            }
+            announce(lang === "en" ? "An answer could not be saved." : "Eine Antwort konnte nicht gespeichert werden.");
+            return sendJson("PUT", saveUrl, { answers: collect() }).then(function (again) {
+              if (status) status.textContent = again.ok ? savedText() : notSaved;
+            });
+          });
         })
         .catch(function () {
           if (status) status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
         });
     }
 
-    form.addEventListener("change", function () {
+    function changed(event) {
+      var fieldset = event.target.closest ? event.target.closest("[data-item]") : null;
+      if (fieldset && refused[fieldset.getAttribute("data-item")]) {
+        delete refused[fieldset.getAttribute("data-item")];
+        showProblem(fieldset, "");
+      }
       if (pending) window.clearTimeout(pending);
-      pending = window.setTimeout(save, 400);
+      /* Typing waits for a pause; a click or a choice saves at once. */
+      pending = window.setTimeout(save, event.type === "input" ? 800 : 400);
+    }
+
+    form.addEventListener("change", changed);
+    form.addEventListener("input", function (event) {
+      if (event.target.type === "text") changed(event);
     });
 
     tick();

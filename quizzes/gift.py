@@ -1,0 +1,886 @@
+"""Moodle's GIFT format: read a file of questions into exam items, and write items back. Plain
+Python, no Django: the import service, the export and the tests share this one reading.
+
+What is read (https://docs.moodle.org/en/GIFT_format), as Moodle's own importer reads it:
+
+- one question per block of lines, blocks separated by blank lines; ``//`` comment lines;
+  ``::title::`` (kept as the item's title); escapes ``\\~ \\= \\# \\{ \\} \\: \\\\ \\n``;
+- ``$CATEGORY:`` lines are accepted and ignored (items go to the module the admin chose);
+- text formats ``[html]`` (turned into plain text: tags removed, entities decoded, paragraphs
+  and ``<br>`` become line breaks; an image or embedded media is dropped with a warning),
+  ``[moodle]``, ``[plain]`` and ``[markdown]`` (kept as written);
+- single choice ``{=right ~wrong}``, multiple choice ``{~%50%right ~%50%right ~wrong}`` (the
+  answers with a positive weight are the right ones: Lernpfad grades multiple choice all or
+  nothing, so unequal weights only earn a warning), true/false ``{T}`` ``{TRUE}`` ``{F}``
+  ``{FALSE}``, short answer ``{=answer =other answer}``, numerical ``{#14:0.5}``, ``{#13..15}``
+  or several ``{#=14:0.5 =28:1}``, matching ``{=FP16 -> 2 Byte =FP32 -> 4 Byte}`` (a pair
+  ``= -> text`` adds a wrong answer to choose from); the missing-word form ``Text {…} text``
+  (the prompt shows ``_____``); general feedback ``####text`` becomes the explanation.
+
+What is not kept, each with a warning naming the line: feedback on single answers (``#text``;
+the item has one explanation), answers with partial credit (a short or numerical answer below
+100 % is left out, a partial choice counts as wrong), essay questions ``{}`` and descriptions
+(text without an answer block), which are skipped: the rest of the file still imports, and the
+preview lists what was skipped. Anything malformed is an error at ``line`` and nothing is
+imported. Messages are English with ``%(name)s`` placeholders, marked for translation; the
+Django side translates them (``GiftMessage.render``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from html.parser import HTMLParser
+from typing import Any
+
+from quizzes.answers import (
+    MATCHING,
+    MAX_ANSWER_TEXT,
+    MAX_NUMBER_TEXT,
+    MAX_PAIRS,
+    MULTIPLE_CHOICE,
+    NUMERICAL,
+    PAIR_ARROW,
+    SHORT_ANSWER,
+    SINGLE_CHOICE,
+    TRUE_FALSE,
+    answer_key_errors,
+)
+from quizzes.generator import TRUE_FALSE_OPTIONS
+
+__all__ = [
+    "GiftError",
+    "GiftItem",
+    "GiftMessage",
+    "GiftParse",
+    "gift_decode",
+    "gift_parse",
+    "gift_write",
+]
+
+OPTION_KEYS = "abcdefghijklmnopqrstuvwxyz"
+MAX_TITLE = 255
+HEADER = "// Lernpfad item bank in Moodle's GIFT format (https://docs.moodle.org/en/GIFT_format)\n"
+# The weight of every wrong option of a multiple-choice item on export: in Moodle, a learner
+# who ticks everything then scores 0 (with 0 % a learner ticking all options would score 100 %).
+WRONG_WEIGHT = "-100"
+
+
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogs (``makemessages`` knows the name); the caller
+    translates it when it shows it."""
+    return message
+
+
+@dataclass(frozen=True)
+class GiftItem:
+    """One question with the fields of ``ExamItem`` that GIFT carries; ``line`` is where it
+    starts in the file it was read from (0 for an item to write)."""
+
+    kind: str
+    prompt: str
+    options: list[dict[str, str]] = field(default_factory=list)
+    correct_keys: list[str] = field(default_factory=list)
+    answer_key: dict[str, Any] = field(default_factory=dict)
+    explanation: str = ""
+    title: str = ""
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class GiftMessage:
+    """An error or a warning at a line: ``message`` is English with ``%(name)s`` placeholders."""
+
+    line: int
+    code: str
+    message: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def render(self, source: str, translate: Callable[[str], str] = gettext_noop) -> str:
+        """``source:line: message``, the message through ``translate`` (Django's gettext)."""
+        return f"{source}:{self.line}: {translate(self.message) % self.params}"
+
+
+class GiftError(ValueError):
+    """A malformed GIFT file: every problem found, each at its line."""
+
+    def __init__(self, source: str, errors: Sequence[GiftMessage]) -> None:
+        self.source = source
+        self.errors = list(errors)
+        super().__init__("\n".join(error.render(source) for error in self.errors))
+
+
+@dataclass(frozen=True)
+class GiftParse:
+    """The questions of a file that Lernpfad can use, and what it left out or changed."""
+
+    items: list[GiftItem]
+    warnings: list[GiftMessage]
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+# An escaped special character stands in for itself while the question is split up; Unicode
+# noncharacters (never in interchange text) hold its place.
+_ESCAPABLE = "\\~=#{}:n"
+_HOLD = {char: chr(0xFDD0 + index) for index, char in enumerate(_ESCAPABLE)}
+_RELEASE = {held: ("\n" if char == "n" else char) for char, held in _HOLD.items()}
+_ESCAPE_RE = re.compile(r"\\([\\~=#{}:n])")
+_HELD_RE = re.compile("[\ufdd0-\ufddf]")
+_FORMAT_RE = re.compile(r"\[(html|moodle|plain|markdown)\]")
+_WEIGHT_RE = re.compile(r"%(-?\d+(?:\.\d+)?)%")
+# A number in a GIFT file: Moodle writes a point; a decimal comma is read too.
+_GIFT_NUMBER_RE = re.compile(r"[-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d{1,3})?")
+_TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+_MEDIA_TAGS = frozenset({"img", "video", "audio", "iframe", "object", "embed", "svg", "picture"})
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "li", "tr", "ul", "ol", "table", "blockquote", "pre", "h1", "h2", "h3", "h4"}
+)
+
+
+def gift_decode(data: bytes, *, source: str = "gift") -> str:
+    """The text of a GIFT file (UTF-8, with or without a byte-order mark); another encoding
+    is a ``GiftError`` at the line of the first byte that is no UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        message = gettext_noop("The file is not UTF-8 text (Moodle writes GIFT as UTF-8).")
+        raise GiftError(source, [GiftMessage(line, "not_utf8", message)]) from exc
+
+
+class _GiftProblems(Exception):
+    """Raised inside the parser; ``gift_parse`` collects them into one ``GiftError``."""
+
+    def __init__(self, errors: list[GiftMessage]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+def gift_parse(text: str, *, source: str = "gift") -> GiftParse:
+    """Read a GIFT file. Raises ``GiftError`` listing every malformed question (each at its
+    line); otherwise returns the items in file order and the warnings."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    # The noncharacters that hold escapes while a question is read never belong in text.
+    text = _HELD_RE.sub("", text)
+    items: list[GiftItem] = []
+    warnings: list[GiftMessage] = []
+    errors: list[GiftMessage] = []
+    for first_line, lines in _blocks(text.split("\n")):
+        question = _Question(first_line, lines)
+        try:
+            item = question.parse()
+        except _GiftProblems as problems:
+            errors.extend(problems.errors)
+            continue
+        warnings.extend(question.warnings)
+        if item is not None:
+            items.append(item)
+    if not errors and not items:
+        errors.append(
+            GiftMessage(1, "no_questions", gettext_noop("The file holds no question to import."))
+        )
+    if errors:
+        raise GiftError(source, errors)
+    return GiftParse(items=items, warnings=warnings)
+
+
+def _blocks(lines: list[str]) -> Iterable[tuple[int, list[str]]]:
+    """Blocks of non-blank lines (comment lines belong to their block), with the number of
+    each block's first line."""
+    block: list[str] = []
+    start = 0
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            if not block:
+                start = number
+            block.append(line)
+        elif block:
+            yield start, block
+            block = []
+    if block:
+        yield start, block
+
+
+def _release(text: str) -> str:
+    return _HELD_RE.sub(lambda match: _RELEASE.get(match.group(0), ""), text)
+
+
+class _HtmlText(HTMLParser):
+    """The text of an HTML fragment: paragraphs and ``<br>`` as line breaks, media noted."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.media = False
+        self._hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._hidden += 1
+        elif tag == "br":
+            self.parts.append("\n")
+        elif tag in _MEDIA_TAGS:
+            self.media = True
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style"):
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data):
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def _html_text(html: str) -> tuple[str, bool]:
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    lines = (" ".join(line.split()) for line in "".join(parser.parts).split("\n"))
+    return "\n".join(line for line in lines if line), parser.media
+
+
+class _Question:
+    """One block of a GIFT file, parsed into at most one item; ``warnings`` say what was left
+    out. Offsets are into the block's text with escapes held, whose line breaks are the file's,
+    so an offset gives the line of a problem."""
+
+    def __init__(self, first_line: int, lines: list[str]) -> None:
+        self.first_line = first_line
+        # Comment lines become empty lines: the block keeps its line numbers.
+        self.text = _ESCAPE_RE.sub(
+            lambda match: _HOLD[match.group(1)],
+            "\n".join("" if line.strip().startswith("//") else line for line in lines),
+        )
+        self.warnings: list[GiftMessage] = []
+        self._warned: set[str] = set()
+        self.format = "moodle"
+
+    # -- helpers --
+
+    def line(self, offset: int) -> int:
+        return self.first_line + self.text.count("\n", 0, max(0, offset))
+
+    def error(self, offset: int, code: str, message: str, **params) -> _GiftProblems:
+        return _GiftProblems([GiftMessage(self.line(offset), code, message, params)])
+
+    def warn(self, offset: int, code: str, message: str, **params) -> None:
+        if code not in self._warned:
+            self._warned.add(code)
+            self.warnings.append(GiftMessage(self.line(offset), code, message, params))
+
+    def plain(self, raw: str, offset: int) -> str:
+        """A text of the question as Lernpfad keeps it: an optional format marker read, HTML
+        made plain, escapes released, surrounding space removed."""
+        text = raw.strip()
+        fmt = self.format
+        marker = _FORMAT_RE.match(text)
+        if marker:
+            fmt, text = marker.group(1), text[marker.end() :]
+        text = _release(text)
+        if fmt == "html":
+            text, media = _html_text(text)
+            if media:
+                self.warn(
+                    offset,
+                    "media_dropped",
+                    gettext_noop("An image or embedded media in the HTML text was left out."),
+                )
+        return text.strip()
+
+    def answers(self, body: str, offset: int, markers: str) -> list[tuple[str, str, int]]:
+        """``body`` cut at each marker character: (marker, text, offset of the text); the text
+        before the first marker comes with marker ""."""
+        parts, start, marker = [], 0, ""
+        for index, char in enumerate(body):
+            if char in markers:
+                parts.append((marker, body[start:index], offset + start))
+                start, marker = index + 1, char
+        parts.append((marker, body[start:], offset + start))
+        return parts
+
+    def feedback(self, text: str, offset: int) -> str:
+        """The answer without its feedback ``#…``, which is not kept (a warning says so)."""
+        answer, hash_mark, feedback = text.partition("#")
+        if hash_mark and feedback.replace("#", "").strip():
+            self.warn(
+                offset,
+                "feedback_dropped",
+                gettext_noop(
+                    "Feedback on single answers (#…) is not kept; only the general feedback "
+                    "(####…) becomes the explanation."
+                ),
+            )
+        return answer
+
+    # -- the question --
+
+    def parse(self) -> GiftItem | None:
+        text = self.text
+        start = len(text) - len(text.lstrip())
+        if not text.strip():
+            return None  # comments only
+        if text.startswith("$CATEGORY:", start):
+            # Categories are ignored: the admin chose the module. A question right below the
+            # category line (no blank line between) is still read.
+            end = text.find("\n", start)
+            if end < 0 or not text[end:].strip():
+                return None
+            start = end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip()))
+        question_start = start
+        title = ""
+        if text.startswith("::", start):
+            close = text.find("::", start + 2)
+            if close < 0:
+                raise self.error(
+                    start,
+                    "title_unclosed",
+                    gettext_noop("The title after :: is not closed with ::."),
+                )
+            title = " ".join(_release(text[start + 2 : close]).split())
+            if len(title) > MAX_TITLE:
+                raise self.error(
+                    start,
+                    "title_too_long",
+                    gettext_noop("The title is longer than %(limit)s characters."),
+                    limit=MAX_TITLE,
+                )
+            start = close + 2
+        opening, closing = text.find("{", start), text.find("}", start)
+        if opening < 0 and closing < 0:
+            self.warn(
+                start,
+                "description_skipped",
+                gettext_noop(
+                    "Skipped: a text without an answer block { … } (a Moodle description) is "
+                    "no question."
+                ),
+            )
+            return None
+        if closing >= 0 and (opening < 0 or closing < opening):
+            raise self.error(
+                closing,
+                "stray_brace",
+                gettext_noop("} without an opening {: write \\} for a brace in the text."),
+            )
+        if closing < 0:
+            raise self.error(
+                opening,
+                "unclosed_brace",
+                gettext_noop("The answer block opened here is not closed with }."),
+            )
+        nested = text.find("{", opening + 1, closing)
+        if nested >= 0:
+            raise self.error(
+                nested,
+                "nested_brace",
+                gettext_noop(
+                    "{ inside an answer block: write \\{ for a brace, and close the block with }."
+                ),
+            )
+        after = text[closing + 1 :]
+        extra = min((i for i in (after.find("{"), after.find("}")) if i >= 0), default=-1)
+        if extra >= 0:
+            raise self.error(
+                closing + 1 + extra,
+                "second_block",
+                gettext_noop("A question has one answer block { … }; this is a second one."),
+            )
+        self.format = "moodle"
+        prompt_raw = text[start:opening] + ("_____" + after if after.strip() else "")
+        marker = _FORMAT_RE.match(prompt_raw.strip())
+        if marker:
+            self.format = marker.group(1)
+        prompt = self.plain(prompt_raw, start)
+        body, body_offset = text[opening + 1 : closing], opening + 1
+        explanation = ""
+        general = body.rfind("####")
+        if general >= 0:
+            explanation = self.plain(body[general + 4 :], body_offset + general)
+            body = body[:general]
+        item = self.item(body, body_offset, opening)
+        if item is None:
+            return None
+        if not prompt:
+            raise self.error(
+                start, "empty_prompt", gettext_noop("The question has no text before its answers.")
+            )
+        return GiftItem(
+            kind=item["kind"],
+            prompt=prompt,
+            options=item.get("options", []),
+            correct_keys=item.get("correct_keys", []),
+            answer_key=item.get("answer_key", {}),
+            explanation=explanation,
+            title=title,
+            line=self.line(question_start),
+        )
+
+    def item(self, body: str, offset: int, opening: int) -> dict | None:
+        """The kind and answers of the answer block, told apart as Moodle does."""
+        stripped = body.strip()
+        if not stripped:
+            self.warn(
+                opening,
+                "essay_skipped",
+                gettext_noop("Skipped: an essay question {} has no answer Lernpfad could grade."),
+            )
+            return None
+        if stripped.startswith("#"):
+            return self.numerical(body, offset)
+        if "~" in stripped:
+            return self.choice(body, offset)
+        if "=" in stripped and PAIR_ARROW in stripped:
+            return self.matching(body, offset)
+        value = stripped.split("#", 1)[0].strip()
+        if value in _TRUE_FALSE:
+            # {TRUE#feedback if wrong#feedback if right}: not kept.
+            self.feedback(stripped, offset)
+            correct = "true" if _TRUE_FALSE[value] else "false"
+            return {
+                "kind": TRUE_FALSE,
+                "options": [{"key": key, "text": text} for key, text in TRUE_FALSE_OPTIONS],
+                "correct_keys": [correct],
+            }
+        return self.short_answer(body, offset)
+
+    def weight(self, text: str, offset: int) -> tuple[Decimal | None, str, int]:
+        """A leading ``%50%`` weight (None without one), the rest, and the rest's offset."""
+        lead = len(text) - len(text.lstrip())
+        match = _WEIGHT_RE.match(text, lead)
+        if not match:
+            return None, text, offset
+        value = Decimal(match.group(1))
+        if not Decimal(-100) <= value <= Decimal(100):
+            raise self.error(
+                offset + lead,
+                "bad_weight",
+                gettext_noop("The weight %(weight)s %% is not between -100 %% and 100 %%."),
+                weight=match.group(1),
+            )
+        return value, text[match.end() :], offset + match.end()
+
+    def choice(self, body: str, offset: int) -> dict:
+        parts = self.answers(body, offset, "=~")
+        _marker, lead_text, lead_offset = parts[0]
+        if lead_text.strip():
+            raise self.error(
+                lead_offset,
+                "text_before_answers",
+                gettext_noop("Every answer starts with = (right) or ~ (wrong): %(text)s"),
+                text=_release(lead_text.strip())[:60],
+            )
+        single = any(marker == "=" for marker, _text, _offset in parts)
+        answers: list[tuple[Decimal, str, int]] = []
+        for marker, raw, part_offset in parts[1:]:
+            if marker == "=":
+                # As in Moodle: "=" is the full mark, and no weight follows it.
+                weight, rest, rest_offset = Decimal(100), raw, part_offset
+            else:
+                weight, rest, rest_offset = self.weight(raw, part_offset)
+                weight = Decimal(0) if weight is None else weight
+            text = self.plain(self.feedback(rest, rest_offset), rest_offset)
+            if not text:
+                raise self.error(rest_offset, "empty_answer", gettext_noop("An answer is empty."))
+            answers.append((weight, text, rest_offset))
+        if len(answers) < 2:
+            raise self.error(
+                offset, "too_few_answers", gettext_noop("A choice question needs two answers.")
+            )
+        if len(answers) > len(OPTION_KEYS):
+            raise self.error(
+                offset,
+                "too_many_answers",
+                gettext_noop("A choice question has at most %(limit)s answers."),
+                limit=len(OPTION_KEYS),
+            )
+        texts = [" ".join(text.casefold().split()) for _weight, text, _offset in answers]
+        for index, text in enumerate(texts):
+            if text in texts[:index]:
+                raise self.error(
+                    answers[index][2],
+                    "duplicate_answer",
+                    gettext_noop("Two answers read the same: %(text)s"),
+                    text=answers[index][1][:60],
+                )
+        options = [
+            {"key": OPTION_KEYS[index], "text": text}
+            for index, (_w, text, _o) in enumerate(answers)
+        ]
+        if single:
+            full = [i for i, (weight, _t, _o) in enumerate(answers) if weight == 100]
+            if len(full) != 1:
+                raise self.error(
+                    offset,
+                    "single_choice_right_answers",
+                    gettext_noop(
+                        "A question with = has exactly one right answer; this one has "
+                        "%(count)s. For several right answers give them weights "
+                        "(~%%50%%… ~%%50%%…)."
+                    ),
+                    count=len(full),
+                )
+            partial = [(w, o) for w, _t, o in answers if 0 < w < 100]
+            if partial:
+                self.warn(
+                    partial[0][1],
+                    "partial_credit_wrong",
+                    gettext_noop(
+                        "Answers with partial credit (%(weights)s) count as wrong: Lernpfad "
+                        "gives an item full marks or none."
+                    ),
+                    weights=", ".join(f"{_weight_text(w)} %" for w, _o in partial),
+                )
+            return {
+                "kind": SINGLE_CHOICE,
+                "options": options,
+                "correct_keys": [OPTION_KEYS[full[0]]],
+            }
+        right = [(index, w) for index, (w, _t, _o) in enumerate(answers) if w > 0]
+        if not right:
+            raise self.error(
+                offset,
+                "no_right_answer",
+                gettext_noop(
+                    "No answer is right: mark it with =, or several with positive weights "
+                    "(~%%50%%…)."
+                ),
+            )
+        weights = [w for _index, w in right]
+        if max(weights) - min(weights) > Decimal("0.01") or abs(sum(weights) - 100) > Decimal(
+            "0.01"
+        ):
+            self.warn(
+                offset,
+                "weights_all_or_nothing",
+                gettext_noop(
+                    "The right answers' weights (%(weights)s) are not kept: a learner must "
+                    "choose exactly the answers with a positive weight (all or nothing)."
+                ),
+                weights=", ".join(f"{_weight_text(w)} %" for w in weights),
+            )
+        return {
+            "kind": MULTIPLE_CHOICE,
+            "options": options,
+            "correct_keys": [OPTION_KEYS[index] for index, _w in right],
+        }
+
+    def short_answer(self, body: str, offset: int) -> dict:
+        accepted, dropped = [], []
+        for _marker, raw, part_offset in self.answers(body, offset, "="):
+            if not raw.strip():
+                continue
+            weight, rest, rest_offset = self.weight(raw, part_offset)
+            text = self.plain(self.feedback(rest, rest_offset), rest_offset)
+            if not text:
+                raise self.error(rest_offset, "empty_answer", gettext_noop("An answer is empty."))
+            if weight is None or weight == 100:
+                accepted.append(text)
+            else:
+                dropped.append((weight, part_offset))
+        return {
+            "kind": SHORT_ANSWER,
+            "answer_key": self.typed_key(SHORT_ANSWER, {"accepted": accepted}, dropped, offset),
+        }
+
+    def numerical(self, body: str, offset: int) -> dict:
+        start = body.index("#") + 1
+        rest = body[start:]
+        wrong = rest.find("~")
+        if wrong >= 0:
+            self.feedback("#" + rest[wrong + 1 :], offset + start + wrong)
+            rest = rest[:wrong]
+        answers, dropped = [], []
+        for _marker, raw, part_offset in self.answers(rest, offset + start, "="):
+            if not raw.strip():
+                continue
+            weight, value_raw, value_offset = self.weight(raw, part_offset)
+            value = _release(self.feedback(value_raw, value_offset)).strip()
+            answer = self.number_answer(value, value_offset)
+            if weight is None or weight == 100:
+                answers.append(answer)
+            else:
+                dropped.append((weight, part_offset))
+        return {
+            "kind": NUMERICAL,
+            "answer_key": self.typed_key(NUMERICAL, {"answers": answers}, dropped, offset),
+        }
+
+    def number_answer(self, text: str, offset: int) -> dict:
+        if ".." in text:
+            low, _sep, high = text.partition("..")
+            answer = {"min": self.number(low, offset), "max": self.number(high, offset)}
+            if Decimal(answer["min"]) > Decimal(answer["max"]):
+                raise self.error(
+                    offset,
+                    "range_reversed",
+                    gettext_noop("In %(text)s the lower end is above the upper one."),
+                    text=text,
+                )
+            return answer
+        value, colon, tolerance = text.partition(":")
+        answer = {
+            "value": self.number(value, offset),
+            "tolerance": self.number(tolerance, offset) if colon else "0",
+        }
+        if Decimal(answer["tolerance"]) < 0:
+            raise self.error(
+                offset,
+                "negative_tolerance",
+                gettext_noop("The tolerance in %(text)s is negative."),
+                text=text,
+            )
+        return answer
+
+    def number(self, text: str, offset: int) -> str:
+        text = text.strip()
+        if not _GIFT_NUMBER_RE.fullmatch(text):
+            raise self.error(
+                offset,
+                "not_a_number",
+                gettext_noop(
+                    "%(text)s is not a number: write {#14}, {#14:0.5} (value:tolerance) or "
+                    "{#13..15} (range)."
+                ),
+                text=text[:40] or "–",
+            )
+        try:
+            number = _decimal_text(Decimal(text.replace(",", ".")))
+        except InvalidOperation as exc:  # pragma: no cover - the pattern admits numbers only
+            raise self.error(offset, "not_a_number", gettext_noop("Not a number.")) from exc
+        if len(number) > MAX_NUMBER_TEXT:
+            # A learner could not type it (quizzes.answers.MAX_NUMBER_TEXT).
+            raise self.error(
+                offset,
+                "number_too_long",
+                gettext_noop("%(text)s has more digits than a learner can type."),
+                text=text[:40],
+            )
+        return number
+
+    def matching(self, body: str, offset: int) -> dict:
+        parts = self.answers(body, offset, "=")
+        if parts[0][1].strip():
+            raise self.error(
+                parts[0][2],
+                "text_before_pairs",
+                gettext_noop("Every pair of a matching question starts with =: %(text)s"),
+                text=_release(parts[0][1].strip())[:60],
+            )
+        pairs = []
+        for _marker, raw, part_offset in parts[1:]:
+            if PAIR_ARROW not in raw:
+                raise self.error(
+                    part_offset,
+                    "pair_without_arrow",
+                    gettext_noop("A matching pair is written =left -> right: %(text)s"),
+                    text=_release(raw.strip())[:60] or "=",
+                )
+            left, _arrow, right = raw.partition(PAIR_ARROW)
+            right_text = _release(right).strip()
+            if not right_text:
+                raise self.error(
+                    part_offset,
+                    "pair_without_answer",
+                    gettext_noop("A matching pair has nothing after ->."),
+                )
+            pairs.append({"left": self.plain(left, part_offset), "right": right_text})
+            lefts = [" ".join(p["left"].casefold().split()) for p in pairs if p["left"]]
+            if pairs[-1]["left"] and lefts.count(lefts[-1]) > 1:
+                raise self.error(
+                    part_offset,
+                    "duplicate_pair",
+                    gettext_noop("Two pairs have the same left side: %(text)s"),
+                    text=pairs[-1]["left"][:60],
+                )
+        matched = sum(1 for pair in pairs if pair["left"])
+        if not 2 <= matched <= MAX_PAIRS:
+            raise self.error(
+                offset,
+                "pair_count",
+                gettext_noop(
+                    "A matching question has 2 to %(limit)s pairs; this one has %(count)s."
+                ),
+                limit=MAX_PAIRS,
+                count=matched,
+            )
+        return {
+            "kind": MATCHING,
+            "answer_key": self.typed_key(MATCHING, {"pairs": pairs}, [], offset),
+        }
+
+    def typed_key(
+        self, kind: str, key: dict, dropped: list[tuple[Decimal, int]], offset: int
+    ) -> dict:
+        """The answer key of a typed item, checked; ``dropped`` are the partial answers left
+        out (weight, offset)."""
+        if dropped:
+            self.warn(
+                dropped[0][1],
+                "partial_answers_dropped",
+                gettext_noop(
+                    "Answers worth less than 100 %% (%(weights)s) are left out: Lernpfad "
+                    "gives an item full marks or none."
+                ),
+                weights=", ".join(f"{_weight_text(w)} %" for w, _o in dropped),
+            )
+        if kind == SHORT_ANSWER and not key["accepted"]:
+            raise self.error(
+                offset,
+                "no_full_answer",
+                gettext_noop("No answer is worth 100 %%: a short answer needs one."),
+            )
+        if kind == NUMERICAL and not key["answers"]:
+            raise self.error(
+                offset,
+                "no_full_answer",
+                gettext_noop("No number is worth 100 %%: a numerical question needs one."),
+            )
+        if kind == SHORT_ANSWER and any("*" in answer for answer in key["accepted"]):
+            self.warn(
+                offset,
+                "wildcard_literal",
+                gettext_noop("* in a short answer is compared as it is, not as a wildcard."),
+            )
+        if kind == SHORT_ANSWER and any(len(a) > MAX_ANSWER_TEXT for a in key["accepted"]):
+            raise self.error(
+                offset,
+                "answer_too_long",
+                gettext_noop("An answer is longer than %(limit)s characters."),
+                limit=MAX_ANSWER_TEXT,
+            )
+        # The rules the bank applies to every item (the cases above with their own words).
+        problems = answer_key_errors(kind=kind, answer_key=key)
+        if problems:
+            raise self.error(
+                offset,
+                "bad_answers",
+                gettext_noop("The answers are not valid: %(problem)s"),
+                problem=" ".join(problems),
+            )
+        return key
+
+
+def _decimal_text(number: Decimal) -> str:
+    """A number as the answer key keeps it: plain notation, no trailing zeros ("0.5", "100")."""
+    text = format(number.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _weight_text(weight: Decimal) -> str:
+    return _decimal_text(weight)
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+_SPECIAL_OUT = str.maketrans(
+    {"\\": "\\\\", "~": "\\~", "=": "\\=", "#": "\\#", "{": "\\{", "}": "\\}", ":": "\\:"}
+)
+
+
+def _escape(text: str) -> str:
+    return text.strip().translate(_SPECIAL_OUT).replace("\r", "").replace("\n", "\\n")
+
+
+def _text_out(text: str) -> str:
+    """An answer or explanation as GIFT text: one that would read as a format marker
+    ("[html]…") gets ``[plain]`` before it."""
+    return ("[plain]" if _FORMAT_RE.match(text.strip()) else "") + _escape(text)
+
+
+def _needs_plain(item: GiftItem) -> bool:
+    """Whether the prompt needs ``[plain]`` before it: a text Moodle's default format would
+    read as HTML (``<``, ``&``), or a prompt that would read as a format marker or a comment."""
+    texts = [item.prompt, item.explanation, *(o["text"] for o in item.options)]
+    texts += list(item.answer_key.get("accepted", []))
+    for pair in item.answer_key.get("pairs", []):
+        texts += [pair["left"], pair["right"]]
+    prompt = item.prompt.strip()
+    return (
+        any("<" in text or "&" in text for text in texts)
+        or bool(_FORMAT_RE.match(prompt))
+        or prompt.startswith("//")
+    )
+
+
+def _answer_out(marker: str, text: str, *, weight: str) -> str:
+    """An answer after its marker. A text that starts like a weight ("%50% der Zeit") where a
+    weight may stand gets its weight written out, so it is read back as text."""
+    escaped = _text_out(text)
+    if weight and _WEIGHT_RE.match(escaped):
+        return f"{marker}%{weight}%{escaped}"
+    return marker + escaped
+
+
+def gift_write(items: Sequence[GiftItem]) -> str:
+    """The items as a GIFT file Moodle imports (and ``gift_parse`` reads back to the same
+    items): one block each, a blank line between."""
+    blocks = [_item_gift(item) for item in items]
+    return HEADER + "".join("\n" + block + "\n" for block in blocks)
+
+
+def _item_gift(item: GiftItem) -> str:
+    head = f"::{_escape(item.title)}::" if item.title.strip() else ""
+    head += ("[plain]" if _needs_plain(item) else "") + _escape(item.prompt)
+    general = f"\t####{_text_out(item.explanation)}\n" if item.explanation.strip() else ""
+    if item.kind == TRUE_FALSE:
+        value = "TRUE" if item.correct_keys == ["true"] else "FALSE"
+        feedback = f"####{_text_out(item.explanation)}" if item.explanation.strip() else ""
+        return f"{head}{{{value}{feedback}}}"
+    lines: list[str] = []
+    correct = set(item.correct_keys)
+    if item.kind == SINGLE_CHOICE:
+        # No weight is read after "=" in a choice question (as in Moodle), one is after "~".
+        lines = [
+            _answer_out("=", option["text"], weight="")
+            if option["key"] in correct
+            else _answer_out("~", option["text"], weight="0")
+            for option in item.options
+        ]
+        return _block(head, "", lines, general)
+    if item.kind == MULTIPLE_CHOICE:
+        share = _decimal_text((Decimal(100) / max(1, len(correct))).quantize(Decimal("0.00001")))
+        lines = [
+            f"~%{share if option['key'] in correct else WRONG_WEIGHT}%{_text_out(option['text'])}"
+            for option in item.options
+        ]
+        return _block(head, "", lines, general)
+    key = item.answer_key
+    if item.kind == SHORT_ANSWER:
+        lines = [_answer_out("=", answer, weight="100") for answer in key["accepted"]]
+        return _block(head, "", lines, general)
+    if item.kind == NUMERICAL:
+        lines = [f"={_number_out(answer)}" for answer in key["answers"]]
+        return _block(head, "#", lines, general)
+    if item.kind == MATCHING:
+        lines = [
+            f"={_text_out(pair['left'])} {PAIR_ARROW} {_escape(pair['right'])}"
+            if pair["left"].strip()
+            else f"= {PAIR_ARROW} {_escape(pair['right'])}"
+            for pair in key["pairs"]
+        ]
+        return _block(head, "", lines, general)
+    raise ValueError(f"GIFT has no form for items of kind {item.kind!r}")
+
+
+def _block(head: str, opening: str, lines: list[str], general: str) -> str:
+    return head + "{" + opening + "\n" + "".join(f"\t{line}\n" for line in lines) + general + "}"
+
+
+def _number_out(answer: dict) -> str:
+    if "min" in answer:
+        return f"{_number_text(answer['min'])}..{_number_text(answer['max'])}"
+    return f"{_number_text(answer['value'])}:{_number_text(answer['tolerance'])}"
+
+
+def _number_text(value: Any) -> str:
+    return _decimal_text(Decimal(str(value).strip()))
