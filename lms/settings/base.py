@@ -140,7 +140,8 @@ REST_FRAMEWORK = {
     # Deny by default: a view that is public says so itself.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # One JSON parser: too deep, unparseable or lone-surrogate bodies are a 400 parse_error.
+    "DEFAULT_PARSER_CLASSES": ["lms.parsers.JSONBodyParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
