@@ -44,6 +44,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # NUL in path or query, API bodies over the limit, page methods; API 4xx in the error shape
+    # (lms/request_guards.py). After LocaleMiddleware: its answers are in the request's language.
+    "lms.request_guards.RequestGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
