@@ -5,15 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('reviews', '0003_reviewcard_due_covering_index'),
+        ("reviews", "0003_reviewcard_due_covering_index"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='reviewlog',
-            index=models.Index(condition=models.Q(('source', 'review')), fields=['learner', 'id'], name='reviewlog_learner_applied'),
+            model_name="reviewlog",
+            index=models.Index(
+                condition=models.Q(("source", "review")),
+                fields=["learner", "id"],
+                name="reviewlog_learner_applied",
+            ),
         ),
     ]
