@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import math
-import zoneinfo
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +28,7 @@ from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
 from lms.errors import InvalidInput, NotFound
+from lms.local_time import is_time_zone
 
 DEFAULT_TIME_ZONE = "Europe/Berlin"
 NEW_CARDS_PER_DAY_MAX = 500
@@ -52,12 +51,6 @@ PROFILE_FIELDS = frozenset(
         "reviews_per_day",
     }
 )
-
-
-@functools.cache
-def _time_zones() -> frozenset[str]:
-    # available_timezones() scans the tz database on every call; the set never changes at runtime.
-    return frozenset(zoneinfo.available_timezones())
 
 
 class _Errors:
@@ -94,7 +87,7 @@ def _language_check(language: str, errors: _Errors) -> None:
 
 
 def _time_zone_check(time_zone: str, errors: _Errors) -> None:
-    if time_zone not in _time_zones():
+    if not is_time_zone(time_zone):
         errors.add(
             "time_zone", f"'{time_zone}' is not an IANA time zone name (e.g. Europe/Berlin)."
         )

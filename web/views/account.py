@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import zoneinfo
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -13,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from accounts.services import user_update
 from lms.errors import DomainError
+from lms.local_time import time_zone_names
 from web.forms import SettingsForm
 from web.views.auth import remember_language
 
@@ -48,4 +47,4 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 
 def _common_time_zones() -> list[str]:
-    return sorted(z for z in zoneinfo.available_timezones() if "/" in z and not z.startswith("Etc"))
+    return sorted(z for z in time_zone_names() if "/" in z and not z.startswith("Etc"))
