@@ -197,6 +197,8 @@ def test_schemathesis_against_a_live_production_gunicorn(world, tmp_path):
                 "LERNPFAD_LIVE_PASSWORD": PASSWORD,
                 "LERNPFAD_LIVE_REAL": json.dumps(path_values(world)),
             },
+            # Its cache of crashes (.schemathesis/) stays out of the work tree.
+            cwd=tmp_path,
             capture_output=True,
             text=True,
             timeout=RUN_TIMEOUT,
