@@ -1,7 +1,6 @@
 """The learner account: Django's user plus the preferences Lernpfad needs, and its devices."""
 
 import datetime
-import zoneinfo
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -18,10 +17,11 @@ from accounts.data import (
     DESIRED_RETENTION_MAX,
     DESIRED_RETENTION_MIN,
 )
+from lms.local_time import is_time_zone
 
 
 def validate_time_zone(value: str) -> None:
-    if value not in zoneinfo.available_timezones():
+    if not is_time_zone(value):
         raise ValidationError(f"'{value}' is not an IANA time zone name (e.g. Europe/Berlin).")
 
 

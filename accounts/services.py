@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import logging
 import math
-import zoneinfo
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -50,6 +48,7 @@ from accounts.tokens import (
     email_confirmation_claim,
 )
 from lms.errors import InvalidInput, NotFound, TooManyRequests
+from lms.local_time import is_time_zone
 
 logger = logging.getLogger(__name__)
 
@@ -74,12 +73,6 @@ PROFILE_FIELDS = frozenset(
         "reviews_per_day",
     }
 )
-
-
-@functools.cache
-def _time_zones() -> frozenset[str]:
-    # available_timezones() scans the tz database on every call; the set never changes at runtime.
-    return frozenset(zoneinfo.available_timezones())
 
 
 class _Errors:
@@ -173,7 +166,7 @@ def _language_check(language: str, errors: _Errors) -> None:
 
 
 def _time_zone_check(time_zone: str, errors: _Errors) -> None:
-    if time_zone not in _time_zones():
+    if not is_time_zone(time_zone):
         errors.add(
             "time_zone", f"'{time_zone}' is not an IANA time zone name (e.g. Europe/Berlin)."
         )

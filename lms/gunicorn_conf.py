@@ -19,6 +19,16 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
 accesslog = "-"
 
+# gunicorn 25.1+ opens a control socket for ``gunicornc``, by default at one path per user
+# ($XDG_RUNTIME_DIR/gunicorn.ctl, else ~/.gunicorn/gunicorn.ctl). A second instance on the host
+# deletes the first one's socket and takes the path over, and whichever stops first deletes the
+# other's: two instances (two projects, a blue/green deploy, the benchmark beside a server)
+# collided. An instance gets a control socket only at a path of its own, from
+# GUNICORN_CONTROL_SOCKET; without it none, as the containers are run by their runtime, not by
+# gunicornc. Older gunicorns ignore both settings.
+control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET", "")
+control_socket_disable = not control_socket
+
 
 def post_worker_init(worker) -> None:
     """Once a worker has loaded Django: move everything loaded so far (modules, settings, URL

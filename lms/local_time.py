@@ -117,6 +117,33 @@ def _local_instant(time_zone: str, date: datetime.date, time: datetime.time) -> 
     return max(first, second)
 
 
+# Names a tz database answers that are no place's zone: "localtime" is the host's own setting
+# (a copy of /etc/localtime, whatever the server's admin chose), "Factory" the placeholder "-00"
+# of machines not set up yet, "posixrules" the template for POSIX TZ strings; "posix/…" and
+# "right/…" are the same zones again (the latter counting leap seconds). Accepting "localtime"
+# made a learner's day follow the server's zone (issue 13).
+NOT_TIME_ZONES = frozenset({"localtime", "Factory", "posixrules"})
+_NOT_TIME_ZONE_FOLDERS = ("posix/", "right/")
+
+
+@functools.cache
+def time_zone_names() -> frozenset[str]:
+    """The IANA time zone names a learner may choose (``Europe/Berlin``, ``UTC``, …).
+
+    Cached: ``zoneinfo.available_timezones()`` walks the tz database on every call, and the set
+    does not change while the process runs.
+    """
+    return frozenset(
+        name
+        for name in zoneinfo.available_timezones()
+        if name not in NOT_TIME_ZONES and not name.startswith(_NOT_TIME_ZONE_FOLDERS)
+    )
+
+
+def is_time_zone(name: str) -> bool:
+    return name in time_zone_names()
+
+
 def zone_info(name: str) -> zoneinfo.ZoneInfo:
     """The IANA zone of that name (UTC for a name this machine does not know)."""
     try:

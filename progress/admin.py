@@ -1,21 +1,33 @@
 """Admin for learner progress: enrollments per module with their progress, and progress rows."""
 
-import csv
 import datetime
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.db.models import Case, F, IntegerField, Value, When
-from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from courses import api as courses_api
+from lms.csv_export import csv_response
 from progress.models import Enrollment, StepProgress
 from progress.selectors import enrollments_with_progress
 from progress.services.enrollment import enrollments_bulk_create
+
+ENROLLMENTS_CSV_COLUMNS = (
+    "username",
+    "email",
+    "display_name",
+    "module",
+    "source",
+    "enrolled_at",
+    "last_activity_at",
+    "completed_steps",
+    "total_steps",
+    "percent_complete",
+)
 
 
 class ActivityFilter(admin.SimpleListFilter):
@@ -134,29 +146,15 @@ class EnrollmentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Export selected enrollments as CSV")
     def export_csv(self, request, queryset):
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="enrollments.csv"'
-        writer = csv.writer(response)
-        writer.writerow(
-            [
-                "username",
-                "email",
-                "display_name",
-                "module",
-                "source",
-                "enrolled_at",
-                "last_activity_at",
-                "completed_steps",
-                "total_steps",
-                "percent_complete",
-            ]
-        )
-        for enrollment in queryset.select_related("learner", "module").order_by("module", "id"):
-            writer.writerow(
+        enrollments = queryset.select_related("learner", "module").order_by("module", "id")
+        return csv_response(
+            filename="enrollments.csv",
+            header=ENROLLMENTS_CSV_COLUMNS,
+            rows=(
                 [
-                    _csv_safe(enrollment.learner.username),
-                    _csv_safe(enrollment.learner.email),
-                    _csv_safe(enrollment.learner.display_name),
+                    enrollment.learner.username,
+                    enrollment.learner.email,
+                    enrollment.learner.display_name,
                     enrollment.module.slug,
                     enrollment.source,
                     enrollment.enrolled_at.isoformat(),
@@ -165,13 +163,9 @@ class EnrollmentAdmin(admin.ModelAdmin):
                     enrollment.total_steps,
                     enrollment.percent_complete,
                 ]
-            )
-        return response
-
-
-def _csv_safe(value: str) -> str:
-    """Defuse spreadsheet formulas: a learner-chosen name like '=HYPERLINK(...)' stays text."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+                for enrollment in enrollments
+            ),
+        )
 
 
 class StepProgressAdmin(admin.ModelAdmin):

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from lms.errors import Conflict, InvalidInput
+from lms.text import text_is_storable
 from progress.models import ProgressEvent, StepProgress
 
 EventKind = ProgressEvent.Kind
@@ -183,10 +184,13 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
     if not isinstance(raw, Mapping):
         raise InvalidInput("An event must be an object.", code="invalid_event")
     client_event_id = raw.get("client_event_id")
+    # Every string of an event is looked up or stored: one with NUL (or a lone surrogate) would
+    # fail the batch's statements in PostgreSQL, so it rejects its own event here.
     if (
         not isinstance(client_event_id, str)
         or not client_event_id.strip()
         or len(client_event_id) > CLIENT_EVENT_ID_MAX_LENGTH
+        or not text_is_storable(client_event_id)
     ):
         raise InvalidInput(
             f"client_event_id must be a non-empty string of at most "
@@ -201,7 +205,7 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
             detail={"allowed": list(EventKind.values)},
         )
     module = raw.get("module")
-    if not isinstance(module, str) or not module:
+    if not isinstance(module, str) or not module or not text_is_storable(module):
         raise InvalidInput("module must be a module slug.", code="invalid_module")
     number = raw.get("step")
     # bool is an int in Python; "step": true is a client bug, not step 1.
@@ -210,7 +214,7 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
     section = raw.get("section") or ""
     if kind == EventKind.SECTION_VIEWED and (not isinstance(section, str) or not section):
         raise InvalidInput("section_viewed needs the section kind.", code="invalid_section")
-    if not isinstance(section, str):
+    if not isinstance(section, str) or not text_is_storable(section):
         raise InvalidInput("section must be a section kind.", code="invalid_section")
     occurred_at = client_time_parse(raw.get("occurred_at"), now=now)
     return SyncEvent(
@@ -226,7 +230,8 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
 
 def client_time_parse(value: Any, *, now: datetime.datetime) -> datetime.datetime:
     try:
-        parsed = parse_datetime(value) if isinstance(value, str) else None
+        # datetime.fromisoformat, which parse_datetime tries first, ignores a NUL and what follows.
+        parsed = parse_datetime(value) if isinstance(value, str) and "\x00" not in value else None
     except ValueError:
         parsed = None
     if parsed is None or timezone.is_naive(parsed):

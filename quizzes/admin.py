@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-from dataclasses import asdict
-
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
+from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import path
 
 from courses import api as courses_api
+from lms.csv_export import csv_response
+from lms.errors import ModuleNotFound
 from quizzes.admin_gift import GiftImportExportMixin
 from quizzes.models import (
     Certificate,
@@ -365,14 +364,19 @@ class ExamAttemptAdmin(admin.ModelAdmin):
             raise PermissionDenied
         module_ids = None
         if request.GET.get("module"):
-            module_ids = [courses_api.module_by_slug(request.GET["module"]).id]
-        response = HttpResponse(content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="exam-grades.csv"'
-        writer = csv.DictWriter(response, fieldnames=GRADES_CSV_COLUMNS)
-        writer.writeheader()
-        for row in grades_rows(module_ids=module_ids):
-            writer.writerow(asdict(row))
-        return response
+            try:
+                module_ids = [courses_api.module_by_slug(request.GET["module"]).id]
+            except ModuleNotFound as error:
+                # The admin's 404 page, not a 500 (the domain error is the API's to answer).
+                raise Http404(error.message) from error
+        return csv_response(
+            filename="exam-grades.csv",
+            header=GRADES_CSV_COLUMNS,
+            rows=(
+                [getattr(row, column) for column in GRADES_CSV_COLUMNS]
+                for row in grades_rows(module_ids=module_ids)
+            ),
+        )
 
 
 @admin.register(Certificate)

@@ -2,8 +2,9 @@
 
 from django.urls import path
 
+import lms.converters  # noqa: F401  (registers <token:…>)
 from quizzes.views import certificate_verify
 
 urlpatterns = [
-    path("certificates/<str:code>/", certificate_verify, name="certificate-verify"),
+    path("certificates/<token:code>/", certificate_verify, name="certificate-verify"),
 ]

@@ -9,7 +9,9 @@ from quizzes.selectors import certificate_by_code
 
 
 @require_safe
-@cache_control(public=True, max_age=300)
+# Not stored for reuse without asking: a revoked certificate (deleted by an admin or with its
+# account) must stop verifying at once; it was "public, max-age=300", five more minutes.
+@cache_control(no_cache=True)
 def certificate_verify(request, code: str):
     """Name, module, date and score of the certificate with this code; 404 for any other code."""
     certificate = certificate_by_code(code=code)

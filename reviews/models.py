@@ -141,6 +141,13 @@ class ReviewLog(models.Model):
         ]
         indexes = [
             models.Index(fields=["learner", "reviewed_at"], name="reviewlog_learner_time"),
+            # Undo finds the learner's last applied review: the highest id, not the latest time
+            # (reviews.services.reviewing.review_undo).
+            models.Index(
+                fields=["learner", "id"],
+                condition=Q(source="review"),
+                name="reviewlog_learner_applied",
+            ),
         ]
 
     @property

@@ -50,6 +50,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # NUL in path or query, API bodies over the limit, page methods; API 4xx in the error shape
+    # (lms/request_guards.py). After LocaleMiddleware: its answers are in the request's language.
+    "lms.request_guards.RequestGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -193,7 +196,8 @@ REST_FRAMEWORK = {
     # Deny by default: a view that is public says so itself.
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # One JSON parser: too deep, unparseable or lone-surrogate bodies are a 400 parse_error.
+    "DEFAULT_PARSER_CLASSES": ["lms.parsers.JSONBodyParser"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -239,6 +243,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "lms.openapi.error_responses_add",
+        "lms.openapi.links_add",
     ],
 }
 

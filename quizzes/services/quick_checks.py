@@ -9,7 +9,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from courses import api as courses_api
-from lms.errors import NotFound
+from lms.errors import NotEnrolled, NotFound
+from progress import api as progress_api
 from quizzes.models import QuickCheckRating, QuickCheckRatingEvent
 from reviews import api as reviews_api
 
@@ -32,7 +33,8 @@ def quick_check_rate(
     """Store the learner's rating of a quick check shown by the step and tell the reviews app.
 
     The latest rating per learner and quick check is kept in one row, every rating in the history.
-    A quick check the step does not show is a 404.
+    A quick check the step does not show is a 404; so is a module the learner is not enrolled in
+    (``not_enrolled``, as for progress): a rating creates a review card, which is course work.
     """
     at = at or timezone.now()
     step = courses_api.step_by_number(module_slug, step_number)
@@ -40,29 +42,34 @@ def quick_check_rate(
         raise NotFound(
             f"Step {step_number} has no quick check {quick_check_id}.", code="quick_check_not_found"
         )
+    store = {
+        "learner_id": learner_id,
+        "module_slug": module_slug,
+        "step_id": step.id,
+        "quick_check_id": quick_check_id,
+        "rating": rating,
+        "at": at,
+    }
     try:
-        return _rating_store(
-            learner_id=learner_id,
-            step_id=step.id,
-            quick_check_id=quick_check_id,
-            rating=rating,
-            at=at,
-        )
+        return _rating_store(**store)
     except IntegrityError:
         # Two first ratings raced and the other inserted the row: now there is one to update.
-        return _rating_store(
-            learner_id=learner_id,
-            step_id=step.id,
-            quick_check_id=quick_check_id,
-            rating=rating,
-            at=at,
-        )
+        return _rating_store(**store)
 
 
 def _rating_store(
-    *, learner_id: int, step_id: int, quick_check_id: int, rating: str, at: datetime.datetime
+    *,
+    learner_id: int,
+    module_slug: str,
+    step_id: int,
+    quick_check_id: int,
+    rating: str,
+    at: datetime.datetime,
 ) -> RatingOutcome:
     with transaction.atomic():
+        # Locked like progress' writes lock it: an unenrollment waits until the rating is stored.
+        if progress_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug) is None:
+            raise NotEnrolled(module_slug, enroll_first=True)
         row = (
             QuickCheckRating.objects.select_for_update()
             .filter(learner_id=learner_id, quick_check_id=quick_check_id)

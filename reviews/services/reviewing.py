@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from lms.errors import Conflict, InvalidInput, NotFound
@@ -201,22 +202,47 @@ class UndoResult:
     state: int
 
 
+# Each further attempt means another undo deleted the log this one found; the bound only keeps
+# an undo from running on while the learner's other devices undo faster than it can look.
+_UNDO_ATTEMPTS = 50
+
+
 @transaction.atomic
 def review_undo(*, learner) -> UndoResult:
-    """Undo the learner's last review from the review queue: restore the card, delete the log.
+    """Undo the learner's last applied review from the review queue: restore the card, delete
+    the log. Repeating it undoes the review before that, and so on. Quick-check self-ratings are
+    not undone here (the step page owns them).
 
-    Repeating it undoes the review before that, and so on. Quick-check self-ratings are not
-    undone here (the step page owns them).
+    "Last applied" is the highest log id, read under the card's row lock. Every review draws its
+    log's id while it holds that lock (the compare-and-swap's INSERT runs on the row its UPDATE
+    locked; the locked path inserts after SELECT … FOR UPDATE) and keeps it to its commit, so per
+    card the ids are in the order the reviews were applied. ``reviewed_at`` is not: it is taken
+    when the request starts, and a request that lost the compare-and-swap applies later with the
+    earlier time (issue 13: 12 of 205 undos restored a wrong state). The lock also keeps a review
+    from landing between reading the last log and restoring the state before it.
+
+    Savepoint, the card's lock, its last log, the restore, the delete, release.
     """
-    log = (
-        ReviewLog.objects.select_for_update()
-        .filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
-        .order_by("-reviewed_at", "-id")
-        .first()
-    )
-    if log is None:
-        raise Conflict("There is no review to undo.", code="nothing_to_undo")
-    ReviewCard.objects.filter(id=log.card_id, learner_id=learner.pk).update(
+    for _ in range(_UNDO_ATTEMPTS):
+        reviews = ReviewLog.objects.filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
+        card_id = (
+            ReviewCard.objects.select_for_update()
+            .filter(
+                learner_id=learner.pk,
+                id=Subquery(reviews.order_by("-id").values("card_id")[:1]),
+            )
+            .values_list("id", flat=True)
+            .first()
+        )
+        if card_id is None:
+            raise Conflict("There is no review to undo.", code="nothing_to_undo")
+        log = ReviewLog.objects.filter(card_id=card_id).order_by("-id").first()
+        if log is not None and log.source == ReviewLog.Source.REVIEW:
+            break
+        # A concurrent undo took this card's last review first; look again.
+    else:
+        raise Conflict("Other undos ran at the same moment; try again.", code="undo_conflict")
+    ReviewCard.objects.filter(id=card_id).update(
         **CardState.from_columns(log, prefix="before_").columns()
     )
     ReviewLog.objects.filter(id=log.pk).delete()

@@ -119,3 +119,44 @@ def test_me_needs_log_in(api_client):
     response = api_client.patch(ME, {"display_name": "x"}, format="json")
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+@pytest.mark.parametrize("zone", ["localtime", "Factory", "posixrules", "posix/Europe/Berlin"])
+def test_names_that_are_no_time_zone_are_refused(client, lena, zone):
+    """Issue 13: "localtime" (the server's own zone) and "Factory" (the placeholder "-00") were
+    accepted as a learner's time zone, because the host's tz database lists them."""
+    response = client.patch(ME, {"time_zone": zone}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["detail"]["time_zone"]
+    lena.refresh_from_db()
+    assert lena.time_zone == "Europe/Berlin"
+
+
+@pytest.mark.parametrize("zone", ["localtime", "Factory"])
+def test_registration_refuses_them_too(api_client, zone):
+    response = api_client.post(
+        "/api/v1/auth/register/",
+        {
+            "username": "mara",
+            "email": "mara@example.org",
+            "password": "mara-Lernpfad-Passwort-2026",
+            "time_zone": zone,
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["detail"]["time_zone"]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/Argentina/Buenos_Aires"])
+def test_real_zones_and_their_iana_links_stay_accepted(client, lena, zone):
+    assert client.patch(ME, {"time_zone": zone}, format="json").status_code == 200
+
+
+def test_the_model_validator_follows_the_same_rule(lena):
+    from django.core.exceptions import ValidationError
+
+    lena.time_zone = "localtime"
+    with pytest.raises(ValidationError) as refused:
+        lena.full_clean()
+    assert "time_zone" in refused.value.message_dict

@@ -190,3 +190,18 @@ T = datetime.time
 )
 def test_quiet_hours(at, start, end, quiet):
     assert in_quiet_hours(at=at, start=start, end=end) is quiet
+
+
+def test_time_zone_names_are_the_iana_zones_without_the_hosts_extras():
+    import zoneinfo
+
+    from lms.local_time import NOT_TIME_ZONES, is_time_zone, time_zone_names
+
+    names = time_zone_names()
+    assert {"Europe/Berlin", "UTC", "Asia/Kolkata", "America/New_York"} <= names
+    assert not names & NOT_TIME_ZONES
+    assert not any(name.startswith(("posix/", "right/")) for name in names)
+    # Everything else the host's tz database names stays: aliases IANA keeps ("US/Eastern").
+    assert zoneinfo.available_timezones() - names <= NOT_TIME_ZONES
+    assert not is_time_zone("localtime") and not is_time_zone("Factory")
+    assert is_time_zone("US/Eastern")

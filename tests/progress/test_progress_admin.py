@@ -87,6 +87,8 @@ def test_search_and_activity_filter(enrollments, admin_client):
 def test_csv_export(enrollments, admin_client, learners):
     learners[2].display_name = "=HYPERLINK(evil)"
     learners[2].save()
+    learners[1].email = "@ben@example.org"
+    learners[1].save()
     ids = list(Enrollment.objects.values_list("pk", flat=True))
     response = admin_client.post(
         "/admin/progress/enrollment/", {"action": "export_csv", "_selected_action": ids}
@@ -98,6 +100,7 @@ def test_csv_export(enrollments, admin_client, learners):
     assert by_name["anna"]["completed_steps"] == "16" and by_name["anna"]["total_steps"] == "32"
     assert by_name["cem"]["last_activity_at"] == ""
     assert by_name["cem"]["display_name"] == "'=HYPERLINK(evil)"
+    assert by_name["ben"]["email"] == "'@ben@example.org"
 
 
 def test_step_by_step_progress_of_a_learner(enrollments, admin_client):

@@ -176,6 +176,36 @@ def test_bad_events_are_rejected_one_by_one_and_the_good_ones_apply(client, lena
     assert set(ProgressEvent.objects.values_list("client_event_id", flat=True)) == {"ok-1", "ok-2"}
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "code"),
+    [
+        ("client_event_id", "nul\x00id", "invalid_client_event_id"),
+        ("client_event_id", "\x00", "invalid_client_event_id"),
+        ("module", "self-hosting-27\x00", "invalid_module"),
+        ("module", "\x00", "invalid_module"),
+        ("section", "verstehen\x00", "invalid_section"),
+        ("occurred_at", "2026-03-01T09:30:00Z\x00", "invalid_timestamp"),
+    ],
+)
+def test_a_nul_rejects_its_event_and_the_rest_of_the_batch_applies(
+    client, lena, field, value, code
+):
+    """Issue 13: NUL in client_event_id or module reached PostgreSQL and the whole batch was a
+    500; now only that event is rejected."""
+    bad = ev("bad", "section_viewed", 4, 9, "anwenden")
+    bad[field] = value
+    body = sync(
+        client,
+        [ev("ok-1", "section_viewed", 4, 10, "verstehen"), bad, ev("ok-2", "opened", 5, 8)],
+    )
+    statuses = [r["status"] for r in body["results"]]
+    assert statuses == ["applied", "rejected", "applied"]
+    assert body["results"][1]["error"]["code"] == code
+    assert row(lena, 4).sections_viewed == ["verstehen"]
+    assert row(lena, 5).status == "in_progress"
+    assert set(ProgressEvent.objects.values_list("client_event_id", flat=True)) == {"ok-1", "ok-2"}
+
+
 def test_events_of_a_module_without_enrollment_are_rejected_and_can_come_again(
     client, lena, module_document
 ):

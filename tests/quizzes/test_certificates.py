@@ -79,3 +79,39 @@ def test_my_certificates(learner_api, exam, bank, course):
     assert entry["module"] == course.slug and entry["module_title"] == course.title
     assert entry["score_percent"] == "100.00" and entry["learner_name"] == "Lena Lernende"
     assert entry["code"] == Certificate.objects.get().code
+
+
+def test_a_revoked_certificate_stops_verifying_at_once(learner_api, exam, bank, course):
+    """Issue 13: the page said "public, max-age=300", so a shared cache kept showing a revoked
+    certificate for five minutes. Now every cache must ask again before reusing it."""
+    code = exam.take(learner_api, correct=9)["certificate"]["code"]
+    page = Client().get(f"/certificates/{code}/")
+    assert page.status_code == 200
+    directives = {part.strip() for part in page["Cache-Control"].split(",")}
+    assert "no-cache" in directives
+    assert not any(d.startswith(("max-age=", "s-maxage=")) and d[-1] != "0" for d in directives)
+    assert "public" not in directives
+    # Revocation: an admin deletes it (or the account is erased with it).
+    Certificate.objects.filter(code=code).delete()
+    assert Client().get(f"/certificates/{code}/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["%00", "a%00b", "a" * 65, "with space", "%C3%A4", "dot.ted", "%ED%A0%80"],
+    ids=["nul", "nul-inside", "too-long", "space", "umlaut", "dot", "surrogate-bytes"],
+)
+def test_a_code_outside_the_code_alphabet_is_404_without_a_query(
+    course, code, django_assert_num_queries
+):
+    with django_assert_num_queries(0):
+        assert Client().get(f"/certificates/{code}/").status_code == 404
+
+
+def test_my_certificate_page_takes_only_codes(learner_api, exam, bank, learner):
+    code = exam.take(learner_api, correct=10)["certificate"]["code"]
+    page = Client()
+    page.force_login(learner)
+    assert page.get(f"/my/certificates/{code}/").status_code == 200
+    for bad in ("%00", "x" * 65):
+        assert page.get(f"/my/certificates/{bad}/").status_code == 404

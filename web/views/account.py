@@ -3,8 +3,6 @@ password change and "log out everywhere"."""
 
 from __future__ import annotations
 
-import zoneinfo
-
 from django.contrib import messages
 from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
@@ -16,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.services import credentials_revoke, password_change, user_update
 from lms.errors import DomainError, TooManyRequests
+from lms.local_time import time_zone_names
 from web.forms import PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
 
@@ -62,7 +61,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 
 
 def _common_time_zones() -> list[str]:
-    return sorted(z for z in zoneinfo.available_timezones() if "/" in z and not z.startswith("Etc"))
+    return sorted(z for z in time_zone_names() if "/" in z and not z.startswith("Etc"))
 
 
 # The service's field names on the form.

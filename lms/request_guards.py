@@ -1,0 +1,138 @@
+"""What every request must pass before a view sees it, and the API's answers in its one shape.
+
+- A NUL in the path is a 404 and in the query string a 400: PostgreSQL cannot compare text with
+  NUL, so ``/certificates/%00/`` reached the driver and was a 500.
+- An API body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a ``413 request_too_large``, answered from
+  ``Content-Length`` before anything reads it: Django raises ``RequestDataTooBig`` when the body
+  is read, which became an HTML 400 (with ``DEBUG`` the debug page), not the API's error shape.
+- Pages (everything outside ``/api/``) answer only GET, HEAD and POST; a function view would
+  otherwise serve TRACE, PUT or OPTIONS like a GET. The API's views refuse what they do not
+  implement themselves (DRF, 405 with their own ``Allow``).
+- Whatever 4xx the API answers reaches the client in the error shape, never as an HTML page
+  (a resolver 404 or a CSRF 403 under ``DEBUG`` are Django's pages).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+from rest_framework import exceptions
+
+from lms.errors import error_body
+from lms.text import text_is_storable
+
+API_PREFIX = "/api/"
+PAGE_METHODS = ("GET", "HEAD", "POST")
+
+# The code and message an API 4xx gets when something other than a view answered it (Django's
+# resolver, CSRF or debug pages); the messages are DRF's, translated by DRF.
+_SHAPES = {
+    400: ("bad_request", exceptions.ParseError.default_detail),
+    403: ("permission_denied", exceptions.PermissionDenied.default_detail),
+    404: ("not_found", exceptions.NotFound.default_detail),
+    405: ("method_not_allowed", exceptions.MethodNotAllowed.default_detail),
+}
+
+
+def is_api(request: HttpRequest) -> bool:
+    return request.path_info.startswith(API_PREFIX)
+
+
+class RequestGuardMiddleware:
+    """Refuses what no view can answer well (see the module docstring); keeps API 4xx in shape.
+
+    Sits after LocaleMiddleware, so its messages are in the request's language.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        api = is_api(request)
+        response = _refusal(request, api=api)
+        if response is None:
+            response = self.get_response(request)
+        if api and 400 <= response.status_code < 500 and not _is_json(response):
+            response = _in_error_shape(response, method=request.method)
+        return response
+
+
+def _refusal(request: HttpRequest, *, api: bool) -> HttpResponse | None:
+    if "\x00" in request.path:
+        return _refuse(404, "not_found", str(exceptions.NotFound.default_detail), api=api)
+    try:
+        query = request.GET
+    except TooManyFieldsSent:
+        return _refuse(400, "invalid_query", _("The request has too many fields."), api=api)
+    for key, values in query.lists():
+        if not all(text_is_storable(text) for text in (key, *values)):
+            return _refuse(
+                400,
+                "invalid_query",
+                _("The query string contains a NUL character."),
+                api=api,
+            )
+    if not api and request.method not in PAGE_METHODS:
+        response = _refuse(
+            405,
+            "method_not_allowed",
+            str(exceptions.MethodNotAllowed.default_detail).format(method=request.method[:20]),
+            api=False,
+        )
+        response["Allow"] = ", ".join(PAGE_METHODS)
+        return response
+    if api and _content_length(request) > _upload_limit():
+        return _too_large()
+    return None
+
+
+def _upload_limit() -> float:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return float("inf") if limit is None else limit
+
+
+def _content_length(request: HttpRequest) -> int:
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0
+
+
+def _too_large() -> HttpResponse:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return _refuse(
+        413,
+        "request_too_large",
+        _("The request body is larger than %(limit)d bytes.") % {"limit": limit},
+        detail={"max_bytes": limit},
+        api=True,
+    )
+
+
+def _refuse(status: int, code: str, message: str, *, api: bool, detail=None) -> HttpResponse:
+    if api:
+        return JsonResponse(error_body(code, message, detail), status=status)
+    return HttpResponse(
+        f"<h1>{status}</h1><p>{escape(message)}</p>",
+        status=status,
+        content_type="text/html; charset=utf-8",
+    )
+
+
+def _is_json(response: HttpResponse) -> bool:
+    return response.get("Content-Type", "").startswith("application/json")
+
+
+def _in_error_shape(response: HttpResponse, *, method: str) -> HttpResponse:
+    status = response.status_code
+    code, message = _SHAPES.get(status, ("error", response.reason_phrase or str(status)))
+    if status == 405:
+        message = str(message).format(method=method[:20])
+    shaped = JsonResponse(error_body(code, str(message)), status=status)
+    for header in ("Allow", "Retry-After", "WWW-Authenticate", "Vary"):
+        if header in response:
+            shaped[header] = response[header]
+    return shaped
