@@ -189,9 +189,12 @@ SPECTACULAR_SETTINGS = {
 
 # Celery. The default broker needs no server (a folder on disk), so the run command works on a
 # fresh machine; production sets CELERY_BROKER_URL=redis://...
+# The folder of what `make run` keeps on disk beside the database: the folder broker and beat's
+# schedule file (a test's runstack gets a folder of its own).
+LERNPFAD_VAR_DIR = Path(env("LERNPFAD_VAR_DIR", default=str(BASE_DIR / "var")))
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = BASE_DIR / "var" / "celery-broker"
+    _broker_dir = LERNPFAD_VAR_DIR / "celery-broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir),
         "data_folder_out": str(_broker_dir),

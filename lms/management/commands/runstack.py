@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
     def handle(self, *args, addr, **options):
-        (settings.BASE_DIR / "var" / "celery-broker" / "processed").mkdir(
+        (settings.LERNPFAD_VAR_DIR / "celery-broker" / "processed").mkdir(
             parents=True, exist_ok=True
         )
         python = sys.executable
@@ -29,7 +29,7 @@ class Command(BaseCommand):
             "worker": [python, "-m", "celery", "-A", "lms", "worker", "-l", "info", "-c", "2"],
             "beat": [
                 python, "-m", "celery", "-A", "lms", "beat", "-l", "info",
-                "--schedule", str(settings.BASE_DIR / "var" / "celerybeat-schedule"),
+                "--schedule", str(settings.LERNPFAD_VAR_DIR / "celerybeat-schedule"),
             ],
         }  # fmt: skip
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
