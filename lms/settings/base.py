@@ -88,6 +88,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.boo
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=2
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default (make run) serves the threads of the dev server, a Celery worker and
+    # beat at once. Out of the box SQLite fails such writers at once with "database is locked":
+    # its busy timeout is 0 for a transaction that reads before it writes (a deferred one
+    # cannot wait for the lock without risking a deadlock), and its rollback journal blocks
+    # readers during a write. So: every transaction takes the write lock when it begins
+    # (IMMEDIATE) and waits up to `timeout` seconds for it; WAL lets readers go on beside the
+    # one writer; synchronous=NORMAL is what SQLite recommends with WAL (a commit stays safe
+    # against a crash of the application, not necessarily of the machine).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
