@@ -7,6 +7,9 @@ never touched.
   while several ``section_viewed`` events per step go out at once. Every request is answered
   ``2xx`` and no event is lost. (SQLite without WAL, IMMEDIATE transactions and a busy timeout
   answered about a fifth of them ``500 database is locked``.)
+- SIGTERM to runstack (``kill``, a service manager, a CI timeout) stops web, worker, the worker's
+  pool and beat within seconds; before, they ran on as orphans. So does Ctrl-C (SIGINT).
+- A child that exits (the port is taken) stops the others, and runstack fails.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import contextlib
 import os
 import re
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -27,6 +32,7 @@ import pytest
 import requests
 from django.conf import settings
 
+from lms.management.commands.runstack import STOP_TIMEOUT
 from tests.ports import free_port
 
 pytestmark = [pytest.mark.slow]
@@ -81,15 +87,16 @@ def demo_database(tmp_path_factory) -> Path:
 class Stack:
     """A running ``manage.py runstack`` and every process it started."""
 
-    def __init__(self, workdir: Path, database: Path) -> None:
-        self.port = free_port()
+    def __init__(self, workdir: Path, database: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.var_dir = workdir / "var"
         self.log = workdir / "runstack.log"
         self._log_file = self.log.open("wb")
         self.popen = subprocess.Popen(
             [sys.executable, "manage.py", "runstack", "--addr", f"127.0.0.1:{self.port}"],
             cwd=settings.BASE_DIR,
-            env=_environment(database, workdir / "var"),
+            env=_environment(database, self.var_dir),
             stdout=self._log_file,
             stderr=subprocess.STDOUT,
             # Apart from the test's own terminal signals, as from a service manager.
@@ -104,6 +111,18 @@ class Stack:
             for child in self.process.children(recursive=True):
                 self.seen.setdefault(child.pid, child)
         return [process for process in self.seen.values() if _alive(process)]
+
+    def leftovers(self) -> list[psutil.Process]:
+        """Every live process started with this stack's folder: runstack's children even after
+        they were orphaned (their parent gone, adopted by init)."""
+        found = []
+        for process in psutil.process_iter():
+            with contextlib.suppress(psutil.Error):
+                if process.environ().get("LERNPFAD_VAR_DIR") == str(self.var_dir) and _alive(
+                    process
+                ):
+                    found.append(process)
+        return found
 
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
@@ -126,7 +145,7 @@ class Stack:
 
     def close(self) -> None:
         """Whatever state the test left: no process of this stack stays behind."""
-        processes = [self.process, *self.descendants()]
+        processes = [self.process, *self.descendants(), *self.leftovers()]
         for process in processes:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
@@ -237,3 +256,51 @@ def test_concurrent_reading_on_sqlite_answers_every_request(stack):
     ).json()
     missing = {step["number"]: step["missing_sections"] for step in progress["steps"]}
     assert missing == {number: [] for number in numbers}
+
+
+def _wait_gone(processes: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    _gone, alive = psutil.wait_procs(processes, timeout=timeout)
+    return [process for process in alive if _alive(process)]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_web_worker_and_beat(stack, signum):
+    """SIGTERM as from ``kill`` or a service manager; SIGINT as Ctrl-C sends it (to runstack
+    alone: its children have process groups of their own)."""
+    children = stack.descendants()
+    names = " ".join(" ".join(child.cmdline()) for child in children)
+    assert "runserver" in names and " worker" in names and " beat" in names, names
+    # The prefork worker's pool has started too: its processes must go as well.
+    deadline = time.monotonic() + START_TIMEOUT
+    while len(stack.descendants()) < 5 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    children = stack.descendants()
+    assert len(children) >= 5, [child.cmdline() for child in children]
+
+    started = time.monotonic()
+    stack.popen.send_signal(signum)
+    stack.popen.wait(timeout=STOP_TIMEOUT + 10)
+    alive = _wait_gone(children, timeout=5)
+    assert not alive, [process.cmdline() for process in alive]
+    assert time.monotonic() - started < STOP_TIMEOUT + 10
+    assert not stack.leftovers()
+    # Stopped by a signal, runstack reports a clean stop.
+    assert stack.popen.returncode == 0, stack.tail()
+
+
+def test_a_child_that_exits_stops_the_others_and_runstack_fails(tmp_path, demo_database):
+    """The port is taken: the dev server exits, so worker and beat are stopped and runstack
+    exits non-zero, naming it."""
+    database = tmp_path / "db.sqlite3"
+    shutil.copyfile(demo_database, database)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", free_port()))
+        taken.listen()
+        running = Stack(tmp_path, database, port=taken.getsockname()[1])
+        try:
+            running.popen.wait(timeout=START_TIMEOUT)
+            assert running.popen.returncode == 1, running.tail()
+            assert "stopped because a process exited: web (exit code 1)" in running.tail()
+            assert not _wait_gone(running.leftovers(), timeout=5)
+        finally:
+            running.close()
