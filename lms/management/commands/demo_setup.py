@@ -1,5 +1,6 @@
 """manage.py demo_setup: create the demo admin and learner and print how to log in."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts import api as accounts_api
@@ -22,11 +23,12 @@ class Command(BaseCommand):
                 display_name="Demo Admin" if is_staff else "Lena Lernende",
                 is_staff=is_staff,
             )
+        site = settings.SITE_URL  # make run sets it to the address it serves
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo log-in (local use only):\n"
-                "  admin:   admin / lernpfad-admin-demo   -> http://127.0.0.1:8000/admin/\n"
-                "  learner: lena  / lernpfad-lena-demo    -> http://127.0.0.1:8000/\n"
-                "  API docs: http://127.0.0.1:8000/api/docs/"
+                f"  admin:   admin / lernpfad-admin-demo   -> {site}/admin/\n"
+                f"  learner: lena  / lernpfad-lena-demo    -> {site}/\n"
+                f"  API docs: {site}/api/docs/"
             )
         )
