@@ -179,6 +179,11 @@
     var saveUrl = form.getAttribute("data-save-url");
     var status = document.getElementById("exam-save-status");
     var pending = null;
+    /* One save at a time. Each save sends every answer; two in flight could reach the server
+       in the other order, and the older answers would overwrite the newer ones. A change while
+       a save is out is sent when it is back, with the answers as they are then. */
+    var saving = null;
+    var changedMeanwhile = false;
 
     function collect() {
       var answers = [];
@@ -193,20 +198,40 @@
       return answers;
     }
 
+    function showOutcome(outcome) {
+      if (!status) return;
+      if (outcome === "saved") {
+        status.textContent = lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
+      } else if (outcome === "refused") {
+        status.textContent = lang === "en" ? "Not saved." : "Nicht gespeichert.";
+      } else {
+        status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
+      }
+    }
+
+    /* Resolves once every answer given so far has been sent (and its answer has come back). */
     function save() {
+      if (saving) {
+        changedMeanwhile = true;
+        return saving;
+      }
+      changedMeanwhile = false;
       if (status) status.textContent = lang === "en" ? "Saving…" : "Speichert …";
-      return sendJson("PUT", saveUrl, { answers: collect() })
-        .then(function (response) {
-          if (!status) return;
-          if (response.ok) {
-            status.textContent = lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
-          } else {
-            status.textContent = lang === "en" ? "Not saved." : "Nicht gespeichert.";
+      saving = sendJson("PUT", saveUrl, { answers: collect() })
+        .then(
+          function (response) {
+            return response.ok ? "saved" : "refused";
+          },
+          function () {
+            return "offline";
           }
-        })
-        .catch(function () {
-          if (status) status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
+        )
+        .then(function (outcome) {
+          saving = null;
+          if (changedMeanwhile) return save();
+          showOutcome(outcome);
         });
+      return saving;
     }
 
     form.addEventListener("change", function () {
