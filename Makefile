@@ -15,12 +15,17 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 ## Run Lernpfad: web, Celery worker and beat on SQLite and a folder broker, with demo data.
+## `make run PORT=8001` serves another port; `make run ADDR=0.0.0.0:8000` every interface.
+PORT ?= 8000
+ADDR ?= 127.0.0.1:$(PORT)
+# Links in e-mails and the log-in lines demo_setup prints name the address served.
+run: export LERNPFAD_SITE_URL ?= http://$(ADDR)
 run: $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py import_course
 	$(PY) manage.py generate_exam_items
 	$(PY) manage.py demo_setup
-	$(PY) manage.py runstack
+	$(PY) manage.py runstack --addr $(ADDR)
 
 ## The whole test suite (PostgreSQL/Redis tests run when DATABASE_URL/CELERY_BROKER_URL point at them).
 test: $(STAMP)

@@ -50,7 +50,12 @@ def _service_gate(request):
         from django.db import connection
 
         if connection.vendor != "postgresql":
-            _missing("needs PostgreSQL: set DATABASE_URL=postgres://...")
+            from tests import embedded_postgres
+
+            why = embedded_postgres.startup_problem
+            _missing(
+                "needs PostgreSQL: set DATABASE_URL=postgres://..." + (f"; {why}" if why else "")
+            )
     if request.node.get_closest_marker("redis") and not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 

@@ -99,6 +99,20 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.boo
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=2
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default (make run) serves the threads of the dev server, a Celery worker and
+    # beat at once. Out of the box SQLite fails such writers at once with "database is locked":
+    # its busy timeout is 0 for a transaction that reads before it writes (a deferred one
+    # cannot wait for the lock without risking a deadlock), and its rollback journal blocks
+    # readers during a write. So: every transaction takes the write lock when it begins
+    # (IMMEDIATE) and waits up to `timeout` seconds for it; WAL lets readers go on beside the
+    # one writer; synchronous=NORMAL is what SQLite recommends with WAL (a commit stays safe
+    # against a crash of the application, not necessarily of the machine).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -249,9 +263,12 @@ SPECTACULAR_SETTINGS = {
 
 # Celery. The default broker needs no server (a folder on disk), so the run command works on a
 # fresh machine; production sets CELERY_BROKER_URL=redis://...
+# The folder of what `make run` keeps on disk beside the database: the folder broker and beat's
+# schedule file (a test's runstack gets a folder of its own).
+LERNPFAD_VAR_DIR = Path(env("LERNPFAD_VAR_DIR", default=str(BASE_DIR / "var")))
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = BASE_DIR / "var" / "celery-broker"
+    _broker_dir = LERNPFAD_VAR_DIR / "celery-broker"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir),
         "data_folder_out": str(_broker_dir),

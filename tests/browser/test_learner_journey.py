@@ -10,6 +10,7 @@ test-artifacts/screenshots/.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -159,6 +160,16 @@ def study_the_rest_and_approve_the_bank(username: str) -> None:
     exam_bank_approve(module)
 
 
+def clipboard_soon(page: Page, expected: str = "nvidia-smi", timeout: float = 5.0) -> str:
+    """The clipboard's text once it is ``expected``, or as it is after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    text = page.evaluate("navigator.clipboard.readText()")
+    while text != expected and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+        text = page.evaluate("navigator.clipboard.readText()")
+    return text
+
+
 def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: str) -> None:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -224,7 +235,10 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     copy = page.locator(".copy-button").first
     expect(copy).to_be_visible()
     copy.click()
-    assert page.evaluate("navigator.clipboard.readText()") == "nvidia-smi"
+    # The page writes the clipboard asynchronously: a read right after the click could come first
+    # on a busy machine, so read until the write is done (Playwright's wait_for_function would
+    # take the pending read, a Promise, for true).
+    assert clipboard_soon(page) == "nvidia-smi"
     shots("step-1")
 
     # A quick check: reveal with the keyboard, then rate.

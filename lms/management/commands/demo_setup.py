@@ -1,6 +1,7 @@
 """manage.py demo_setup: create the demo admin and learner, approve the seed item bank (as a
 course admin would, so the demo's exam certifies) and print how to log in."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts import api as accounts_api
@@ -35,11 +36,12 @@ class Command(BaseCommand):
         approved = quizzes_api.exam_banks_approve(reviewer_id=reviewer.pk if reviewer else None)
         for slug, count in approved.items():
             self.stdout.write(f"{slug}: {count} exam item(s) approved by the demo admin")
+        site = settings.SITE_URL  # make run sets it to the address it serves
         self.stdout.write(
             self.style.SUCCESS(
                 "Demo log-in (local use only):\n"
-                "  admin:   admin / lernpfad-admin-demo   -> http://127.0.0.1:8000/admin/\n"
-                "  learner: lena  / lernpfad-lena-demo    -> http://127.0.0.1:8000/\n"
-                "  API docs: http://127.0.0.1:8000/api/docs/"
+                f"  admin:   admin / lernpfad-admin-demo   -> {site}/admin/\n"
+                f"  learner: lena  / lernpfad-lena-demo    -> {site}/\n"
+                f"  API docs: {site}/api/docs/"
             )
         )

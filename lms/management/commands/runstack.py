@@ -1,8 +1,13 @@
 """manage.py runstack: web server, Celery worker and beat together, for local use.
 
-Stops all three when one of them exits or on Ctrl-C.
+A small supervisor. Each child runs in a process group of its own, so signals reach the children
+only through runstack: SIGINT (Ctrl-C), SIGTERM (``kill``, a service manager, a CI timeout) and
+SIGHUP (the terminal closed) are passed on to each child, runstack waits up to STOP_TIMEOUT
+seconds for them, kills what is left of each group (a worker's pool too) and exits. When one
+child exits on its own, the others are stopped the same way and runstack fails.
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -10,7 +15,10 @@ import sys
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+STOP_TIMEOUT = 10.0  # seconds the children get for a clean stop (a worker finishes its task)
+FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Command(BaseCommand):
@@ -20,35 +28,67 @@ class Command(BaseCommand):
         parser.add_argument("--addr", default="127.0.0.1:8000")
 
     def handle(self, *args, addr, **options):
-        (settings.BASE_DIR / "var" / "celery-broker" / "processed").mkdir(
-            parents=True, exist_ok=True
-        )
+        var_dir = settings.LERNPFAD_VAR_DIR
+        (var_dir / "celery-broker" / "processed").mkdir(parents=True, exist_ok=True)
         python = sys.executable
         commands = {
             "web": [python, "manage.py", "runserver", addr, "--noreload"],
             "worker": [python, "-m", "celery", "-A", "lms", "worker", "-l", "info", "-c", "2"],
             "beat": [
                 python, "-m", "celery", "-A", "lms", "beat", "-l", "info",
-                "--schedule", str(settings.BASE_DIR / "var" / "celerybeat-schedule"),
+                "--schedule", str(var_dir / "celerybeat-schedule"),
             ],
         }  # fmt: skip
         env = {**os.environ, "DJANGO_SETTINGS_MODULE": os.environ["DJANGO_SETTINGS_MODULE"]}
-        processes = {
-            name: subprocess.Popen(cmd, cwd=settings.BASE_DIR, env=env)
-            for name, cmd in commands.items()
-        }
-        self.stdout.write(f"Lernpfad runs on http://{addr}/ (Ctrl-C stops web, worker and beat)")
+
+        received: list[int] = []
+
+        def remember(signum, _frame):
+            received.append(signum)
+
+        # Installed before the first child starts, so a signal during start-up is not lost.
+        previous = {signum: signal.signal(signum, remember) for signum in FORWARDED_SIGNALS}
+        processes: dict[str, subprocess.Popen] = {}
+        exited: list[str] = []
         try:
-            while all(p.poll() is None for p in processes.values()):
-                time.sleep(0.5)
-        except KeyboardInterrupt:
-            pass
+            for name, command in commands.items():
+                if received:
+                    break
+                processes[name] = subprocess.Popen(
+                    command, cwd=settings.BASE_DIR, env=env, start_new_session=True
+                )
+            self.stdout.write(
+                f"Lernpfad runs on http://{addr}/ (Ctrl-C stops web, worker and beat)"
+            )
+            while not received and not exited:
+                time.sleep(0.2)
+                exited = [
+                    f"{name} (exit code {process.returncode})"
+                    for name, process in processes.items()
+                    if process.poll() is not None
+                ]
         finally:
-            for process in processes.values():
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)
-            for process in processes.values():
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            _stop(processes.values())
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        if exited and not received:
+            raise CommandError(f"stopped because a process exited: {', '.join(exited)}")
+
+
+def _stop(processes) -> None:
+    """SIGTERM to each child (a Celery worker then stops its pool itself), up to STOP_TIMEOUT
+    seconds for all of them together, then SIGKILL to whatever is left of each process group."""
+    processes = list(processes)
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    deadline = time.monotonic() + STOP_TIMEOUT
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        # The group outlives its leader while any member lives, so its id is not reused yet;
+        # an empty group answers ProcessLookupError.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()

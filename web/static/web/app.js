@@ -183,6 +183,12 @@
        saves until the learner changes them, so the other answers are still saved. */
     var refused = {};
 
+    /* One save at a time. Each save sends every answer; two in flight could reach the server
+       in the other order, and the older answers would overwrite the newer ones. A change while
+       a save is out is sent when it is back, with the answers as they are then. */
+    var saving = null;
+    var changedMeanwhile = false;
+
     function answerOf(fieldset) {
       var item = Number(fieldset.getAttribute("data-item"));
       var kind = fieldset.getAttribute("data-kind");
@@ -243,34 +249,52 @@
       return lang === "en" ? "All answers saved." : "Alle Antworten gespeichert.";
     }
 
-    function save() {
-      var notSaved = lang === "en" ? "Not saved." : "Nicht gespeichert.";
-      if (status) status.textContent = lang === "en" ? "Saving…" : "Speichert …";
+    /* One PUT with every answer. After a 400 nothing was saved: the refused answers are
+       marked and left out, and the others are sent again. */
+    function send() {
       return sendJson("PUT", saveUrl, { answers: collect() })
         .then(function (response) {
-          if (response.ok) {
-            if (status) status.textContent = savedText();
-            return;
-          }
-          if (response.status !== 400) {
-            if (status) status.textContent = notSaved;
-            return;
-          }
-          /* Nothing was saved: mark the refused answers, then save the others. */
+          if (response.ok) return "saved";
+          if (response.status !== 400) return "refused";
           return response.json().then(function (body) {
-            if (!markRefused(body)) {
-              if (status) status.textContent = notSaved;
-              return;
-            }
+            if (!markRefused(body)) return "refused";
             announce(lang === "en" ? "An answer could not be saved." : "Eine Antwort konnte nicht gespeichert werden.");
             return sendJson("PUT", saveUrl, { answers: collect() }).then(function (again) {
-              if (status) status.textContent = again.ok ? savedText() : notSaved;
+              return again.ok ? "saved" : "refused";
             });
           });
         })
         .catch(function () {
-          if (status) status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
+          return "offline";
         });
+    }
+
+    function showOutcome(outcome) {
+      if (!status) return;
+      if (outcome === "saved") {
+        status.textContent = savedText();
+      } else if (outcome === "refused") {
+        status.textContent = lang === "en" ? "Not saved." : "Nicht gespeichert.";
+      } else {
+        status.textContent = lang === "en" ? "Offline – not saved." : "Offline – nicht gespeichert.";
+      }
+    }
+
+    /* Resolves once every answer given so far has been sent (and its answer has come back). */
+    function save() {
+      if (saving) {
+        changedMeanwhile = true;
+        return saving;
+      }
+      changedMeanwhile = false;
+      if (status) status.textContent = lang === "en" ? "Saving…" : "Speichert …";
+      saving = send()
+        .then(function (outcome) {
+          saving = null;
+          if (changedMeanwhile) return save();
+          showOutcome(outcome);
+        });
+      return saving;
     }
 
     function changed(event) {
