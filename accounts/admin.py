@@ -22,6 +22,7 @@ class UserAdmin(DjangoUserAdmin):
             {
                 "fields": (
                     "display_name",
+                    "full_name",
                     "language",
                     "time_zone",
                     "reminder_time",
@@ -36,7 +37,14 @@ class UserAdmin(DjangoUserAdmin):
         ),
     )
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
-    search_fields = ("username", "email", "display_name", "first_name", "last_name")
+    search_fields = (
+        "username",
+        "email",
+        "display_name",
+        "full_name",
+        "first_name",
+        "last_name",
+    )
 
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active

@@ -11,6 +11,7 @@ import dataclasses
 import datetime
 import functools
 import math
+import unicodedata
 import zoneinfo
 from collections.abc import Mapping
 from typing import Any
@@ -35,12 +36,14 @@ DEFAULT_TIME_ZONE = "Europe/Berlin"
 NEW_CARDS_PER_DAY_MAX = 500
 REVIEWS_PER_DAY_MAX = 5000
 DEVICE_NAME_MAX_LENGTH = 100
+FULL_NAME_MAX_LENGTH = 150
 
 # The fields a learner may change on /me/.
 PROFILE_FIELDS = frozenset(
     {
         "email",
         "display_name",
+        "full_name",
         "language",
         "time_zone",
         "reminder_time",
@@ -88,6 +91,28 @@ def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = N
         errors.add("email", "This e-mail address belongs to another account.")
 
 
+def full_name_clean(value: str | None) -> str:
+    """A full name as stored: outer whitespace gone, inner runs of whitespace one space."""
+    return " ".join((value or "").split())
+
+
+# Bidirectional embeddings, overrides and isolates: one would print the name reversed or
+# reordered on a certificate. (Zero-width joiners stay: Persian and Indic names use them.)
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _full_name_check(full_name: str, errors: _Errors) -> None:
+    # It is printed on certificates: control characters, unassigned code points and bidi
+    # controls have no place in it.
+    if any(
+        unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") or char in _BIDI_CONTROLS
+        for char in full_name
+    ):
+        errors.add("full_name", "The name contains characters that cannot be printed.")
+    if len(full_name) > FULL_NAME_MAX_LENGTH:
+        errors.add("full_name", f"A name has at most {FULL_NAME_MAX_LENGTH} characters.")
+
+
 def _language_check(language: str, errors: _Errors) -> None:
     if language not in User.Language.values:
         errors.add("language", f"Choose one of: {', '.join(User.Language.values)}.")
@@ -106,13 +131,17 @@ def user_register(
     email: str,
     password: str,
     display_name: str = "",
+    full_name: str = "",
     language: str = User.Language.GERMAN,
     time_zone: str = DEFAULT_TIME_ZONE,
 ) -> User:
-    """Create a learner account; the password must pass the configured validators."""
+    """Create a learner account; the password must pass the configured validators. The full
+    name (for certificates) is optional here; a certifying exam asks for it."""
     username = username.strip()
     email = email.strip()
+    full_name = full_name_clean(full_name)
     errors = _Errors()
+    _full_name_check(full_name, errors)
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError as error:
@@ -139,6 +168,7 @@ def user_register(
                 email=email,
                 password=password,
                 display_name=display_name.strip(),
+                full_name=full_name,
                 language=language,
                 time_zone=time_zone,
                 next_reminder_at=ReminderPreferences.of(candidate).next_after_change(
@@ -194,6 +224,11 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         _email_check(merged["email"], errors, exclude_user_id=user.pk)
     if "display_name" in changes:
         merged["display_name"] = (changes["display_name"] or "").strip()
+    if "full_name" in changes:
+        # A later change does not touch certificates already issued: each keeps the name it
+        # was issued with (quizzes.Certificate.learner_name).
+        merged["full_name"] = full_name_clean(changes["full_name"])
+        _full_name_check(merged["full_name"], errors)
     if "language" in changes:
         _language_check(merged["language"], errors)
     if "time_zone" in changes:
