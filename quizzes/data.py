@@ -161,12 +161,26 @@ class StepQuickCheck:
 @dataclass(frozen=True)
 class CertificateView:
     code: str
+    # The public verification page (SITE_URL + path): printed on the certificate, in its QR code.
     url: str
     module: str
     module_title: str
     learner_name: str
     score_percent: Decimal
     issued_at: datetime.datetime
+    revoked_at: datetime.datetime | None = None
+
+    @property
+    def is_valid(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True)
+class CertificatePdf:
+    """A certificate as a PDF document and the file name to download it as."""
+
+    filename: str
+    content: bytes
 
 
 @dataclass(frozen=True)

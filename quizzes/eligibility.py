@@ -6,6 +6,11 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# The reason code a certifying exam gives while the learner's full name is missing; the exam
+# page links it to the settings field, the API's start refusal names the field in its detail.
+FULL_NAME_MISSING = "full_name_missing"
+FULL_NAME_FIELD = "full_name"
+
 
 @dataclass(frozen=True)
 class AttemptState:
@@ -40,8 +45,15 @@ def exam_eligibility(
     max_attempts: int,
     wait: datetime.timedelta,
     final_passed: bool,
+    certifies: bool,
+    full_name_given: bool,
 ) -> Eligibility:
-    """Whether a new attempt may start, with every reason against it (most fundamental first)."""
+    """Whether a new attempt may start, with every reason against it (most fundamental first).
+
+    ``certifies``: passing this exam issues a certificate, which states the learner's full name;
+    such an exam starts only once the learner gave it (``full_name_given``). The certificate
+    keeps the name it holds when it is issued.
+    """
     reasons: list[Reason] = []
     available_at = None
     used = len(attempts)
@@ -50,6 +62,14 @@ def exam_eligibility(
     if steps_required and not steps_completed:
         reasons.append(
             Reason("steps_incomplete", "Complete every step of the module before the exam.")
+        )
+    if certifies and not full_name_given and not final_passed:
+        reasons.append(
+            Reason(
+                FULL_NAME_MISSING,
+                "Enter your full name (full_name in your settings or PATCH /api/v1/me/) before "
+                "this exam: the certificate states it.",
+            )
         )
     if final_passed:
         reasons.append(Reason("already_passed", "You have passed this exam."))

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web.views import account, auth, exam, learning, pages, review, stats
+from web.views import account, auth, certificates, exam, learning, pages, review, stats
 
 app_name = "web"
 
@@ -53,5 +53,11 @@ urlpatterns = [
     path("exam/attempts/<int:attempt>/", exam.attempt_page, name="attempt"),
     path("exam/attempts/<int:attempt>/submit/", exam.attempt_submit, name="attempt_submit"),
     path("exam/attempts/<int:attempt>/result/", exam.attempt_result, name="attempt_result"),
-    path("my/certificates/<str:code>/", exam.certificate_page, name="certificate"),
+    # Certificates (the public verification page is routed in lms.urls: its URL is printed).
+    path("my/certificates/<str:code>/", certificates.certificate_page, name="certificate"),
+    path(
+        "my/certificates/<str:code>/pdf",
+        certificates.certificate_pdf,
+        name="certificate_pdf",
+    ),
 ]

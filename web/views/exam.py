@@ -1,4 +1,5 @@
-"""The exam: policy page, the timed attempt, submit confirmation, result and certificate link.
+"""The exam: policy page, the timed attempt, submit confirmation, result and certificate link
+(the certificate pages themselves: ``web.views.certificates``).
 
 Reads and writes go through the quizzes app's selectors and services, the same as
 ``/api/v1/.../exam/``; what a learner may see of an attempt is decided there
@@ -10,20 +11,20 @@ get; the periodic task stores it.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts import api as accounts_api
 from lms.errors import DomainError
 from quizzes.data import AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
     exam_attempt_get,
     exam_attempt_result_get,
     exam_overview,
-    learner_certificate,
 )
 from quizzes.services.attempt_answers import exam_attempt_answers_save
 from quizzes.services.attempt_finalize import exam_attempt_submit
@@ -31,9 +32,13 @@ from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import domain_errors_as_pages, error_message
 
 
-def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
+def exam_status_for_dashboard(*, learner, module_slug: str) -> dict:
     """A short exam status for the dashboard card."""
-    overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
+    overview = exam_overview(
+        learner_id=learner.pk,
+        module_slug=module_slug,
+        full_name_given=accounts_api.certificate_name_given(learner),
+    )
     final = overview.final_grade
     if final.passed:
         label = _("passed (%(score)s %%)") % {"score": _score(final.score_percent)}
@@ -56,7 +61,11 @@ def _score(value) -> str:
 @domain_errors_as_pages()
 def exam_page(request: HttpRequest, module: str) -> HttpResponse:
     """The policy, eligibility (with every reason against starting), my attempts, final grade."""
-    overview = exam_overview(learner_id=request.user.pk, module_slug=module)
+    overview = exam_overview(
+        learner_id=request.user.pk,
+        module_slug=module,
+        full_name_given=accounts_api.certificate_name_given(request.user),
+    )
     return render(request, "web/exams/policy.html", {"overview": overview, "module": module})
 
 
@@ -64,7 +73,11 @@ def exam_page(request: HttpRequest, module: str) -> HttpResponse:
 @require_POST
 @domain_errors_as_pages(back=lambda request, module: reverse("web:exam", args=[module]))
 def exam_start(request: HttpRequest, module: str) -> HttpResponse:
-    started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
+    started = exam_attempt_start(
+        learner_id=request.user.pk,
+        module_slug=module,
+        full_name_given=accounts_api.certificate_name_given(request.user),
+    )
     return redirect("web:attempt", started.attempt.pk)
 
 
@@ -169,12 +182,3 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
         "web/exams/result.html",
         {"attempt": view, "result": result, "review": review},
     )
-
-
-@login_required
-def certificate_page(request: HttpRequest, code: str) -> HttpResponse:
-    """The learner's own certificate, printable, with the public verification link."""
-    certificate = learner_certificate(learner_id=request.user.pk, code=code)
-    if certificate is None:
-        raise Http404("no such certificate of yours")
-    return render(request, "web/exams/certificate.html", {"certificate": certificate})
