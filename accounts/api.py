@@ -167,8 +167,14 @@ def user_delete(*, user_id: int) -> None:
     User.objects.filter(pk=user_id).delete()
 
 
-def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+def demo_user_reset(
+    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+) -> User:
     """Create or reset a demo account (``manage.py demo_setup``)."""
     return services.demo_user_reset(
-        username=username, password=password, display_name=display_name, is_staff=is_staff
+        username=username,
+        password=password,
+        display_name=display_name,
+        full_name=full_name,
+        is_staff=is_staff,
     )

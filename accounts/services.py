@@ -355,7 +355,9 @@ def reminder_email_turn_off(*, learner_id: int) -> str | None:
 
 
 @transaction.atomic
-def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+def demo_user_reset(
+    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+) -> User:
     """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
     local use only): the password, the name, staff and superuser flags, the next reminder."""
     user, _ = User.objects.get_or_create(
@@ -363,6 +365,7 @@ def demo_user_reset(*, username: str, password: str, display_name: str, is_staff
     )
     user.is_staff = user.is_superuser = is_staff
     user.display_name = display_name
+    user.full_name = full_name_clean(full_name)
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()

@@ -2,6 +2,8 @@
 (optional there), changed in the settings and through PATCH /api/v1/me/; not the display name,
 which may be a nickname."""
 
+import io
+
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient
@@ -151,3 +153,12 @@ def test_full_names_are_filled_from_first_and_last_name_by_the_migration(
     new = _migrate([("accounts", "0005_user_full_name")])
     names = dict(new.get_model("accounts", "User").objects.values_list("username", "full_name"))
     assert names == {"adm1": "Ada Lovelace", "adm2": "Nur Nachname", "adm3": ""}
+
+
+def test_the_demo_learner_has_the_full_name_her_certificate_states():
+    from django.core.management import call_command
+
+    from accounts.models import User
+
+    call_command("demo_setup", stdout=io.StringIO())
+    assert User.objects.get(username="lena").full_name == "Lena Lernende"
