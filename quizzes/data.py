@@ -153,6 +153,9 @@ class StepQuickCheck:
     position: int
     question: str
     answer: str
+    # courses.api QuickCheckData.role; a reflection prompt takes no rating.
+    role: str
+    takes_rating: bool
     rating: str | None
     rated_at: datetime.datetime | None
     times_rated: int

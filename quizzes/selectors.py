@@ -441,6 +441,8 @@ def quick_check_ratings_for_step(
             position=position,
             question=qc.question,
             answer=qc.answer,
+            role=qc.role,
+            takes_rating=not qc.is_reflection_prompt,
             rating=ratings[qc.id].rating if qc.id in ratings else None,
             rated_at=ratings[qc.id].updated_at if qc.id in ratings else None,
             times_rated=ratings[qc.id].times_rated if qc.id in ratings else 0,

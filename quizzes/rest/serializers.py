@@ -34,6 +34,15 @@ class StepQuickCheckSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     question = serializers.CharField()
     answer = serializers.CharField()
+    role = serializers.ChoiceField(
+        choices=["flashcard", "definition", "generic", "instruction"],
+        help_text="flashcard: a review card of its own; definition: repeats the step's "
+        "definition, rating it reviews the definition card; generic (recurs in most steps) and "
+        "instruction: a reflection prompt, no rating and no card.",
+    )
+    takes_rating = serializers.BooleanField(
+        help_text="False for a reflection prompt: POST …/answers/ answers 409 reflection_prompt."
+    )
     rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices, allow_null=True)
     rated_at = serializers.DateTimeField(allow_null=True)
     times_rated = serializers.IntegerField()

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from courses import api as courses_api
-from lms.errors import NotFound
+from lms.errors import Conflict, NotFound
 from quizzes.models import QuickCheckRating, QuickCheckRatingEvent
 from reviews import api as reviews_api
 
@@ -32,35 +32,46 @@ def quick_check_rate(
     """Store the learner's rating of a quick check shown by the step and tell the reviews app.
 
     The latest rating per learner and quick check is kept in one row, every rating in the history.
-    A quick check the step does not show is a 404.
+    A quick check the step does not show is a 404; a reflection prompt (a line that recurs in
+    most steps, or an instruction) takes no rating: 409 ``reflection_prompt``.
     """
     at = at or timezone.now()
     step = courses_api.step_by_number(module_slug, step_number)
-    if quick_check_id not in {qc.id for qc in courses_api.step_quick_checks(step.id)}:
+    quick_check = next(
+        (qc for qc in courses_api.step_quick_checks(step.id) if qc.id == quick_check_id), None
+    )
+    if quick_check is None:
         raise NotFound(
             f"Step {step_number} has no quick check {quick_check_id}.", code="quick_check_not_found"
         )
-    try:
-        return _rating_store(
-            learner_id=learner_id,
-            step_id=step.id,
-            quick_check_id=quick_check_id,
-            rating=rating,
-            at=at,
+    if quick_check.is_reflection_prompt:
+        raise Conflict(
+            "This quick check is a reflection prompt: think it through, it takes no rating.",
+            code="reflection_prompt",
         )
+    arguments = {
+        "learner_id": learner_id,
+        "step_id": step.id,
+        "quick_check_id": quick_check_id,
+        "rating": rating,
+        "at": at,
+        "is_definition": quick_check.is_definition,
+    }
+    try:
+        return _rating_store(**arguments)
     except IntegrityError:
         # Two first ratings raced and the other inserted the row: now there is one to update.
-        return _rating_store(
-            learner_id=learner_id,
-            step_id=step.id,
-            quick_check_id=quick_check_id,
-            rating=rating,
-            at=at,
-        )
+        return _rating_store(**arguments)
 
 
 def _rating_store(
-    *, learner_id: int, step_id: int, quick_check_id: int, rating: str, at: datetime.datetime
+    *,
+    learner_id: int,
+    step_id: int,
+    quick_check_id: int,
+    rating: str,
+    at: datetime.datetime,
+    is_definition: bool,
 ) -> RatingOutcome:
     with transaction.atomic():
         row = (
@@ -98,5 +109,6 @@ def _rating_store(
             quick_check_id=quick_check_id,
             rating=rating,
             at=at,
+            is_definition=is_definition,
         )
     return RatingOutcome(rating=row, created=created)
