@@ -270,7 +270,11 @@ class QuickCheck(models.Model):
     is_active = models.BooleanField(default=True)
     # What it is for, from the module's content (courses.quick_check_roles): set by the import,
     # and again after an admin edits a step's quick checks.
-    role = models.CharField(max_length=12, choices=Role.choices, default=Role.FLASHCARD)
+    # A default in the database too: bulk loads (the benchmark's COPY) name only the columns
+    # they fill.
+    role = models.CharField(
+        max_length=12, choices=Role.choices, default=Role.FLASHCARD, db_default=Role.FLASHCARD
+    )
     steps = models.ManyToManyField(Step, through="StepQuickCheck", related_name="quick_checks")
 
     objects = QuickCheckManager()

@@ -55,6 +55,7 @@ class Migration(migrations.Migration):
                     ("generic", "reflection prompt (recurs in most steps)"),
                     ("instruction", "reflection prompt (an instruction)"),
                 ],
+                db_default="flashcard",
                 default="flashcard",
                 max_length=12,
             ),
