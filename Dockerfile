@@ -2,6 +2,9 @@
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 WORKDIR /app
+# The certificate PDF is set in DejaVu Sans (any letter of a learner's name, not only Latin-1).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 # What is copied is filtered by .dockerignore: no .env (secrets), virtualenv, database or cache.
 COPY . .
 RUN pip install --no-cache-dir .

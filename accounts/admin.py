@@ -30,6 +30,7 @@ class UserAdmin(DjangoUserAdmin):
                     "email_confirmed_at",
                     "pending_email",
                     "display_name",
+                    "full_name",
                     "language",
                     "time_zone",
                     "reminder_time",
@@ -46,7 +47,14 @@ class UserAdmin(DjangoUserAdmin):
     readonly_fields = ("email_confirmed_at", "pending_email")
     actions = ("email_confirm_selected", "login_lockout_lift")
     list_display = ("username", "email", "display_name", "language", "time_zone", "is_staff")
-    search_fields = ("username", "email", "display_name", "first_name", "last_name")
+    search_fields = (
+        "username",
+        "email",
+        "display_name",
+        "full_name",
+        "first_name",
+        "last_name",
+    )
 
     @admin.action(description=_("Lift the log-in lockout of the selected users"))
     def login_lockout_lift(self, request, queryset):

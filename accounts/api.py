@@ -22,6 +22,9 @@ from lms.privacy import export_rows
 
 __all__ = [
     "REMINDER_LOOKBACK",
+    "certificate_name",
+    "certificate_name_given",
+    "certificate_names",
     "demo_user_reset",
     "display_name",
     "display_names",
@@ -51,9 +54,31 @@ def display_name(user: User) -> str:
 def display_names(learner_ids: Iterable[int]) -> dict[int, str]:
     """``display_name`` of each learner by id (one query; unknown ids are left out)."""
     users = User.objects.filter(pk__in=list(learner_ids)).only(
-        "display_name", "first_name", "last_name", "username"
+        "display_name", "full_name", "first_name", "last_name", "username"
     )
     return {user.pk: display_name(user) for user in users}
+
+
+# --- the name on a certificate ----------------------------------------------------------------
+
+
+def certificate_name_given(user: User) -> bool:
+    """Whether the learner gave the full name a certificate states (a certifying exam needs
+    it before it starts). No query."""
+    return bool(user.full_name.strip())
+
+
+def certificate_name(user: User) -> str:
+    """The name a certificate issued now states (``User.certificate_name``). No query."""
+    return user.certificate_name
+
+
+def certificate_names(learner_ids: Iterable[int]) -> dict[int, str]:
+    """``certificate_name`` of each learner by id (one query; unknown ids are left out)."""
+    users = User.objects.filter(pk__in=list(learner_ids)).only(
+        "full_name", "display_name", "first_name", "last_name", "username"
+    )
+    return {user.pk: certificate_name(user) for user in users}
 
 
 def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetime.datetime | None:
@@ -142,8 +167,14 @@ def user_delete(*, user_id: int) -> None:
     User.objects.filter(pk=user_id).delete()
 
 
-def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+def demo_user_reset(
+    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+) -> User:
     """Create or reset a demo account (``manage.py demo_setup``)."""
     return services.demo_user_reset(
-        username=username, password=password, display_name=display_name, is_staff=is_staff
+        username=username,
+        password=password,
+        display_name=display_name,
+        full_name=full_name,
+        is_staff=is_staff,
     )

@@ -32,7 +32,14 @@ class User(AbstractUser):
         GERMAN = "de", "Deutsch"
         ENGLISH = "en", "English"
 
+    # The name to greet the learner with: may be a nickname ("Lena"), never printed on a
+    # certificate.
     display_name = models.CharField(max_length=150, blank=True)
+    # The learner's real name as a certificate states it ("Vor- und Nachname"), one field
+    # rather than Django's first_name/last_name: not every name splits into given and family
+    # name, and a certificate prints it whole. Optional at sign-up, required before a
+    # certifying exam starts (quizzes.eligibility).
+    full_name = models.CharField(max_length=150, blank=True)
     language = models.CharField(max_length=5, choices=Language.choices, default=Language.GERMAN)
     time_zone = models.CharField(
         max_length=64, default="Europe/Berlin", validators=[validate_time_zone]
@@ -100,9 +107,16 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
-        """The one rule for the name shown or printed for a learner (greeting, e-mail,
-        certificate): the chosen display name, else the full name, else the username."""
-        return self.display_name or self.get_full_name() or self.username
+        """The one rule for the name shown for a learner (greeting, e-mail): the chosen display
+        name, else the full name, else the username."""
+        return self.display_name or self.full_name or self.get_full_name() or self.username
+
+    @property
+    def certificate_name(self) -> str:
+        """The name a certificate states: the full name. An account without one (an attempt
+        begun before the name was asked, or the name emptied during it) gets the public name,
+        as every certificate did before."""
+        return self.full_name or self.public_name
 
     def __str__(self) -> str:
         return self.username

@@ -48,6 +48,7 @@ def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
         User.objects.filter(pk=learner_id)
         .only(
             "display_name",
+            "full_name",
             "first_name",
             "last_name",
             "username",

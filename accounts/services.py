@@ -16,6 +16,7 @@ import dataclasses
 import datetime
 import logging
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -56,12 +57,14 @@ DEFAULT_TIME_ZONE = "Europe/Berlin"
 NEW_CARDS_PER_DAY_MAX = 500
 REVIEWS_PER_DAY_MAX = 5000
 DEVICE_NAME_MAX_LENGTH = 100
+FULL_NAME_MAX_LENGTH = 150
 
 # The fields a learner may change on /me/.
 PROFILE_FIELDS = frozenset(
     {
         "email",
         "display_name",
+        "full_name",
         "language",
         "time_zone",
         "reminder_time",
@@ -160,6 +163,28 @@ def _account_mail_queue(task: Any, **kwargs: Any) -> None:
     transaction.on_commit(enqueue, robust=True)
 
 
+def full_name_clean(value: str | None) -> str:
+    """A full name as stored: outer whitespace gone, inner runs of whitespace one space."""
+    return " ".join((value or "").split())
+
+
+# Bidirectional embeddings, overrides and isolates: one would print the name reversed or
+# reordered on a certificate. (Zero-width joiners stay: Persian and Indic names use them.)
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _full_name_check(full_name: str, errors: _Errors) -> None:
+    # It is printed on certificates: control characters, unassigned code points and bidi
+    # controls have no place in it.
+    if any(
+        unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") or char in _BIDI_CONTROLS
+        for char in full_name
+    ):
+        errors.add("full_name", "The name contains characters that cannot be printed.")
+    if len(full_name) > FULL_NAME_MAX_LENGTH:
+        errors.add("full_name", f"A name has at most {FULL_NAME_MAX_LENGTH} characters.")
+
+
 def _language_check(language: str, errors: _Errors) -> None:
     if language not in User.Language.values:
         errors.add("language", f"Choose one of: {', '.join(User.Language.values)}.")
@@ -178,11 +203,13 @@ def user_register(
     email: str,
     password: str,
     display_name: str = "",
+    full_name: str = "",
     language: str = User.Language.GERMAN,
     time_zone: str = DEFAULT_TIME_ZONE,
 ) -> User | None:
     """Sign a learner up. The address gets a confirmation link (accounts.mails); until it is
-    opened the account cannot log in and gets no reminders.
+    opened the account cannot log in and gets no reminders. The full name (for certificates) is
+    optional here; a certifying exam asks for it.
 
     An address that already names an account is answered like a free one, so sign-up does not
     tell who has an account: no account is made, its owner gets a mail that someone tried (and
@@ -193,7 +220,9 @@ def user_register(
     """
     username = username.strip()
     email = email.strip()
+    full_name = full_name_clean(full_name)
     errors = _Errors()
+    _full_name_check(full_name, errors)
     _username_check(username, errors)
     owner_id = _email_check(email, errors)
     _language_check(language, errors)
@@ -216,6 +245,7 @@ def user_register(
                 email=email,
                 password=password,
                 display_name=display_name.strip(),
+                full_name=full_name,
                 language=language,
                 time_zone=time_zone,
                 email_confirmed_at=None,
@@ -368,6 +398,11 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
             merged["email"] = requested  # the same address, another spelling
     if "display_name" in changes:
         merged["display_name"] = (changes["display_name"] or "").strip()
+    if "full_name" in changes:
+        # A later change does not touch certificates already issued: each keeps the name it
+        # was issued with (quizzes.Certificate.learner_name).
+        merged["full_name"] = full_name_clean(changes["full_name"])
+        _full_name_check(merged["full_name"], errors)
     if "language" in changes:
         _language_check(merged["language"], errors)
     if "time_zone" in changes:
@@ -609,7 +644,9 @@ def reminder_email_turn_off(*, learner_id: int) -> str | None:
 
 
 @transaction.atomic
-def demo_user_reset(*, username: str, password: str, display_name: str, is_staff: bool) -> User:
+def demo_user_reset(
+    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+) -> User:
     """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
     local use only): the password, the name, staff and superuser flags, the next reminder."""
     user, _created = User.objects.get_or_create(
@@ -618,6 +655,7 @@ def demo_user_reset(*, username: str, password: str, display_name: str, is_staff
     user.is_staff = user.is_superuser = is_staff
     user.display_name = display_name
     user.email_confirmed_at = user.email_confirmed_at or timezone.now()
+    user.full_name = full_name_clean(full_name)
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()

@@ -563,8 +563,12 @@ class Builder:
             .values_list("quick_check_id", "step_id")
         ):
             first_step.setdefault(quick_check_id, step_id)
+        # Only the quick checks that make review cards (the seed's own repeat the definition or
+        # recur in every step: courses.quick_check_roles), as the app makes them.
         active = set(
-            QuickCheck.objects.filter(module=module, is_active=True).values_list("id", flat=True)
+            QuickCheck.objects.filter(module=module, is_active=True, role="flashcard").values_list(
+                "id", flat=True
+            )
         )
         self.seed_quick_checks = [(qc, st) for qc, st in first_step.items() if qc in active]
         self.manifest.step_numbers = [number for _, number in self.seed_steps]

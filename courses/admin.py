@@ -3,7 +3,11 @@
 from django.contrib import admin
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
-from courses.services.importing import card_refresh_content_hash, step_refresh_content_hash
+from courses.services.importing import (
+    card_refresh_content_hash,
+    quick_check_roles_refresh,
+    step_refresh_content_hash,
+)
 
 
 class StepInline(admin.TabularInline):
@@ -85,6 +89,8 @@ class StepAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         # An edit changes what the API serves, so the ETag must change with it.
         step_refresh_content_hash(step=form.instance)
+        # … and a changed definition or quick-check list can change what each quick check is.
+        quick_check_roles_refresh(module_id=form.instance.module_id)
 
 
 class CardSectionInline(admin.StackedInline):
@@ -111,7 +117,12 @@ class TermCardAdmin(admin.ModelAdmin):
 
 @admin.register(QuickCheck)
 class QuickCheckAdmin(admin.ModelAdmin):
-    list_display = ("question", "answer", "module", "is_active")
-    list_filter = ("module", "is_active")
+    list_display = ("question", "answer", "module", "role", "is_active")
+    list_filter = ("module", "role", "is_active")
     search_fields = ("question", "answer")
-    readonly_fields = ("module", "text_hash")
+    # The role follows from the content (courses.quick_check_roles), never typed in.
+    readonly_fields = ("module", "text_hash", "role")
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        quick_check_roles_refresh(module_id=obj.module_id)

@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import BooleanField, Count, IntegerField, QuerySet, Subquery, Value
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Count,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    QuerySet,
+    Subquery,
+    Value,
+)
 
 from courses.data import (
     CardFronts,
@@ -16,7 +26,7 @@ from courses.data import (
     RetiredContent,
     StepData,
 )
-from courses.models import Module, QuickCheck, Step, active_step_q
+from courses.models import Module, QuickCheck, Step, active_step_q, quick_check_makes_no_card_q
 from courses.selectors import CONTENT_MAX_AGE, module_outline_get
 from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
@@ -81,7 +91,7 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
     rows = (
         QuickCheck.objects.filter(links__step_id=step_id)
         .order_by("links__position")
-        .values("id", "module_id", "question", "answer")
+        .values("id", "module_id", "question", "answer", "role")
     )
     return [QuickCheckData(**row) for row in rows]
 
@@ -98,13 +108,14 @@ def _kind(is_quick_check: bool) -> Value:
 
 
 def retired_content() -> RetiredContent:
-    """The steps no longer active and the quick checks no longer in their module (few rows, each
-    kind read through its partial index): one query at most a second per process."""
+    """The steps no longer active and the quick checks that make no review card (gone from
+    their module, or no flashcard: ``courses.quick_check_roles``); few rows, each kind read
+    through its partial index: one query at most a second per process."""
     retired = _retired_content.get("all")
     if retired is not None:
         return retired
     steps = Step.objects.retired().order_by()
-    quick_checks = QuickCheck.objects.filter(is_active=False).order_by()
+    quick_checks = QuickCheck.objects.filter(quick_check_makes_no_card_q()).order_by()
     rows = steps.values_list("id", _kind(False)).union(
         quick_checks.values_list("id", _kind(True)), all=True
     )
@@ -120,13 +131,14 @@ def retired_content() -> RetiredContent:
 
 
 def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
-    """The term of each step and the question of each quick check (unknown ids left out): one
-    query at most, for the ids not read in this process in the last second."""
-    fronts = CardFronts(step_terms={}, quick_check_questions={})
+    """The term and module title of each step and the question of each quick check (unknown
+    ids left out): one query at most, for the ids not read in this process in the last
+    second."""
+    fronts = CardFronts(step_terms={}, quick_check_questions={}, step_module_titles={})
     missing: list[QuerySet] = []
-    for is_quick_check, ids, found, model, front in (
-        (False, step_ids, fronts.step_terms, Step, "term"),
-        (True, quick_check_ids, fronts.quick_check_questions, QuickCheck, "question"),
+    for is_quick_check, ids, model, front, context in (
+        (False, step_ids, Step, "term", F("module__title")),
+        (True, quick_check_ids, QuickCheck, "question", Value("")),
     ):
         unknown = []
         for row_id in set(ids):
@@ -134,16 +146,32 @@ def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> C
             if cached is None:
                 unknown.append(row_id)
             else:
-                found[row_id] = cached
+                _front_put(fronts, is_quick_check, row_id, *cached)
         if unknown:
             read = model.objects.filter(id__in=unknown).order_by()
-            missing.append(read.values_list("id", _kind(is_quick_check), front))
+            missing.append(
+                read.values_list(
+                    "id",
+                    _kind(is_quick_check),
+                    front,
+                    ExpressionWrapper(context, output_field=CharField()),
+                )
+            )
     if missing:
-        for row_id, is_quick_check, front in missing[0].union(*missing[1:], all=True):
-            found = fronts.quick_check_questions if is_quick_check else fronts.step_terms
-            found[row_id] = front
-            _card_fronts.put((is_quick_check, row_id), front)
+        for row_id, is_quick_check, front, module_title in missing[0].union(*missing[1:], all=True):
+            _front_put(fronts, is_quick_check, row_id, front, module_title)
+            _card_fronts.put((is_quick_check, row_id), (front, module_title))
     return fronts
+
+
+def _front_put(
+    fronts: CardFronts, is_quick_check: bool, row_id: int, front: str, module_title: str
+) -> None:
+    if is_quick_check:
+        fronts.quick_check_questions[row_id] = front
+    else:
+        fronts.step_terms[row_id] = front
+        fronts.step_module_titles[row_id] = module_title
 
 
 def module_slugs() -> list[str]:

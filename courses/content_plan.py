@@ -15,6 +15,7 @@ from pathlib import PurePath
 from typing import Any
 
 from courses.documents import DocumentError, ModuleDoc, SectionDoc, TermCardDoc, slugify_term
+from courses.quick_check_roles import StepChecks, quick_check_roles
 
 
 def _sha256(text: str) -> str:
@@ -128,6 +129,18 @@ class ModuleRow:
     exam_heading: str
     exam_blocks: tuple[tuple[str, ...], ...]
     steps: tuple[StepRow, ...] = field(default=())
+
+    def quick_check_roles(self) -> dict[str, str]:
+        """The role of each of the module's quick checks, by text hash
+        (``courses.quick_check_roles``): decided over the module's steps as the documents
+        have them."""
+        return quick_check_roles(
+            StepChecks(
+                definition=step.definition,
+                quick_checks=tuple((q.text_hash, q.question, q.answer) for q in step.quick_checks),
+            )
+            for step in self.steps
+        )
 
     def fields(self) -> dict[str, Any]:
         return {

@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from courses import quick_check_roles
+
 
 @dataclass(frozen=True)
 class ModuleData:
@@ -29,6 +31,24 @@ class QuickCheckData:
     module_id: int
     question: str
     answer: str
+    # What it is for (courses.quick_check_roles): "flashcard", "definition", "generic",
+    # "instruction".
+    role: str = quick_check_roles.FLASHCARD
+
+    @property
+    def makes_card(self) -> bool:
+        """A review card of its own (a flashcard)."""
+        return self.role == quick_check_roles.FLASHCARD
+
+    @property
+    def is_definition(self) -> bool:
+        """It repeats its step's definition: rating it is the definition card's review."""
+        return self.role == quick_check_roles.DEFINITION
+
+    @property
+    def is_reflection_prompt(self) -> bool:
+        """Shown as a reflection prompt: no rating, no card (generic, or an instruction)."""
+        return self.role in quick_check_roles.REFLECTION_ROLES
 
 
 @dataclass(frozen=True)
@@ -64,8 +84,9 @@ class ModuleOutline:
 
 @dataclass(frozen=True)
 class RetiredContent:
-    """Course content that has left its course: the ids of the steps no longer active and of the
-    quick checks no longer in their module (few rows; other apps leave them out by id)."""
+    """Course content whose review cards leave the queue: the ids of the steps no longer active
+    and of the quick checks that make no card (any more): gone from their module, or no
+    flashcard (``QuickCheckData.makes_card``). Few rows; other apps leave them out by id."""
 
     step_ids: frozenset[int]
     quick_check_ids: frozenset[int]
@@ -73,7 +94,9 @@ class RetiredContent:
 
 @dataclass(frozen=True)
 class CardFronts:
-    """The front of review cards: the term of each step and the question of each quick check."""
+    """What review cards show on their front: the term of each step and its module's title,
+    and the question of each quick check."""
 
     step_terms: dict[int, str]
     quick_check_questions: dict[int, str]
+    step_module_titles: dict[int, str]

@@ -51,6 +51,7 @@ def _dump(objects: list[dict[str, Any]]) -> str:
 def _module_objects(module: ModuleRow) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = [{"model": "courses.module", "fields": module.fields()}]
     module_key = [module.slug]
+    roles = module.quick_check_roles()
     seen_checks: set[str] = set()
     for step in module.steps:
         for qc in step.quick_checks:
@@ -66,6 +67,7 @@ def _module_objects(module: ModuleRow) -> list[dict[str, Any]]:
                         "answer": qc.answer,
                         "text_hash": qc.text_hash,
                         "is_active": True,
+                        "role": roles[qc.text_hash],
                     },
                 }
             )

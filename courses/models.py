@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from courses import quick_check_roles
+
 
 class ModuleManager(models.Manager):
     def get_by_natural_key(self, slug: str) -> Module:
@@ -245,14 +247,34 @@ class QuickCheckManager(models.Manager):
         return self.get(module__slug=module_slug, text_hash=text_hash)
 
 
+def quick_check_makes_no_card_q() -> Q:
+    """``Q`` for "no review card is made of this quick check (any more)": it left its module,
+    or it is no flashcard (the step's definition again, a reflection prompt or an instruction:
+    ``courses.quick_check_roles``). Written once, for the partial index and the query."""
+    return Q(is_active=False) | ~Q(role=quick_check_roles.FLASHCARD)
+
+
 class QuickCheck(models.Model):
     """A distinct question/answer line of a module, stored once however many steps show it."""
+
+    class Role(models.TextChoices):
+        FLASHCARD = quick_check_roles.FLASHCARD, "flashcard (a review card)"
+        DEFINITION = quick_check_roles.DEFINITION, "the step's definition (its definition card)"
+        GENERIC = quick_check_roles.GENERIC, "reflection prompt (recurs in most steps)"
+        INSTRUCTION = quick_check_roles.INSTRUCTION, "reflection prompt (an instruction)"
 
     module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="quick_checks")
     question = models.TextField()
     answer = models.TextField()
     text_hash = models.CharField(max_length=64, help_text="sha256 of question + answer.")
     is_active = models.BooleanField(default=True)
+    # What it is for, from the module's content (courses.quick_check_roles): set by the import,
+    # and again after an admin edits a step's quick checks.
+    # A default in the database too: bulk loads (the benchmark's COPY) name only the columns
+    # they fill.
+    role = models.CharField(
+        max_length=12, choices=Role.choices, default=Role.FLASHCARD, db_default=Role.FLASHCARD
+    )
     steps = models.ManyToManyField(Step, through="StepQuickCheck", related_name="quick_checks")
 
     objects = QuickCheckManager()
@@ -260,12 +282,26 @@ class QuickCheck(models.Model):
     class Meta:
         ordering = ["module", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["module", "text_hash"], name="quickcheck_module_text")
+            models.UniqueConstraint(fields=["module", "text_hash"], name="quickcheck_module_text"),
+            models.CheckConstraint(
+                condition=Q(role__in=quick_check_roles.ROLES), name="quickcheck_role_known"
+            ),
         ]
-        # The few inactive quick checks (courses.api.retired_content), as above.
+        # The quick checks whose cards leave the queue (courses.api.retired_content): a few per
+        # module (the seed module: its 5 generic lines and the 32 definition echoes).
         indexes = [
-            models.Index(fields=["id"], condition=Q(is_active=False), name="quickcheck_inactive")
+            models.Index(
+                fields=["id"], condition=quick_check_makes_no_card_q(), name="quickcheck_no_card"
+            )
         ]
+
+    @property
+    def makes_card(self) -> bool:
+        return self.is_active and self.role == quick_check_roles.FLASHCARD
+
+    @property
+    def is_reflection_prompt(self) -> bool:
+        return self.role in quick_check_roles.REFLECTION_ROLES
 
     def natural_key(self) -> tuple[str, str]:
         return (*self.module.natural_key(), self.text_hash)

@@ -22,6 +22,7 @@ from quizzes.models import (
     QuickCheckRating,
 )
 from quizzes.selectors import exam_bank_states, grades_rows, item_statistics_rows
+from quizzes.services.certificates import certificates_reinstate, certificates_revoke
 from quizzes.services.item_review import exam_item_edit_review, exam_items_review
 
 GRADES_CSV_COLUMNS = (
@@ -381,8 +382,15 @@ class ExamAttemptAdmin(admin.ModelAdmin):
 
 @admin.register(Certificate)
 class CertificateAdmin(admin.ModelAdmin):
-    list_display = ("learner_name", "learner", "module", "score_percent", "issued_at")
-    list_filter = ("module",)
+    list_display = (
+        "learner_name",
+        "learner",
+        "module",
+        "score_percent",
+        "issued_at",
+        "revoked_at",
+    )
+    list_filter = ("module", ("revoked_at", admin.EmptyFieldListFilter))
     list_select_related = ("learner", "module")
     search_fields = ("learner__username", "learner_name", "code")
     readonly_fields = (
@@ -393,10 +401,25 @@ class CertificateAdmin(admin.ModelAdmin):
         "learner_name",
         "score_percent",
         "issued_at",
+        "revoked_at",
     )
+    actions = ["revoke", "reinstate"]
 
     def has_add_permission(self, request):
         return False
+
+    @admin.action(description="Revoke selected certificates", permissions=["change"])
+    def revoke(self, request, queryset):
+        count = certificates_revoke(
+            certificate_ids=queryset.values_list("pk", flat=True),
+            reason=f"revoked by {request.user.get_username()}",
+        )
+        self.message_user(request, f"{count} certificate(s) revoked.", messages.SUCCESS)
+
+    @admin.action(description="Reinstate selected certificates", permissions=["change"])
+    def reinstate(self, request, queryset):
+        count = certificates_reinstate(certificate_ids=queryset.values_list("pk", flat=True))
+        self.message_user(request, f"{count} certificate(s) reinstated.", messages.SUCCESS)
 
 
 @admin.register(QuickCheckRating)

@@ -200,6 +200,9 @@ class StepQuickCheck:
     position: int
     question: str
     answer: str
+    # courses.api QuickCheckData.role; a reflection prompt takes no rating.
+    role: str
+    takes_rating: bool
     rating: str | None
     rated_at: datetime.datetime | None
     times_rated: int
@@ -208,12 +211,26 @@ class StepQuickCheck:
 @dataclass(frozen=True)
 class CertificateView:
     code: str
+    # The public verification page (SITE_URL + path): printed on the certificate, in its QR code.
     url: str
     module: str
     module_title: str
     learner_name: str
     score_percent: Decimal
     issued_at: datetime.datetime
+    revoked_at: datetime.datetime | None = None
+
+    @property
+    def is_valid(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True)
+class CertificatePdf:
+    """A certificate as a PDF document and the file name to download it as."""
+
+    filename: str
+    content: bytes
 
 
 @dataclass(frozen=True)

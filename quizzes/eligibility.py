@@ -6,6 +6,11 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+# The reason code a certifying exam gives while the learner's full name is missing; the exam
+# page links it to the settings field, the API's start refusal names the field in its detail.
+FULL_NAME_MISSING = "full_name_missing"
+FULL_NAME_FIELD = "full_name"
+
 
 @dataclass(frozen=True)
 class AttemptState:
@@ -119,6 +124,7 @@ def exam_eligibility(
     max_attempts: int,
     wait: datetime.timedelta,
     final_passed: bool,
+    full_name_given: bool,
 ) -> Eligibility:
     """Whether a new attempt may start, with every reason against it (most fundamental first).
 
@@ -126,6 +132,10 @@ def exam_eligibility(
     against ``max_attempts`` (the learner's own maximum, with any extra attempts), so practice
     before the bank is approved costs no certifying attempt. An open attempt of either mode
     blocks a start, and ``final_passed`` (the certifying grade) ends the exam.
+
+    A certifying exam issues a certificate, which states the learner's full name: it starts
+    only once the learner gave it (``full_name_given``); a practice exam does not ask. The
+    certificate keeps the name it holds when it is issued.
     """
     reasons: list[Reason] = []
     available_at = None
@@ -135,6 +145,14 @@ def exam_eligibility(
         reasons.append(Reason("not_enrolled", "Enroll in the module before taking its exam."))
     if not steps.open:
         reasons.append(Reason("steps_incomplete", _gate_message(steps)))
+    if certifying and not full_name_given and not final_passed:
+        reasons.append(
+            Reason(
+                FULL_NAME_MISSING,
+                "Enter your full name (full_name in your settings or PATCH /api/v1/me/) before "
+                "this exam: the certificate states it.",
+            )
+        )
     if final_passed:
         reasons.append(Reason("already_passed", "You have passed this exam."))
     if any(attempt.finalized_at is None for attempt in attempts):

@@ -491,15 +491,27 @@ class Certificate(models.Model):
     attempt = models.OneToOneField(ExamAttempt, on_delete=models.PROTECT, related_name="+")
     # secrets.token_urlsafe: unguessable, so the public page cannot be enumerated.
     code = models.CharField(max_length=64, unique=True)
-    # Snapshots at issue: the certificate states what was true when it was issued.
+    # Snapshots at issue: the certificate states what was true when it was issued. The name is
+    # the learner's full name then (accounts.api.certificate_name); renaming the account later
+    # leaves it as it is.
     learner_name = models.CharField(max_length=200)
     score_percent = models.DecimalField(max_digits=5, decimal_places=2)
     issued_at = models.DateTimeField()
+    # Revoked by a course admin (admin action): the public page says so, the JSON verification
+    # answers 404 as for an unknown code, and the row stays (one certificate per module).
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    # A default in the database too: the certificate is inserted with plain SQL (quizzes.sql),
+    # which names only the columns of an issue.
+    revocation_reason = models.CharField(max_length=200, blank=True, db_default="")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="certificate_unique"),
         ]
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
 
     def __str__(self) -> str:
         return f"certificate {self.code[:6]}… for learner {self.learner_id}"

@@ -49,11 +49,13 @@ from quizzes.attempt_rules import (
     mode_name,
     seconds_left,
 )
+from quizzes.certificate_pdf import certificate_pdf
 from quizzes.data import (
     AttemptItemView,
     AttemptSummary,
     AttemptView,
     CertificateLink,
+    CertificatePdf,
     CertificateView,
     ExamOverview,
     FinalGrade,
@@ -240,12 +242,15 @@ def learner_eligibility(
     attempts: Sequence[ExamAttempt],
     enrolled: bool,
     final_passed: bool,
+    full_name_given: bool,
     now: datetime.datetime,
 ) -> Eligibility:
     """Whether the learner may start an attempt of the module's exam now, and why not.
 
     One query: the learner's completed steps, for the completion gate over the outline's active
     steps (retired ones never count). ``certifying`` is the mode a start would have now.
+    ``full_name_given``: the learner gave the name a certificate states
+    (``accounts.api.certificate_name_given`` of the request's user: no query).
     """
     done = progress_api.completed_step_ids(learner_id=learner_id, module_id=outline.id)
     gate = step_gate(
@@ -264,10 +269,13 @@ def learner_eligibility(
         max_attempts=setup.limits.max_attempts,
         wait=datetime.timedelta(minutes=setup.policy.wait_between_attempts_minutes),
         final_passed=final_passed,
+        full_name_given=full_name_given,
     )
 
 
 def certificate_url(code: str) -> str:
+    # The public page's route is named in lms.urls: it is printed on certificates and in their
+    # QR codes, so it never moves.
     return settings.SITE_URL + reverse("certificate-verify", args=[code])
 
 
@@ -519,10 +527,15 @@ def _attempt_read(
 
 
 def exam_overview(
-    *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
+    *,
+    learner_id: int,
+    module_slug: str,
+    full_name_given: bool,
+    now: datetime.datetime | None = None,
 ) -> ExamOverview:
     """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
-    final grade. Five queries (the outline's none while this process trusts its copy)."""
+    final grade. Five queries (the outline's none while this process trusts its copy).
+    ``full_name_given`` as ``learner_eligibility`` takes it."""
     now = now or timezone.now()
     outline = courses_api.module_outline(module_slug)
     setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
@@ -538,6 +551,7 @@ def exam_overview(
         attempts=attempts,
         enrolled=enrolled,
         final_passed=passed,
+        full_name_given=full_name_given,
         now=now,
     )
     in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
@@ -578,6 +592,8 @@ def quick_check_ratings_for_step(
             position=position,
             question=qc.question,
             answer=qc.answer,
+            role=qc.role,
+            takes_rating=not qc.is_reflection_prompt,
             rating=ratings[qc.id].rating if qc.id in ratings else None,
             rated_at=ratings[qc.id].updated_at if qc.id in ratings else None,
             times_rated=ratings[qc.id].times_rated if qc.id in ratings else 0,
@@ -607,14 +623,25 @@ def certificates_view(certificates: Sequence[Certificate]) -> list[CertificateVi
             learner_name=c.learner_name,
             score_percent=c.score_percent,
             issued_at=c.issued_at,
+            revoked_at=c.revoked_at,
         )
         for c in certificates
     ]
 
 
 def certificate_by_code(*, code: str) -> CertificateView | None:
-    """The public facts of a certificate (None for an unknown code)."""
+    """The public facts of a certificate, valid or revoked (None for an unknown code): what the
+    public page shows a person. Two queries."""
     certificate = Certificate.objects.filter(code=code).first()
+    if certificate is None:
+        return None
+    return certificates_view([certificate])[0]
+
+
+def certificate_valid_by_code(*, code: str) -> CertificateView | None:
+    """The certificate with this code if it is valid; None for an unknown or a revoked code
+    alike, so the JSON verification cannot tell them apart. Two queries at most."""
+    certificate = Certificate.objects.filter(code=code, revoked_at__isnull=True).first()
     if certificate is None:
         return None
     return certificates_view([certificate])[0]
@@ -626,6 +653,18 @@ def learner_certificate(*, learner_id: int, code: str) -> CertificateView | None
     if certificate is None:
         return None
     return certificates_view([certificate])[0]
+
+
+def learner_certificate_pdf(*, learner_id: int, code: str, time_zone: str) -> CertificatePdf:
+    """The learner's own valid certificate as a PDF in the active language, its date in
+    ``time_zone``; NotFound for another learner's, a revoked or an unknown code. Two queries."""
+    certificate = learner_certificate(learner_id=learner_id, code=code)
+    if certificate is None or not certificate.is_valid:
+        raise NotFound("You have no valid certificate with this code.", code="not_found")
+    return CertificatePdf(
+        filename=f"lernpfad-certificate-{certificate.module}.pdf",
+        content=certificate_pdf(certificate, time_zone=time_zone),
+    )
 
 
 # --- the admin's reports ----------------------------------------------------------------------

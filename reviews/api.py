@@ -16,19 +16,29 @@ from reviews.services import cards as _cards
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
     """Create the learner's review cards for a completed step (idempotent).
 
-    One definition card (front: the term, back: the definition) and one card per distinct quick
-    check of the step; a quick check shown by several steps has one card per learner.
+    One definition card (front: the term, back: the definition) and one card per distinct
+    flashcard quick check of the step (front: the term and the question); a quick check shown by
+    several steps has one card per learner. Quick checks that repeat the definition, recur in
+    most steps or are instructions make none (courses.quick_check_roles).
     """
     _cards.cards_for_step_ensure(learner_id=learner_id, step_id=step_id, at=at)
 
 
 def quick_check_rated(
-    *, learner_id: int, step_id: int, quick_check_id: int, rating: str, at: datetime.datetime
+    *,
+    learner_id: int,
+    step_id: int,
+    quick_check_id: int,
+    rating: str,
+    at: datetime.datetime,
+    is_definition: bool = False,
 ) -> None:
     """A self-rating of a quick check ("knew" / "partly" / "not_yet"): its card's first review.
 
     Counts as FSRS Good / Hard / Again; creates the card if needed. Later ratings of the same
-    quick check leave the card's schedule alone. An unknown rating raises InvalidInput.
+    quick check leave the card's schedule alone. An unknown rating raises InvalidInput. A quick
+    check that repeats the step's definition (``is_definition``) rates the step's definition
+    card instead of a card of its own.
     """
     _cards.quick_check_rating_record(
         learner_id=learner_id,
@@ -36,6 +46,7 @@ def quick_check_rated(
         quick_check_id=quick_check_id,
         rating=rating,
         at=at,
+        is_definition=is_definition,
     )
 
 

@@ -18,6 +18,7 @@ from courses.data import RetiredContent
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
 from reviews import sql
+from reviews.fronts import card_front
 from reviews.models import Notification, ReviewCard, ReviewLog
 from reviews.scheduling import IntervalPreview, intervals_preview
 
@@ -112,7 +113,10 @@ def daily_budget(*, learner: Learner, at: datetime.datetime) -> DailyBudget:
 class DueCard:
     id: int
     kind: str
+    # Names the step's term (reviews.fronts), with the module's title beside it.
     front: str
+    term: str
+    module_title: str
     state: int
     is_new: bool
     due: datetime.datetime
@@ -189,21 +193,23 @@ def due_queue(
                 continue
             new_allowed -= 1
         shown.append(card)
-    # The fronts of the shown cards: a definition card shows its step's term, a quick-check card
-    # its question (courses.api; warm, no query).
+    # The fronts of the shown cards: every card names its step's term and module, a quick-check
+    # card its question too (courses.api; warm, no query).
     fronts = courses_api.card_fronts(
-        step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
+        step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
     )
     cards = [
         DueCard(
             id=card.id,
             kind=card.kind,
-            front=(
-                fronts.step_terms[card.step_id]
-                if card.kind == ReviewCard.Kind.DEFINITION
-                else fronts.quick_check_questions[card.quick_check_id]
+            front=card_front(
+                kind=card.kind,
+                term=fronts.step_terms[card.step_id],
+                question=fronts.quick_check_questions.get(card.quick_check_id),
             ),
+            term=fronts.step_terms[card.step_id],
+            module_title=fronts.step_module_titles[card.step_id],
             state=card.state.state,
             is_new=card.state.is_new,
             due=card.state.due,
@@ -236,6 +242,8 @@ class CardFaces:
     kind: str
     front: str
     back: str
+    term: str
+    module_title: str
     step_id: int
     module_id: int
     step_number: int
@@ -254,6 +262,7 @@ def card_faces(*, learner_id: int, card_id: int) -> CardFaces:
             "kind",
             "step_id",
             "step__module_id",
+            "step__module__title",
             "step__number",
             "step__term",
             "step__definition",
@@ -272,8 +281,12 @@ def card_faces(*, learner_id: int, card_id: int) -> CardFaces:
     return CardFaces(
         id=row["id"],
         kind=row["kind"],
-        front=_front(row),
+        front=card_front(
+            kind=row["kind"], term=row["step__term"], question=row["quick_check__question"]
+        ),
         back=row["step__definition"] if is_definition else row["quick_check__answer"],
+        term=row["step__term"],
+        module_title=row["step__module__title"],
         step_id=row["step_id"],
         module_id=row["step__module_id"],
         step_number=row["step__number"],
@@ -356,9 +369,3 @@ def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet
     if unread_only:
         notifications = notifications.filter(read_at__isnull=True)
     return notifications.order_by("-created_at", "-id")
-
-
-def _front(row: dict) -> str:
-    if row["kind"] == ReviewCard.Kind.DEFINITION:
-        return row["step__term"]
-    return row["quick_check__question"]

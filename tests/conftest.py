@@ -115,6 +115,29 @@ def course(db, seed_paths):
 
 
 @pytest.fixture
+def flashcards(course):
+    """Quick checks of the seed module that are flashcards: one of its own for each of steps 1
+    to 3 ("own", by step number) and one that steps 1 and 2 share ("shared")."""
+    from tests.factories import flashcard_quick_check_add
+
+    steps = {step.number: step for step in course.steps.filter(number__lte=3)}
+    own = {
+        number: flashcard_quick_check_add(
+            [steps[number]],
+            f"Welcher Befehl zeigt den Zustand, Frage {number}?",
+            f"nvidia-smi, Antwort {number}.",
+        )
+        for number in (1, 2, 3)
+    }
+    shared = flashcard_quick_check_add(
+        [steps[1], steps[2]],
+        "Welche Einheit hat der Grafikspeicher?",
+        "Gibibyte (GiB), wie nvidia-smi sie anzeigt.",
+    )
+    return {"own": own, "shared": shared}
+
+
+@pytest.fixture
 def api_client():
     from rest_framework.test import APIClient
 

@@ -214,3 +214,27 @@ def exam_typed_items_create(module, *, count: int = 1, **extra):
     for item in items:
         item.full_clean()
     return ExamItem.objects.bulk_create(items)
+
+
+def flashcard_quick_check_add(steps, question: str, answer: str):
+    """A quick check that is a flashcard (a question only some steps ask, with a real answer),
+    added at the end of each of ``steps``' quick checks (Step rows of one module). The seed
+    module's own quick checks make no review card of their own (courses.quick_check_roles):
+    they repeat the definition or recur in every step."""
+    from courses.content_plan import quick_check_hash
+    from courses.models import QuickCheck, StepQuickCheck
+    from courses.services.importing import quick_check_roles_refresh
+
+    module = steps[0].module
+    quick_check = QuickCheck.objects.create(
+        module=module,
+        question=question,
+        answer=answer,
+        text_hash=quick_check_hash(question, answer),
+    )
+    for step in steps:
+        position = step.quick_check_links.count() + 1
+        StepQuickCheck.objects.create(step=step, quick_check=quick_check, position=position)
+    quick_check_roles_refresh(module_id=module.pk)
+    quick_check.refresh_from_db()
+    return quick_check

@@ -22,6 +22,17 @@ from lms.errors import DomainError
 _retention_text = lazy(lambda value: number_format(value, decimal_pos=2), str)
 
 
+def _full_name_field(*, help_text) -> forms.CharField:
+    """The learner's real name as certificates state it (``accounts.User.full_name``)."""
+    return forms.CharField(
+        label=_("Full name (first and last name)"),
+        max_length=150,
+        required=False,
+        help_text=help_text,
+        widget=forms.TextInput(attrs={"autocomplete": "name"}),
+    )
+
+
 class SignUpForm(forms.Form):
     """Input for ``accounts.services.user_register``; the service checks the password rules."""
 
@@ -35,6 +46,9 @@ class SignUpForm(forms.Form):
         label=_("E-mail address"),
         help_text=_("For password resets and review reminders."),
         widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    full_name = _full_name_field(
+        help_text=_("Optional now. Your certificates state it; an exam that certifies asks for it.")
     )
     password1 = forms.CharField(
         label=_("Password"),
@@ -175,7 +189,18 @@ class ReviewRatingForm(forms.Form):
 class SettingsForm(forms.Form):
     """The learner's preferences; ``accounts.services.user_update`` checks and stores them."""
 
-    display_name = forms.CharField(label=_("Display name"), max_length=150, required=False)
+    display_name = forms.CharField(
+        label=_("Display name"),
+        max_length=150,
+        required=False,
+        help_text=_("How Lernpfad greets you; a nickname is fine."),
+    )
+    full_name = _full_name_field(
+        help_text=_(
+            "As it is to appear on your certificates. Needed before an exam that certifies; "
+            "certificates already issued keep the name they were issued with."
+        )
+    )
     email = forms.EmailField(
         label=_("E-mail address"), widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )

@@ -3,7 +3,7 @@
 from django.urls import path
 
 import lms.converters  # noqa: F401  (registers <token:…>)
-from web.views import account, auth, exam, learning, pages, review, stats
+from web.views import account, auth, certificates, exam, learning, pages, review, stats
 
 app_name = "web"
 
@@ -60,5 +60,11 @@ urlpatterns = [
     path("exam/attempts/<int:attempt>/", exam.attempt_page, name="attempt"),
     path("exam/attempts/<int:attempt>/submit/", exam.attempt_submit, name="attempt_submit"),
     path("exam/attempts/<int:attempt>/result/", exam.attempt_result, name="attempt_result"),
-    path("my/certificates/<token:code>/", exam.certificate_page, name="certificate"),
+    # Certificates (the public verification page is routed in lms.urls: its URL is printed).
+    path("my/certificates/<token:code>/", certificates.certificate_page, name="certificate"),
+    path(
+        "my/certificates/<token:code>/pdf",
+        certificates.certificate_pdf,
+        name="certificate_pdf",
+    ),
 ]

@@ -23,6 +23,7 @@ class MeSerializer(serializers.ModelSerializer):
             "email",
             "pending_email",
             "display_name",
+            "full_name",
             "language",
             "time_zone",
             "reminder_time",
@@ -42,6 +43,11 @@ class MeUpdateSerializer(serializers.Serializer):
 
     email = serializers.CharField(max_length=254, allow_blank=True)
     display_name = serializers.CharField(max_length=150, allow_blank=True)
+    full_name = serializers.CharField(
+        max_length=150,
+        allow_blank=True,
+        help_text="Your full name as certificates state it; required before a certifying exam.",
+    )
     language = serializers.CharField(max_length=5)
     time_zone = serializers.CharField(max_length=64)
     reminder_time = serializers.TimeField()
@@ -60,6 +66,14 @@ class RegisterSerializer(serializers.Serializer):
     email = serializers.CharField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
     display_name = serializers.CharField(max_length=150, required=False, default="")
+    full_name = serializers.CharField(
+        max_length=150,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="Your full name as certificates state it (optional now; a certifying exam "
+        "asks for it).",
+    )
     language = serializers.CharField(max_length=5, required=False, default="de")
     time_zone = serializers.CharField(max_length=64, required=False, default=DEFAULT_TIME_ZONE)
     device_name = serializers.CharField(

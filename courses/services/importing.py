@@ -29,6 +29,7 @@ from courses.content_plan import (
 )
 from courses.documents import DocumentError, ModuleDoc, TermCardDoc, parse_document
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+from courses.quick_check_roles import StepChecks, quick_check_roles
 from lms.content_cache import content_changed
 
 # Where a renumbered step parks while numbers are shuffled (the active-number constraint is
@@ -157,14 +158,18 @@ def _as_model_value(instance, name: str, value):
 def _quick_checks_sync(
     module: Module, row: ModuleRow, report: ImportReport
 ) -> dict[str, QuickCheck]:
-    """Every distinct question/answer line of the module, stored once."""
+    """Every distinct question/answer line of the module, stored once, with its role
+    (``courses.quick_check_roles``, decided over the module as the documents have it)."""
     wanted = {}
     for step_row in row.steps:
         for qc in step_row.quick_checks:
             wanted.setdefault(qc.text_hash, qc)
+    roles = row.quick_check_roles()
     existing = {qc.text_hash: qc for qc in module.quick_checks.all()}
     missing = [
-        QuickCheck(module=module, question=qc.question, answer=qc.answer, text_hash=h)
+        QuickCheck(
+            module=module, question=qc.question, answer=qc.answer, text_hash=h, role=roles[h]
+        )
         for h, qc in wanted.items()
         if h not in existing
     ]
@@ -179,6 +184,14 @@ def _quick_checks_sync(
     if to_retire:
         module.quick_checks.filter(text_hash__in=to_retire).update(is_active=False)
     report.rows_written += len(to_activate) + len(to_retire)
+    # A step added or removed can turn a line generic (or back): every wanted line's role.
+    changed_roles: dict[str, list[str]] = {}
+    for h, qc in existing.items():
+        if h in roles and qc.role != roles[h]:
+            changed_roles.setdefault(roles[h], []).append(h)
+            qc.role = roles[h]
+    for role, hashes in changed_roles.items():
+        report.rows_written += module.quick_checks.filter(text_hash__in=hashes).update(role=role)
     return existing
 
 
@@ -267,6 +280,38 @@ def step_refresh_content_hash(*, step: Step) -> Step:
     # Also when the hash stayed: the edit may have moved or retired the step.
     content_changed()
     return step
+
+
+def quick_check_roles_refresh(*, module_id: int) -> int:
+    """Decide the role of each of the module's quick checks again from the database, after an
+    admin edited a step, its quick checks or a quick check's text (``courses.quick_check_roles``
+    over the active steps). Returns how many changed; the review queue follows within a second
+    (``courses.api.retired_content``)."""
+    steps = {
+        step.pk: step.definition
+        for step in Step.objects.active().filter(module_id=module_id).only("id", "definition")
+    }
+    shown: dict[int, list[tuple[int, str, str]]] = {step_id: [] for step_id in steps}
+    links = (
+        StepQuickCheck.objects.filter(step_id__in=list(steps))
+        .order_by("step_id", "position")
+        .values_list("step_id", "quick_check_id", "quick_check__question", "quick_check__answer")
+    )
+    for step_id, quick_check_id, question, answer in links:
+        shown[step_id].append((quick_check_id, question, answer))
+    roles = quick_check_roles(
+        StepChecks(definition=definition, quick_checks=tuple(shown[step_id]))
+        for step_id, definition in steps.items()
+    )
+    changed = 0
+    current = dict(QuickCheck.objects.filter(pk__in=list(roles)).values_list("pk", "role"))
+    for role in set(roles.values()):
+        ids = [pk for pk, new in roles.items() if new == role and current.get(pk) != role]
+        if ids:
+            changed += QuickCheck.objects.filter(pk__in=ids).update(role=role)
+    if changed:
+        content_changed()
+    return changed
 
 
 def card_refresh_content_hash(*, card: TermCard) -> TermCard:

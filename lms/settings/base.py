@@ -222,6 +222,8 @@ REST_FRAMEWORK = {
         "login": env("THROTTLE_LOGIN", default="30/min"),
         "exam": env("THROTTLE_EXAM", default="120/min"),
         "review": env("THROTTLE_REVIEW", default="600/min"),
+        # The public certificate verification (JSON), per client address.
+        "certificate_verify": env("THROTTLE_CERTIFICATE_VERIFY", default="30/min"),
     },
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     # Throttles identify a client by its address. Without this, DRF takes the whole
@@ -298,5 +300,15 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     # axes says INFO for every successful log-in; its failures and lockouts are WARNINGs.
-    "loggers": {"axes": {"level": env("AXES_LOG_LEVEL", default="WARNING")}},
+    # fpdf2 subsets the certificate font with fontTools, which logs every table at INFO.
+    "loggers": {
+        "axes": {"level": env("AXES_LOG_LEVEL", default="WARNING")},
+        "fontTools": {"level": "WARNING"},
+    },
 }
+
+# --- Certificates ------------------------------------------------------------------------------
+# The Unicode TrueType font the certificate PDF is set in (DejaVu Sans, Debian's
+# fonts-dejavu-core; the Dockerfile and .ci/run install it). Without it the PDF falls back to a
+# core font that prints Latin-1 only, and `manage.py check` warns (quizzes.checks).
+LERNPFAD_PDF_FONT_DIR = env("LERNPFAD_PDF_FONT_DIR", default="/usr/share/fonts/truetype/dejavu")

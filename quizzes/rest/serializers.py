@@ -49,6 +49,15 @@ class StepQuickCheckSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     question = serializers.CharField()
     answer = serializers.CharField()
+    role = serializers.ChoiceField(
+        choices=["flashcard", "definition", "generic", "instruction"],
+        help_text="flashcard: a review card of its own; definition: repeats the step's "
+        "definition, rating it reviews the definition card; generic (recurs in most steps) and "
+        "instruction: a reflection prompt, no rating and no card.",
+    )
+    takes_rating = serializers.BooleanField(
+        help_text="False for a reflection prompt: POST …/answers/ answers 409 reflection_prompt."
+    )
     rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices, allow_null=True)
     rated_at = serializers.DateTimeField(allow_null=True)
     times_rated = serializers.IntegerField()
@@ -386,9 +395,25 @@ class SavedAnswersSerializer(serializers.Serializer):
 
 class CertificateSerializer(serializers.Serializer):
     code = serializers.CharField()
-    url = serializers.URLField()
+    url = serializers.URLField(help_text="The public verification page (also in the QR code).")
     module = serializers.CharField()
     module_title = serializers.CharField()
+    learner_name = serializers.CharField(help_text="The full name the certificate was issued to.")
+    score_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    issued_at = serializers.DateTimeField()
+    revoked_at = serializers.DateTimeField(
+        allow_null=True, help_text="Set once a course admin revoked the certificate."
+    )
+
+
+class CertificateVerificationSerializer(serializers.Serializer):
+    """A valid certificate as anyone holding its code may check it."""
+
+    code = serializers.CharField()
+    valid = serializers.BooleanField(help_text="Always true: other codes are a 404.")
+    url = serializers.URLField()
     learner_name = serializers.CharField()
+    module = serializers.CharField()
+    module_title = serializers.CharField()
     score_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
     issued_at = serializers.DateTimeField()

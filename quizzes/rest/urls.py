@@ -37,4 +37,14 @@ urlpatterns = [
         name="exam-attempt-submit",
     ),
     path("certificates/", views.CertificateListView.as_view(), name="certificate-list"),
+    path(
+        "certificates/verify/<str:code>/",
+        views.CertificateVerifyView.as_view(),
+        name="certificate-verify-api",
+    ),
+    path(
+        "certificates/<str:code>/pdf/",
+        views.CertificatePdfView.as_view(),
+        name="certificate-pdf",
+    ),
 ]

@@ -4,19 +4,28 @@ Everything here needs a logged-in learner (the default permission); another lear
 is a 404, never a 403, so attempt ids reveal nothing.
 """
 
+import dataclasses
+
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from accounts import api as accounts_api
+from lms.downloads import private_download
+from lms.errors import NotFound
 from quizzes import selectors
 from quizzes.attempt_rules import seconds_left
 from quizzes.rest.serializers import (
     AnswersInputSerializer,
     AttemptSerializer,
     CertificateSerializer,
+    CertificateVerificationSerializer,
     ExamOverviewSerializer,
     QuickCheckRatingSerializer,
     RatingInputSerializer,
@@ -80,7 +89,11 @@ class ExamOverviewView(APIView):
 
     @extend_schema(responses={200: ExamOverviewSerializer, 404: _ERRORS[404]})
     def get(self, request, module: str):
-        overview = selectors.exam_overview(learner_id=request.user.pk, module_slug=module)
+        overview = selectors.exam_overview(
+            learner_id=request.user.pk,
+            module_slug=module,
+            full_name_given=accounts_api.certificate_name_given(request.user),
+        )
         return Response(ExamOverviewSerializer(overview).data)
 
 
@@ -97,7 +110,11 @@ class ExamAttemptStartView(_ExamWriteView):
         responses={201: AttemptSerializer, 404: _ERRORS[404], 409: _ERRORS[409]},
     )
     def post(self, request, module: str):
-        started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
+        started = exam_attempt_start(
+            learner_id=request.user.pk,
+            module_slug=module,
+            full_name_given=accounts_api.certificate_name_given(request.user),
+        )
         body = selectors.attempt_view(
             attempt=started.attempt,
             module_slug=started.module_slug,
@@ -179,3 +196,69 @@ class CertificateListView(generics.ListAPIView):
         return self.get_paginated_response(
             CertificateSerializer(selectors.certificates_view(page), many=True).data
         )
+
+
+class CertificateVerifyView(APIView):
+    """Check a certificate by its code: public, throttled per client address.
+
+    Unknown and revoked codes are the same 404, so the answer never tells that a code once
+    existed (the public page at the certificate's ``url`` says "revoked" to a person).
+    """
+
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "certificate_verify"
+
+    @extend_schema(
+        responses={
+            200: CertificateVerificationSerializer,
+            404: OpenApiResponse(description="No valid certificate: unknown or revoked code"),
+        },
+        summary="Verify a certificate (public)",
+    )
+    def get(self, request, code: str):
+        certificate = selectors.certificate_valid_by_code(code=code)
+        if certificate is None:
+            raise NotFound("There is no valid certificate with this code.", code="not_found")
+        body = dataclasses.asdict(certificate) | {"valid": True}
+        return Response(CertificateVerificationSerializer(body).data)
+
+
+class PDFRenderer(BaseRenderer):
+    """Lets a client ask for ``Accept: application/pdf``. The PDF itself goes out as a plain
+    HttpResponse; what this renders is an error, which stays JSON in the one error shape."""
+
+    media_type = "application/pdf"
+    format = "pdf"
+    charset = None
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        response = (renderer_context or {}).get("response")
+        if response is not None:
+            response["Content-Type"] = "application/json"
+        return JSONRenderer().render(data, renderer_context=renderer_context)
+
+
+class CertificatePdfView(APIView):
+    """My certificate as a PDF (A4, with a QR code of its verification page); another
+    learner's or a revoked one is a 404."""
+
+    renderer_classes = [JSONRenderer, PDFRenderer]
+
+    @extend_schema(
+        responses={
+            (200, "application/pdf"): OpenApiResponse(
+                response=OpenApiTypes.BINARY, description="The certificate as a PDF document."
+            ),
+            404: OpenApiResponse(
+                description="Not a valid certificate of yours (another's, revoked, unknown)"
+            ),
+        },
+        summary="Download my certificate as a PDF",
+    )
+    def get(self, request, code: str):
+        pdf = selectors.learner_certificate_pdf(
+            learner_id=request.user.pk, code=code, time_zone=request.user.time_zone
+        )
+        return private_download(pdf.content, content_type="application/pdf", filename=pdf.filename)

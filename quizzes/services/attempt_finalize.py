@@ -61,7 +61,7 @@ class FinalizedAttempt:
 def _learner_name_read(learner_id: int) -> str:
     """The learner's name for a certificate issued without a request (the periodic task): one
     query to the accounts app."""
-    return accounts_api.display_names([learner_id])[learner_id]
+    return accounts_api.certificate_names([learner_id])[learner_id]
 
 
 def _replayed(locked: LockedAttempt, items: list[GradedItem]) -> FinalizedAttempt:
@@ -102,7 +102,7 @@ def exam_attempt_submit(
     return _attempt_finalize(
         attempt_id=attempt_id,
         learner_id=learner.pk,
-        learner_name=lambda _learner_id: accounts_api.display_name(learner),
+        learner_name=lambda _learner_id: accounts_api.certificate_name(learner),
         now=now,
     )
 

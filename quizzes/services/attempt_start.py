@@ -26,7 +26,7 @@ from progress import api as progress_api
 from quizzes.answers import TYPED_KINDS, matching_attempt_copy, matching_draw_counts
 from quizzes.attempt_rules import exam_is_certifying, final_score
 from quizzes.drawing import DrawCandidate, attempt_draw
-from quizzes.eligibility import Eligibility
+from quizzes.eligibility import FULL_NAME_FIELD, FULL_NAME_MISSING, Eligibility
 from quizzes.models import ExamAttempt, ExamAttemptItem, ExamItem
 from quizzes.selectors import ExamSetup, learner_eligibility, learner_exam_setup
 from quizzes.services.items import exam_items_generate, exam_policy_get
@@ -42,11 +42,17 @@ class StartedAttempt:
 
 
 def exam_attempt_start(
-    *, learner_id: int, module_slug: str, now: datetime.datetime | None = None
+    *,
+    learner_id: int,
+    module_slug: str,
+    full_name_given: bool,
+    now: datetime.datetime | None = None,
 ) -> StartedAttempt:
     """Start an attempt: draw the items with a fresh seed, shuffle options, set the deadline.
 
     Raises Conflict (409) with the reasons when the learner may not start now.
+    ``full_name_given``: the learner gave the name a certificate states
+    (``accounts.api.certificate_name_given`` of the request's user).
     """
     now = now or timezone.now()
     try:
@@ -89,6 +95,7 @@ def exam_attempt_start(
                 attempts=attempts,
                 enrolled=True,
                 final_passed=final_passed,
+                full_name_given=full_name_given,
                 now=now,
             )
             if not eligibility.can_start:
@@ -155,6 +162,11 @@ def _refusal(eligibility: Eligibility) -> Conflict:
             "available_at": (
                 eligibility.available_at.isoformat() if eligibility.available_at else None
             ),
+            # What the learner must fill in first (the settings field or the PATCH /api/v1/me/
+            # field), when a reason is a missing field.
+            "missing_fields": [
+                FULL_NAME_FIELD for r in eligibility.reasons if r.code == FULL_NAME_MISSING
+            ],
             "steps_required": gate.required,
             "steps_completed": gate.completed,
             "missing_steps": [

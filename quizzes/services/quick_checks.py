@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from courses import api as courses_api
-from lms.errors import NotEnrolled, NotFound
+from lms.errors import Conflict, NotEnrolled, NotFound
 from progress import api as progress_api
 from quizzes.models import QuickCheckRating, QuickCheckRatingEvent
 from reviews import api as reviews_api
@@ -35,12 +35,22 @@ def quick_check_rate(
     The latest rating per learner and quick check is kept in one row, every rating in the history.
     A quick check the step does not show is a 404; so is a module the learner is not enrolled in
     (``not_enrolled``, as for progress): a rating creates a review card, which is course work.
+    A reflection prompt (a line that recurs in most steps, or an instruction) takes no rating:
+    409 ``reflection_prompt``.
     """
     at = at or timezone.now()
     step = courses_api.step_by_number(module_slug, step_number)
-    if quick_check_id not in {qc.id for qc in courses_api.step_quick_checks(step.id)}:
+    quick_check = next(
+        (qc for qc in courses_api.step_quick_checks(step.id) if qc.id == quick_check_id), None
+    )
+    if quick_check is None:
         raise NotFound(
             f"Step {step_number} has no quick check {quick_check_id}.", code="quick_check_not_found"
+        )
+    if quick_check.is_reflection_prompt:
+        raise Conflict(
+            "This quick check is a reflection prompt: think it through, it takes no rating.",
+            code="reflection_prompt",
         )
     store = {
         "learner_id": learner_id,
@@ -49,6 +59,7 @@ def quick_check_rate(
         "quick_check_id": quick_check_id,
         "rating": rating,
         "at": at,
+        "is_definition": quick_check.is_definition,
     }
     try:
         return _rating_store(**store)
@@ -65,6 +76,7 @@ def _rating_store(
     quick_check_id: int,
     rating: str,
     at: datetime.datetime,
+    is_definition: bool,
 ) -> RatingOutcome:
     with transaction.atomic():
         # Locked like progress' writes lock it: an unenrollment waits until the rating is stored.
@@ -105,5 +117,6 @@ def _rating_store(
             quick_check_id=quick_check_id,
             rating=rating,
             at=at,
+            is_definition=is_definition,
         )
     return RatingOutcome(rating=row, created=created)

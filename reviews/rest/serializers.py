@@ -23,7 +23,12 @@ class IntervalPreviewSerializer(serializers.Serializer):
 class DueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
-    front = serializers.CharField()
+    front = serializers.CharField(
+        help_text="Names the step's term: the term itself (definition card), or the question "
+        "with the term in front unless it names it already (quick-check card)."
+    )
+    term = serializers.CharField(help_text="The term of the card's step.")
+    module_title = serializers.CharField(help_text="The title of the step's module.")
     state = serializers.IntegerField(help_text="FSRS state: 1 learning, 2 review, 3 relearning")
     is_new = serializers.BooleanField()
     due = serializers.DateTimeField()
@@ -75,6 +80,8 @@ class DueQueueSerializer(serializers.Serializer):
                     "id": card.id,
                     "kind": card.kind,
                     "front": card.front,
+                    "term": card.term,
+                    "module_title": card.module_title,
                     "state": card.state,
                     "is_new": card.is_new,
                     "due": datetime(card.due),
@@ -151,8 +158,10 @@ class UndoResultSerializer(serializers.Serializer):
 class CardFacesSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
-    front = serializers.CharField()
+    front = serializers.CharField(help_text="As in the due queue: names the step's term.")
     back = serializers.CharField()
+    term = serializers.CharField()
+    module_title = serializers.CharField()
     step_id = serializers.IntegerField()
     module_id = serializers.IntegerField()
     step_number = serializers.IntegerField()

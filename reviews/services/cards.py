@@ -36,7 +36,9 @@ def _new_card(
 
 @transaction.atomic
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
-    """Create the definition card and one card per distinct quick check of the step (idempotent).
+    """Create the definition card and one card per distinct flashcard quick check of the step
+    (idempotent). A quick check that repeats the definition, recurs in most steps or is an
+    instruction makes none (``QuickCheckData.makes_card``; courses.quick_check_roles).
 
     Two queries. The partial unique constraints (one definition card per learner and step, one
     quick-check card per learner and quick check) make a repeat, or a quick check another step
@@ -46,7 +48,7 @@ def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetim
     cards = [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=None, at=at)]
     cards += [
         _new_card(learner_id=learner_id, step_id=step_id, quick_check_id=qc.id, at=at)
-        for qc in {qc.id: qc for qc in quick_checks}.values()
+        for qc in {qc.id: qc for qc in quick_checks if qc.makes_card}.values()
     ]
     ReviewCard.objects.bulk_create(cards, ignore_conflicts=True)
 
@@ -59,11 +61,14 @@ def quick_check_rating_record(
     quick_check_id: int,
     rating: str,
     at: datetime.datetime,
+    is_definition: bool = False,
 ) -> ReviewCard:
     """A quick-check self-rating ("knew"/"partly"/"not_yet") is its card's first review.
 
     The card is created if needed. Only the first rating counts: once the card has been reviewed
     it follows its FSRS schedule, and rating the quick check again on the step page leaves it be.
+    A quick check that repeats the step's definition (``is_definition``) has no card of its own:
+    its rating is the step's definition card's first review.
     """
     fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
     if fsrs_rating is None:
@@ -72,13 +77,20 @@ def quick_check_rating_record(
             detail={"rating": sorted(QUICK_CHECK_RATINGS)},
             code="invalid_rating",
         )
+    card_quick_check_id = None if is_definition else quick_check_id
     ReviewCard.objects.bulk_create(
-        [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=quick_check_id, at=at)],
+        [
+            _new_card(
+                learner_id=learner_id, step_id=step_id, quick_check_id=card_quick_check_id, at=at
+            )
+        ],
         ignore_conflicts=True,
     )
-    card = ReviewCard.objects.select_for_update().get(
-        learner_id=learner_id, kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id=quick_check_id
-    )
+    cards = ReviewCard.objects.select_for_update().filter(learner_id=learner_id)
+    if is_definition:
+        card = cards.get(kind=ReviewCard.Kind.DEFINITION, step_id=step_id)
+    else:
+        card = cards.get(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id=quick_check_id)
     if card.last_review is not None:
         return card
     preferences = accounts_api.review_preferences(learner_id)

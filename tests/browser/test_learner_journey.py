@@ -29,6 +29,7 @@ class Language:
     signup: str
     username: str
     email: str
+    full_name: str
     password: str
     password_again: str
     submit_signup: str
@@ -45,6 +46,7 @@ class Language:
     rating_saved: str
     mark_complete: str
     completed: str
+    next_step: str
     review: str
     rated_good: str
     undone: str
@@ -63,6 +65,7 @@ GERMAN = Language(
     signup="Registrieren",
     username="Benutzername",
     email="E-Mail-Adresse",
+    full_name="Vor- und Nachname",
     password="Passwort",
     password_again="Passwort wiederholen",
     submit_signup="Registrieren",
@@ -79,6 +82,7 @@ GERMAN = Language(
     rating_saved="Deine Einschätzung ist gespeichert.",
     mark_complete="Schritt abschließen",
     completed="Schritt abgeschlossen.",
+    next_step="Nächster Schritt",
     review="Wiederholen",
     rated_good="Bewertet mit „Gut“.",
     undone="Die letzte Bewertung ist rückgängig gemacht.",
@@ -97,6 +101,7 @@ ENGLISH = Language(
     signup="Sign up",
     username="User name",
     email="E-mail address",
+    full_name="Full name (first and last name)",
     password="Password",
     password_again="Password again",
     submit_signup="Sign up",
@@ -113,6 +118,7 @@ ENGLISH = Language(
     rating_saved="Your rating is saved.",
     mark_complete="Mark step complete",
     completed="Step completed.",
+    next_step="Next step",
     review="Review",
     rated_good="Rated “Good”.",
     undone="The last review is undone.",
@@ -136,6 +142,12 @@ class Shots:
         self.count += 1
         path = self.directory / f"{self.prefix}-{self.count:02d}-{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
+
+
+def step_term(number: int) -> str:
+    from courses.models import Step
+
+    return Step.objects.get(number=number, status="active").term
 
 
 def correct_keys_of(attempt_id: int) -> dict[int, list[str]]:
@@ -197,6 +209,8 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     page.get_by_role("navigation").get_by_role("link", name=lang.signup).click()
     page.get_by_label(lang.username, exact=True).fill(username)
     page.get_by_label(lang.email).fill(f"{username}@example.org")
+    # The name the certificate will state (optional here; the exam asks for it otherwise).
+    page.get_by_label(lang.full_name).fill(f"{username.title()} Lernende")
     page.get_by_label(lang.password, exact=True).fill(PASSWORD)
     page.get_by_label(lang.password_again).fill(PASSWORD)
     shots("signup")
@@ -241,7 +255,10 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     assert clipboard_soon(page) == "nvidia-smi"
     shots("step-1")
 
-    # A quick check: reveal with the keyboard, then rate.
+    # A quick check: reveal with the keyboard, then rate. The step's first one repeats its
+    # definition, so the rating is the definition card's first review; the lines every step
+    # shares are reflection prompts without a rating.
+    expect(page.locator(".reflection-prompt")).to_have_count(5)
     first_check = page.locator(".quick-check").first
     summary = first_check.get_by_text(lang.show_answer)
     summary.focus()
@@ -259,10 +276,16 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     page.keyboard.press("Enter")
     expect(page.locator(".messages")).to_contain_text(lang.completed)
     shots("step-1-completed")
+    # Step 1's only card was just rated (due again in minutes): complete step 2 for a due card.
+    page.locator(".pager").get_by_role("link", name=re.compile(lang.next_step)).click()
+    page.get_by_role("button", name=lang.mark_complete).click()
+    expect(page.locator(".messages")).to_contain_text(lang.completed)
 
     # Review a due card with the keyboard only: Space reveals, 3 rates Good, u undoes.
     page.get_by_role("navigation").get_by_role("link", name=lang.review, exact=True).click()
     expect(page.locator("#review-front")).to_be_visible()
+    expect(page.locator("#review-front")).to_have_text(step_term(2))  # names its term
+    expect(page.locator(".review-card__context")).to_contain_text("GPU, CUDA und Inferenz")
     expect(page.locator("#review-back")).to_be_hidden()
     # Every rating button names its next interval.
     shots("review-front")

@@ -14,17 +14,25 @@ from lms.content_cache import content_changed
 pytestmark = pytest.mark.django_db
 
 
-def test_retired_content_names_retired_steps_and_inactive_quick_checks(
-    course, django_assert_num_queries
+def test_retired_content_names_retired_steps_and_quick_checks_that_make_no_card(
+    course, flashcards, django_assert_num_queries
 ):
     step = course.steps.get(number=3)
-    quick_check = QuickCheck.objects.filter(module=course).first()
+    # The seed module's own quick checks make no card: they repeat the definition or recur.
+    no_card = set(
+        QuickCheck.objects.filter(module=course)
+        .exclude(role="flashcard")
+        .values_list("pk", flat=True)
+    )
+    assert len(no_card) == 32 + 5
+    quick_check = flashcards["own"][1]
     Step.objects.filter(pk=step.pk).update(status=Step.Status.RETIRED)
     QuickCheck.objects.filter(pk=quick_check.pk).update(is_active=False)
     with django_assert_num_queries(1):  # both kinds in one read
         retired = api.retired_content()
     assert retired.step_ids == {step.pk}
-    assert retired.quick_check_ids == {quick_check.pk}
+    assert retired.quick_check_ids == no_card | {quick_check.pk}
+    assert flashcards["own"][2].pk not in retired.quick_check_ids
     with django_assert_num_queries(0):
         assert api.retired_content() == retired
 
@@ -53,6 +61,7 @@ def test_card_fronts_read_what_is_not_cached_in_one_query(course, django_assert_
             step_ids=[step.pk for step in steps[:2]], quick_check_ids=[quick_checks[0].pk]
         )
     assert fronts.step_terms == {step.pk: step.term for step in steps[:2]}
+    assert fronts.step_module_titles == {step.pk: course.title for step in steps[:2]}
     assert fronts.quick_check_questions == {quick_checks[0].pk: quick_checks[0].question}
     with django_assert_num_queries(0):
         again = api.card_fronts(
@@ -64,7 +73,7 @@ def test_card_fronts_read_what_is_not_cached_in_one_query(course, django_assert_
     assert more.step_terms == {step.pk: step.term for step in steps}
     with django_assert_num_queries(0):
         assert api.card_fronts(step_ids=[], quick_check_ids=[]) == CardFronts(
-            step_terms={}, quick_check_questions={}
+            step_terms={}, quick_check_questions={}, step_module_titles={}
         )
 
 

@@ -38,10 +38,12 @@ def _fresh_throttle_cache():
 
 @pytest.fixture
 def make_learner(db):
-    """The shared learner factory, with a display name by default: it goes on certificates."""
+    """The shared learner factory, with a display name and a full name by default: a certifying
+    exam starts only for a learner with a full name, and the certificate states it."""
 
     def make(username: str = "lena", **fields):
-        fields.setdefault("display_name", "Lena Lernende")
+        fields.setdefault("display_name", "Lena")
+        fields.setdefault("full_name", "Lena Lernende")
         return learner_create(username, **fields)
 
     return make

@@ -170,6 +170,8 @@ def eligibility(**overrides):
         "max_attempts": 3,
         "wait": datetime.timedelta(0),
         "final_passed": False,
+        "certifies": True,
+        "full_name_given": True,
     }
     arguments.update(overrides)
     return exam_eligibility(**arguments)
@@ -193,6 +195,16 @@ def test_eligibility_reasons():
     done = [AttemptState(number=n, finalized_at=NOW) for n in (1, 2, 3)]
     result = eligibility(attempts=done)
     assert codes(result) == ["no_attempts_left"] and result.attempts_left == 0
+
+
+def test_a_certifying_exam_needs_the_full_name_first():
+    assert codes(eligibility(full_name_given=False)) == ["full_name_missing"]
+    # Every reason at once, the name after enrollment and steps.
+    both = eligibility(enrolled=False, steps_required=True, full_name_given=False)
+    assert codes(both) == ["not_enrolled", "steps_incomplete", "full_name_missing"]
+    # An exam that certifies nothing needs no name; one already passed asks for nothing more.
+    assert eligibility(full_name_given=False, certifies=False).can_start
+    assert codes(eligibility(full_name_given=False, final_passed=True)) == ["already_passed"]
 
 
 def test_eligibility_waiting_time():

@@ -39,15 +39,45 @@ def test_rate_then_rate_again_keeps_latest_and_history(learner_api, learner, cou
     ) == ["not_yet", "knew"]
 
 
-def test_generic_quick_check_is_one_rating_across_steps(learner_api, course):
-    # The same generic line is shown by every step; rating it at step 1 shows at step 2.
-    generic = next(qc for qc in step_checks(1) if qc.links.count() > 1)
-    assert rate(learner_api, 1, generic.pk, "partly").status_code == 201
+def test_a_shared_quick_check_is_one_rating_across_steps(learner_api, course, flashcards):
+    # A flashcard shown by steps 1 and 2: rating it at step 1 shows at step 2.
+    shared = flashcards["shared"]
+    assert rate(learner_api, 1, shared.pk, "partly").status_code == 201
     listed = learner_api.get("/api/v1/modules/self-hosting-27/steps/2/quick-checks/").json()
     by_id = {row["id"]: row for row in listed}
-    assert by_id[generic.pk]["rating"] == "partly"
-    assert rate(learner_api, 2, generic.pk, "knew").status_code == 200
+    assert by_id[shared.pk]["rating"] == "partly"
+    assert rate(learner_api, 2, shared.pk, "knew").status_code == 200
     assert QuickCheckRating.objects.count() == 1
+
+
+def test_a_reflection_prompt_takes_no_rating(learner_api, learner, course):
+    """The generic lines every step shows (and instructions) are reflection prompts: the list
+    says so, and a rating is refused without writing anything."""
+    from reviews.models import ReviewCard, ReviewLog
+
+    listed = learner_api.get("/api/v1/modules/self-hosting-27/steps/1/quick-checks/").json()
+    roles = [(row["role"], row["takes_rating"]) for row in listed]
+    assert roles == [("definition", True)] + [("generic", False)] * 5
+    generic = next(row for row in listed if row["role"] == "generic")
+    response = rate(learner_api, 1, generic["id"], "knew")
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "reflection_prompt"
+    assert not QuickCheckRating.objects.exists() and not QuickCheckRatingEvent.objects.exists()
+    assert not ReviewCard.objects.exists() and not ReviewLog.objects.exists()
+
+
+def test_rating_the_definition_line_reviews_the_definition_card(learner_api, learner, course):
+    """ "Was ist der Zweck? <the definition>" is the definition card: its rating is that card's
+    first review, and no quick-check card with the same back is made."""
+    from reviews.models import ReviewCard
+
+    definition_line = step_checks(1)[0]
+    step = Step.objects.get(number=1, status="active")
+    assert definition_line.role == "definition" and definition_line.answer == step.definition
+    assert rate(learner_api, 1, definition_line.pk, "knew").status_code == 201
+    card = ReviewCard.objects.get(learner=learner)
+    assert (card.kind, card.step_id, card.quick_check_id) == ("definition", step.pk, None)
+    assert card.last_review is not None and card.logs.get().source == "quick_check"
 
 
 def test_list_for_step_shows_order_and_my_ratings_only(learner_api, make_learner, client_for):
@@ -135,11 +165,22 @@ def test_failing_reviews_call_leaves_no_rating(learner_api, course, monkeypatch)
 
 @pytest.mark.parametrize("rated", [1, 6])
 def test_list_query_count_is_constant(
-    learner_api, course, rated, django_assert_num_queries, monkeypatch
+    learner_api, learner, course, rated, django_assert_num_queries
 ):
-    monkeypatch.setattr("reviews.api.quick_check_rated", lambda **kwargs: None)
+    from django.utils import timezone
+
+    step = Step.objects.get(number=5, status="active")
+    now = timezone.now()
+    # Ratings as they are stored (reflection prompts too: rated before they became prompts).
     for quick_check in step_checks(5)[:rated]:
-        rate(learner_api, 5, quick_check.pk, "knew")
+        QuickCheckRating.objects.create(
+            learner=learner,
+            quick_check=quick_check,
+            step=step,
+            rating="knew",
+            first_rated_at=now,
+            updated_at=now,
+        )
     # step, its quick checks, my ratings
     with django_assert_num_queries(3):
         response = learner_api.get("/api/v1/modules/self-hosting-27/steps/5/quick-checks/")

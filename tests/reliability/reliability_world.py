@@ -64,6 +64,7 @@ def actor_create(username: str, *, staff: bool = False, device: str = "phone") -
         is_staff=staff,
         is_superuser=staff,
         display_name=username.title(),
+        full_name=f"{username.title()} Lernende",
     )
     _instance, token = account_services.token_create(user=user, device_name=device)
     client = JsonClient()

@@ -120,6 +120,23 @@ BODIES: dict[str, Body] = {
 BODY_NAMES_A_OBJECT = {"POST /api/v1/reviews/", "PUT /api/v1/exam-attempts/{attempt}/answers/"}
 
 
+# Operations that anyone holding the code may call, by design: the JSON twin of the public
+# certificate page. They answer with what that page shows (name, module, date, score) and
+# nothing else; what they may carry is pinned here.
+PUBLIC_WITH_CODE = {
+    "GET /api/v1/certificates/verify/{code}/": {
+        "code",
+        "valid",
+        "url",
+        "learner_name",
+        "module",
+        "module_title",
+        "score_percent",
+        "issued_at",
+    },
+}
+
+
 def _is_public(operation: dict) -> bool:
     return {} in operation.get("security", [{}])
 
@@ -234,6 +251,12 @@ def _check_operation(world, matrix, method, path, operation):
     url = _fill(path, path_values(world))
     params = set(re.findall(r"\{(\w+)\}", path))
     names_a_object = bool(params & A_OBJECTS) or label in BODY_NAMES_A_OBJECT
+    if label in PUBLIC_WITH_CODE:
+        for who in ("anonymous", "ben", "sam", CANARY):
+            response, changed = matrix(who, method, url, body_of(world, who))
+            assert response.status_code == 200 and not changed, (who, label, response.status_code)
+            assert set(response.json()) == PUBLIC_WITH_CODE[label], response.content
+        return
 
     for who in ("anonymous", "ben", "sam"):
         response, changed = matrix(who, method, url, body_of(world, who))

@@ -17,19 +17,20 @@ pytestmark = pytest.mark.django_db
 AT = datetime.datetime(2030, 6, 10, 12, 0, tzinfo=datetime.UTC)
 
 
-def test_completing_a_step_creates_a_definition_card_and_one_per_quick_check(
-    learner, steps, django_assert_num_queries
+def test_completing_a_step_creates_a_definition_card_and_one_per_flashcard(
+    learner, steps, flashcards, django_assert_num_queries
 ):
     step = steps[0]
-    quick_check_ids = set(step.quick_check_links.values_list("quick_check_id", flat=True))
-    assert len(quick_check_ids) >= 2
+    shown = set(step.quick_check_links.values_list("quick_check_id", flat=True))
+    flashcard_ids = {flashcards["own"][1].pk, flashcards["shared"].pk}
+    assert flashcard_ids < shown  # the step's six seed quick checks make no card of their own
     with django_assert_num_queries(4):  # savepoint, the step's quick checks, insert, release
         api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
     cards = ReviewCard.objects.filter(learner=learner)
     definition = cards.get(kind=ReviewCard.Kind.DEFINITION)
     assert definition.step_id == step.pk and definition.quick_check_id is None
     assert set(cards.filter(kind="quick_check").values_list("quick_check_id", flat=True)) == (
-        quick_check_ids
+        flashcard_ids
     )
     # New cards: learning, step 0, no FSRS memory yet, due at completion.
     assert {(c.state, c.learning_step, c.stability, c.last_review, c.due) for c in cards} == {
@@ -37,26 +38,24 @@ def test_completing_a_step_creates_a_definition_card_and_one_per_quick_check(
     }
 
 
-def test_cards_for_step_ensure_is_idempotent_and_shares_quick_checks_between_steps(learner, steps):
+def test_cards_for_step_ensure_is_idempotent_and_shares_quick_checks_between_steps(
+    learner, steps, flashcards
+):
     first, second = steps[0], steps[1]
-    shared = set(first.quick_check_links.values_list("quick_check_id", flat=True)) & set(
-        second.quick_check_links.values_list("quick_check_id", flat=True)
-    )
-    assert shared, "the seed module repeats generic quick checks across steps"
+    shared = flashcards["shared"].pk
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=AT)
     count_after_first = ReviewCard.objects.count()
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=AT)
     assert ReviewCard.objects.count() == count_after_first
 
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=second.pk, at=AT)
-    for quick_check_id in shared:
-        card = ReviewCard.objects.get(learner=learner, quick_check_id=quick_check_id)
-        assert card.step_id == first.pk  # stays with the step that made it
-    second_only = set(second.quick_check_links.values_list("quick_check_id", flat=True)) - shared
-    assert ReviewCard.objects.count() == count_after_first + 1 + len(second_only)
+    card = ReviewCard.objects.get(learner=learner, quick_check_id=shared)
+    assert card.step_id == first.pk  # stays with the step that made it
+    # The second step adds its definition card and its own flashcard, not the shared one again.
+    assert ReviewCard.objects.count() == count_after_first + 2
 
 
-def test_the_database_refuses_a_second_card_for_the_same_quick_check(learner, steps):
+def test_the_database_refuses_a_second_card_for_the_same_quick_check(learner, steps, flashcards):
     from django.db import IntegrityError, transaction
 
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=AT)
@@ -185,7 +184,7 @@ def test_reimport_keeps_cards_on_their_step_and_suspends_a_retired_steps_cards(
     )
 
 
-def test_an_admin_suspended_card_leaves_the_queue(learner, steps):
+def test_an_admin_suspended_card_leaves_the_queue(learner, steps, flashcards):
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=AT)
     card = ReviewCard.objects.get(kind="definition")
     ReviewCard.objects.filter(id=card.id).update(suspended=True)
@@ -193,3 +192,40 @@ def test_an_admin_suspended_card_leaves_the_queue(learner, steps):
     queue = due_queue(learner=learner, at=AT + datetime.timedelta(minutes=1), limit=50)
     assert card.id not in {c.id for c in queue.cards}
     assert queue.due_total == live_cards(learner_id=learner.pk).count() > 0
+
+
+def _all_cards_due(learner, steps):
+    learner.new_cards_per_day = 50  # all of them in one queue
+    for step in steps:
+        api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    return due_queue(learner=learner, at=AT + datetime.timedelta(minutes=1), limit=50)
+
+
+def test_the_seed_modules_cards_stand_on_their_own(learner, steps):
+    """All 32 steps completed: one definition card each and nothing else. The seed's quick
+    checks repeat the definition (the definition card already asks it) or recur in every step
+    ("Wie prüfst du sicher?", and the instruction "Erkläre die Rolle …"): no card of theirs."""
+    from collections import Counter
+
+    from reviews.selectors import card_faces
+
+    queue = _all_cards_due(learner, steps)
+    cards = ReviewCard.objects.filter(learner=learner)
+    assert Counter(cards.values_list("kind", flat=True)) == {"definition": 32}
+    assert not cards.filter(quick_check__role__in=("generic", "instruction")).exists()
+    terms = {step.pk: step.term for step in steps}
+    assert len(queue.cards) == 32
+    for card in queue.cards:
+        assert card.term in card.front and card.module_title == steps[0].module.title
+        assert "Was ist der Zweck?" not in card.front
+    backs = [card_faces(learner_id=learner.pk, card_id=card.id).back for card in queue.cards]
+    assert len(set(backs)) == len(backs) == 32
+    assert {card.term for card in queue.cards} == set(terms.values())
+
+
+def test_a_flashcards_front_names_its_steps_term(learner, steps, flashcards):
+    queue = _all_cards_due(learner, steps)
+    quick = [card for card in queue.cards if card.kind == "quick_check"]
+    assert len(quick) == 4  # three of their own, one shared by steps 1 and 2
+    for card in quick:
+        assert card.front.startswith(f"{card.term}: ") and card.term in {s.term for s in steps[:3]}

@@ -41,8 +41,9 @@ def sent_to(address: str) -> list:
 
 
 @pytest.fixture
-def studying(make_learner, steps):
-    """``studying("lena", time_zone=...)``: a learner with cards due since 2 January 2030."""
+def studying(make_learner, steps, flashcards):
+    """``studying("lena", time_zone=...)``: a learner with cards due since 2 January 2030 (step
+    1: its definition card and two flashcards, so the digests count in the plural)."""
 
     def create(username: str, **fields):
         learner = make_learner(username, **fields)

@@ -178,7 +178,7 @@ def settle(tracker) -> None:
 
 
 @pytest.fixture
-def studying(make_learner, steps):
+def studying(make_learner, steps, flashcards):
     def create(username: str, **fields):
         learner = make_learner(username, **fields)
         api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=CREATED)

@@ -33,8 +33,8 @@ def _review(client, card_id: int, rating: int = 3, client_review_id: str | None 
 
 
 @pytest.fixture
-def studied(learner, steps):
-    """The learner completed step 1 an hour ago: a definition card and its quick-check cards."""
+def studied(learner, steps, flashcards):
+    """The learner completed step 1 an hour ago: its definition card and its two flashcards."""
     at = timezone.now() - datetime.timedelta(hours=1)
     api.cards_for_step_ensure(learner_id=learner.pk, step_id=steps[0].pk, at=at)
     return ReviewCard.objects.filter(learner=learner)
@@ -68,8 +68,22 @@ def test_due_shows_fronts_only_with_the_interval_of_each_rating(learner, studied
     assert body["budget"]["new_left"] == 20 and body["budget"]["reviews_left"] == 200
     assert len(body["cards"]) == min(count, 10)
     definition = next(c for c in body["cards"] if c["kind"] == "definition")
-    assert definition["front"] == steps[0].term
-    assert set(definition) == {"id", "kind", "front", "state", "is_new", "due", "intervals"}
+    assert definition["front"] == definition["term"] == steps[0].term
+    assert definition["module_title"] == steps[0].module.title
+    assert set(definition) == {
+        "id",
+        "kind",
+        "front",
+        "term",
+        "module_title",
+        "state",
+        "is_new",
+        "due",
+        "intervals",
+    }
+    # A quick-check card's front names the step's term before the question.
+    quick = next(c for c in body["cards"] if c["kind"] == "quick_check")
+    assert quick["front"].startswith(f"{steps[0].term}: ") and quick["term"] == steps[0].term
     assert "back" not in definition and steps[0].definition not in str(body)
     # FSRS 6 defaults for a new card: Again 1 min, Hard 5.5 min, Good 10 min, Easy 8 days.
     seconds = [i["seconds"] for i in definition["intervals"]]
@@ -276,9 +290,10 @@ def test_card_faces_show_front_and_back(learner, studied, steps, login):
     card = studied.get(kind="definition")
     body = login(learner).get(f"/api/v1/reviews/cards/{card.id}/").json()
     assert (body["front"], body["back"]) == (steps[0].term, steps[0].definition)
+    assert (body["term"], body["module_title"]) == (steps[0].term, steps[0].module.title)
     quick = studied.filter(kind="quick_check").first()
     body = login(learner).get(f"/api/v1/reviews/cards/{quick.id}/").json()
-    assert body["front"] == quick.quick_check.question
+    assert body["front"] == f"{steps[0].term}: {quick.quick_check.question}"
     assert body["back"] == quick.quick_check.answer
 
 

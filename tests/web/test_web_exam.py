@@ -147,3 +147,25 @@ def test_starting_without_enrollment_explains_why(learner_client, course):
     assert "Schreib dich in das Modul ein" in page
     response = learner_client.post(MODULE + "exam/start/", follow=True)
     assert response.redirect_chain[-1][0] == MODULE + "exam/"
+
+
+def test_exam_page_asks_for_the_full_name_and_links_to_the_settings_field(
+    learner_client, enrolled, course
+):
+    enrolled.full_name = ""
+    enrolled.save()
+    page = learner_client.get(MODULE + "exam/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Gib zuerst deinen Vor- und Nachnamen an" in page
+    assert 'href="/settings/#id_full_name"' in page
+    assert 'action="/modules/self-hosting-27/exam/start/"' not in page
+    # A start posted anyway is refused with the same reason, and nothing starts.
+    refused = learner_client.post(MODULE + "exam/start/", follow=True).content.decode()
+    assert "full_name" in refused
+    from quizzes.models import ExamAttempt
+
+    assert not ExamAttempt.objects.exists()
+    enrolled.full_name = "Lena Lernende"
+    enrolled.save()
+    page = learner_client.get(MODULE + "exam/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Your certificate will state your full name “Lena Lernende”." in page
+    assert 'action="/modules/self-hosting-27/exam/start/"' in page

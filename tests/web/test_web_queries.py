@@ -42,6 +42,7 @@ def fill_learner_data(learner, course) -> None:
     from reviews.api import cards_for_step_ensure
     from reviews.models import ReviewCard
     from reviews.services.reviewing import review_record
+    from tests.factories import flashcard_quick_check_add
 
     now = timezone.now()
     steps = list(course.steps.filter(status="active").order_by("number"))
@@ -60,8 +61,14 @@ def fill_learner_data(learner, course) -> None:
             for step in steps
         ]
     )
+    # Flashcards of their own for every step (the seed's quick checks make definition cards
+    # only), so the learner has hundreds of cards.
+    for step in steps:
+        for index in range(3):
+            flashcard_quick_check_add([step], f"{step.term}: Frage {index}?", f"Antwort {index}.")
     for step in steps:
         cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=now)
+    assert ReviewCard.objects.filter(learner=learner).count() == 32 * 4
     step_notes_put(
         learner_id=learner.pk,
         module_slug=course.slug,
@@ -71,6 +78,8 @@ def fill_learner_data(learner, course) -> None:
     for row in quick_check_ratings_for_step(
         learner_id=learner.pk, module_slug=course.slug, step_number=1
     ):
+        if not row.takes_rating:
+            continue  # a reflection prompt
         quick_check_rate(
             learner_id=learner.pk,
             module_slug=course.slug,

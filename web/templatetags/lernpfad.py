@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 
+import segno
 from django import template
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -61,3 +63,20 @@ def percent(value: float | int | None) -> str:
 def learner_zone(user) -> str:
     """The signed-in learner's time zone for display; UTC for visitors."""
     return getattr(user, "time_zone", "") or "UTC" if user.is_authenticated else "UTC"
+
+
+@register.filter
+def qr_svg(url: str) -> str:
+    """The QR code of ``url`` as inline SVG (no style attributes, so the CSP holds); the
+    certificate page shows the same code as the certificate PDF."""
+    code = segno.make(url, error="m", micro=False)
+    return mark_safe(
+        code.svg_inline(
+            scale=4,
+            border=4,
+            dark="#000",
+            light="#fff",
+            title=_("QR code of the verification page"),
+            svgclass="qr-code",
+        )
+    )

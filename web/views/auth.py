@@ -61,6 +61,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 username=form.cleaned_data["username"],
                 email=form.cleaned_data["email"],
                 password=form.cleaned_data["password1"],
+                full_name=form.cleaned_data["full_name"],
                 language=language[:2],
             )
         except DomainError as exc:

@@ -30,7 +30,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "total": progress.total_steps,
                 "next_step": progress.next_step,
                 "exam": exam_status_for_dashboard(
-                    learner_id=learner.pk, module_slug=enrollment.module.slug
+                    learner=learner, module_slug=enrollment.module.slug
                 ),
             }
         )

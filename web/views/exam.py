@@ -1,4 +1,5 @@
-"""The exam: policy page, the timed attempt, submit confirmation, result and certificate link.
+"""The exam: policy page, the timed attempt, submit confirmation, result and certificate link
+(the certificate pages themselves: ``web.views.certificates``).
 
 Reads and writes go through the quizzes app's selectors and services, the same as
 ``/api/v1/.../exam/``; what a learner may see of an attempt is decided there
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -19,13 +20,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
+from accounts import api as accounts_api
 from lms.errors import DomainError
 from quizzes.data import PRACTICE, AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
     exam_attempt_get,
     exam_attempt_result_get,
     exam_overview,
-    learner_certificate,
 )
 from quizzes.services.attempt_answers import exam_attempt_answers_save
 from quizzes.services.attempt_finalize import exam_attempt_submit
@@ -33,10 +34,14 @@ from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import domain_errors_as_pages, error_message
 
 
-def exam_status_for_dashboard(*, learner_id: int, module_slug: str) -> dict:
+def exam_status_for_dashboard(*, learner, module_slug: str) -> dict:
     """A short exam status for the dashboard card: passed (only ever by a certifying exam),
     running, open after the steps still missing, and whether it is a practice exam."""
-    overview = exam_overview(learner_id=learner_id, module_slug=module_slug)
+    overview = exam_overview(
+        learner_id=learner.pk,
+        module_slug=module_slug,
+        full_name_given=accounts_api.certificate_name_given(learner),
+    )
     final = overview.final_grade
     gate = overview.eligibility.steps
     practice = overview.mode == PRACTICE
@@ -68,7 +73,11 @@ def _score(value) -> str:
 @domain_errors_as_pages()
 def exam_page(request: HttpRequest, module: str) -> HttpResponse:
     """The policy, eligibility (with every reason against starting), my attempts, final grade."""
-    overview = exam_overview(learner_id=request.user.pk, module_slug=module)
+    overview = exam_overview(
+        learner_id=request.user.pk,
+        module_slug=module,
+        full_name_given=accounts_api.certificate_name_given(request.user),
+    )
     return render(request, "web/exams/policy.html", {"overview": overview, "module": module})
 
 
@@ -76,7 +85,11 @@ def exam_page(request: HttpRequest, module: str) -> HttpResponse:
 @require_POST
 @domain_errors_as_pages(back=lambda request, module: reverse("web:exam", args=[module]))
 def exam_start(request: HttpRequest, module: str) -> HttpResponse:
-    started = exam_attempt_start(learner_id=request.user.pk, module_slug=module)
+    started = exam_attempt_start(
+        learner_id=request.user.pk,
+        module_slug=module,
+        full_name_given=accounts_api.certificate_name_given(request.user),
+    )
     return redirect("web:attempt", started.attempt.pk)
 
 
@@ -244,12 +257,3 @@ def _typed_review(item: AttemptItemView, entry, shows_answers: bool) -> dict:
         if item.kind == "matching"
         else [],
     }
-
-
-@login_required
-def certificate_page(request: HttpRequest, code: str) -> HttpResponse:
-    """The learner's own certificate, printable, with the public verification link."""
-    certificate = learner_certificate(learner_id=request.user.pk, code=code)
-    if certificate is None:
-        raise Http404("no such certificate of yours")
-    return render(request, "web/exams/certificate.html", {"certificate": certificate})

@@ -87,6 +87,8 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """A step's sections in document order, its quick checks, notes, term card and pager."""
     content = step_get(module_slug=module, number=number)
     blocks = _blocks(content.sections)
+    # Reflection prompts (lines that recur in most steps, instructions) are shown apart, without
+    # a rating: they make no review card (courses.quick_check_roles).
     quick_checks = [
         {
             "id": link.quick_check.id,
@@ -95,6 +97,12 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "rating": None,
         }
         for link in content.quick_check_links
+        if not link.quick_check.is_reflection_prompt
+    ]
+    reflection_prompts = [
+        {"question": link.quick_check.question, "answer": link.quick_check.answer}
+        for link in content.quick_check_links
+        if link.quick_check.is_reflection_prompt
     ]
     learner = None
     if request.user.is_authenticated:
@@ -109,6 +117,7 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "step": content.step,
             "blocks": blocks,
             "quick_checks": quick_checks,
+            "reflection_prompts": reflection_prompts,
             "card": content.card,
             "card_blocks": _blocks(content.card_sections),
             "previous_number": content.previous_number,

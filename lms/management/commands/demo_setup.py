@@ -27,6 +27,8 @@ class Command(BaseCommand):
                 username=username,
                 password=password,
                 display_name="Demo Admin" if is_staff else "Lena Lernende",
+                # The name her certificate states (a certifying exam asks for it first).
+                full_name="Demo Admin" if is_staff else "Lena Lernende",
                 is_staff=is_staff,
             )
             if is_staff:

@@ -317,7 +317,18 @@
     var timer = window.setInterval(tick, 1000);
   }
 
+  /* The certificate's print button (the print stylesheet lays it out on one A4 page). */
+  function initPrintButtons() {
+    document.querySelectorAll("[data-print]").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        window.print();
+      });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    initPrintButtons();
     initCopyButtons();
     initSectionTracking();
     initReviewKeys();
