@@ -27,7 +27,8 @@ run: $(STAMP)
 	$(PY) manage.py demo_setup
 	$(PY) manage.py runstack --addr $(ADDR)
 
-## The whole test suite (PostgreSQL/Redis tests run when DATABASE_URL/CELERY_BROKER_URL point at them).
+## The whole test suite. Without DATABASE_URL on an embedded PostgreSQL (tests/embedded_postgres.py);
+## Redis tests run when CELERY_BROKER_URL=redis://... points at a server.
 test: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run --settings=lms.settings.test
 	$(PY) -m pytest $(PYTEST_ARGS)
