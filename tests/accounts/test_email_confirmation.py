@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import time
+from urllib.parse import unquote
 
 import pytest
 from django.apps import apps
@@ -160,6 +161,10 @@ def test_expired_changed_and_foreign_links_confirm_nothing(committed, make_learn
         assert response.status_code == 400, name
         assert response.json()["error"]["code"] == code, name
         page = Client().get(f"/confirm-email/{token}/")
+        if "\x00" in unquote(token):
+            # A NUL in a path never reaches a view (lms.request_guards): 404.
+            assert page.status_code == 404, name
+            continue
         assert page.status_code == 400, name
         assert "/confirm-email/" in page.content.decode()  # the way to a new link
     user.refresh_from_db()
