@@ -59,6 +59,7 @@ def test_gate_is_one_reason_among_all_with_its_message():
         max_attempts=3,
         wait=datetime.timedelta(0),
         final_passed=False,
+        full_name_given=True,
     )
     assert [r.code for r in result.reasons] == ["not_enrolled", "steps_incomplete"]
     assert "1 of 4" in result.reasons[1].message and result.steps is closed
@@ -73,6 +74,7 @@ def test_gate_is_one_reason_among_all_with_its_message():
             max_attempts=3,
             wait=datetime.timedelta(0),
             final_passed=False,
+            full_name_given=True,
         )
         .reasons[0]
         .message

@@ -170,7 +170,6 @@ def eligibility(**overrides):
         "max_attempts": 3,
         "wait": datetime.timedelta(0),
         "final_passed": False,
-        "certifies": True,
         "full_name_given": True,
     }
     arguments.update(overrides)
@@ -200,10 +199,15 @@ def test_eligibility_reasons():
 def test_a_certifying_exam_needs_the_full_name_first():
     assert codes(eligibility(full_name_given=False)) == ["full_name_missing"]
     # Every reason at once, the name after enrollment and steps.
-    both = eligibility(enrolled=False, steps_required=True, full_name_given=False)
+    both = eligibility(
+        enrolled=False,
+        steps=step_gate(required_share=100, steps=[StepState(1, "s", "S", completed=False)]),
+        full_name_given=False,
+    )
     assert codes(both) == ["not_enrolled", "steps_incomplete", "full_name_missing"]
-    # An exam that certifies nothing needs no name; one already passed asks for nothing more.
-    assert eligibility(full_name_given=False, certifies=False).can_start
+    # A practice exam certifies nothing and needs no name; one already passed asks for nothing
+    # more.
+    assert eligibility(full_name_given=False, certifying=False).can_start
     assert codes(eligibility(full_name_given=False, final_passed=True)) == ["already_passed"]
 
 

@@ -241,9 +241,10 @@ def test_attempt_items_keep_room_for_updates_in_place():
 def typed_items_per_attempt(request, course, policy):
     """A bank of short-answer, numerical and matching items only (no generated ones), all of
     them drawn."""
-    from tests.factories import exam_typed_items_create
+    from tests.factories import exam_bank_approve, exam_typed_items_create
 
     exam_typed_items_create(course, count=request.param)
+    exam_bank_approve(course)  # approved: a certifying exam, as the choice-item counts are
     policy.items_per_attempt = 3 * request.param
     policy.save()
     return policy.items_per_attempt

@@ -181,7 +181,7 @@ def sample_exam(course, policy):
 
     report = exam_items_gift_import(module_id=course.id, data=SAMPLE.read_bytes(), source="s")
     policy.items_per_attempt = report.created
-    policy.requires_all_steps_completed = False
+    policy.required_step_share = 0
     policy.save()
     return report
 
@@ -191,7 +191,9 @@ def _take(learner, course, answer):
     from quizzes.services.attempt_finalize import exam_attempt_submit
     from quizzes.services.attempt_start import exam_attempt_start
 
-    started = exam_attempt_start(learner_id=learner.pk, module_slug=course.slug)
+    started = exam_attempt_start(
+        learner_id=learner.pk, module_slug=course.slug, full_name_given=True
+    )
     rows = list(ExamAttemptItem.objects.filter(attempt=started.attempt).order_by("position"))
     exam_attempt_answers_save(
         learner_id=learner.pk,
@@ -415,6 +417,7 @@ def test_admin_change_form_edits_a_typed_item(admin_client_, course):
         "title": "",
         "explanation": "",
         "is_active": "on",
+        "status": "draft",
     }
     refused = admin_client_.post(url, {**base, "answer_key": '{"accepted": []}'})
     assert refused.status_code == 200

@@ -170,6 +170,10 @@ def test_changed_forged_and_old_links_are_a_400_page_and_change_nothing(studying
     for bad in bad_tokens:
         for method in ("get", "post"):
             response = getattr(client, method)(url(bad))
+            if bad == "%00":
+                # A NUL in a path never reaches a view (lms.request_guards): 404.
+                assert response.status_code == 404, (bad, method)
+                continue
             assert response.status_code == 400, (bad, method)
             # The learner is unknown: the page speaks the browser's language.
             assert "This link is not valid" in response.content.decode()

@@ -11,7 +11,6 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
 from lms.downloads import private_download
@@ -40,9 +39,6 @@ def certificate_pdf(request: HttpRequest, code: str) -> HttpResponse:
 
 
 @require_safe
-# Not stored for reuse without asking: a revoked certificate must show as revoked at once (it
-# was "public, max-age=300", five more minutes).
-@cache_control(no_cache=True)
 def certificate_verify_page(request: HttpRequest, code: str) -> HttpResponse:
     """Anyone holding the code: valid or revoked, with name, module, date and score, in the
     viewer's language; an unknown code is a 404 page in the site's style."""
