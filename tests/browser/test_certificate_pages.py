@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.factories import api_client_for, enrollment_create, learner_create, learner_password
+from tests.factories import (
+    api_client_for,
+    enrollment_create,
+    exam_bank_approve,
+    learner_create,
+    learner_password,
+    steps_complete,
+)
 from tests.quizzes.conftest import ExamDriver
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
@@ -26,8 +33,10 @@ def certificate(course, live_server, settings):
 
     settings.SITE_URL = live_server.url  # the certificate's links and QR code are absolute
     exam_items_generate(module_id=course.id)
+    exam_bank_approve(course)  # a certifying exam
     learner = learner_create("juergen", display_name="Jürgen", full_name=FULL_NAME)
     enrollment_create(learner, course)
+    steps_complete(learner, course)  # the completion gate open
     result = ExamDriver(course.slug).take(api_client_for(learner), correct=10)
     return learner, result["certificate"]["code"]
 

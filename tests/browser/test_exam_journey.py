@@ -88,7 +88,7 @@ def test_the_exam_waits_for_the_steps_then_certifies_from_the_approved_bank(
     settings.SITE_URL = live_server.url
     page, base = browser_page, live_server.url
     shots = Shots(page, screenshot_dir, "gate")
-    learner = learner_register("jule", display_name="Jule Lernende")
+    learner = learner_register("jule", display_name="Jule", full_name="Jule Lernende")
     enrollment_create(learner, course)
     exam_bank_approve(course)
     steps_complete(learner, course, count=29)  # steps 1-29; 30, 31 and 32 are missing
@@ -144,7 +144,7 @@ def test_with_a_draft_bank_the_exam_is_practice_without_certificate(
 
     page, base = browser_page, live_server.url
     shots = Shots(page, screenshot_dir, "practice")
-    learner = learner_register("paul", display_name="Paul Probe")
+    learner = learner_register("paul", display_name="Paul", full_name="Paul Probe")
     enrollment_create(learner, course)
     exam_items_generate(module_id=course.pk)  # drafts: nobody has approved them
     steps_complete(learner, course)
