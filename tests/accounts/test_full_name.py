@@ -9,6 +9,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from tests.migration_state import migrate_to
 
 pytestmark = pytest.mark.django_db
 
@@ -124,34 +125,22 @@ def test_settings_page_changes_the_full_name(make_learner):
     assert lena.full_name == "Lena Lernende"
 
 
-def _migrate(targets=None):
-    """Migrate to ``targets`` (every app's latest when None); the apps of that state."""
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    executor = MigrationExecutor(connection)
-    targets = targets or executor.loader.graph.leaf_nodes()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture
 def migrated_back_afterwards(transactional_db):
     yield
-    _migrate()
+    migrate_to()
 
 
 def test_full_names_are_filled_from_first_and_last_name_by_the_migration(
     migrated_back_afterwards,
 ):
     """Accounts an admin gave a first and last name get them as the full name (migration 0007)."""
-    old = _migrate([("accounts", "0004_user_next_reminder_at_fill")])
+    old = migrate_to([("accounts", "0004_user_next_reminder_at_fill")])
     users = old.get_model("accounts", "User").objects
     users.create(username="adm1", email="a1@example.org", first_name="Ada", last_name="Lovelace")
     users.create(username="adm2", email="a2@example.org", last_name="Nur Nachname")
     users.create(username="adm3", email="a3@example.org")
-    new = _migrate([("accounts", "0007_user_full_name")])
+    new = migrate_to([("accounts", "0007_user_full_name")])
     names = dict(new.get_model("accounts", "User").objects.values_list("username", "full_name"))
     assert names == {"adm1": "Ada Lovelace", "adm2": "Nur Nachname", "adm3": ""}
 

@@ -4,31 +4,22 @@ enrollments and progress, and their content types (permissions), both ways."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
+
+from tests.migration_state import migrate_to
 
 BEFORE = [("courses", "0005_dead_content_indexes"), ("accounts", "0004_user_next_reminder_at_fill")]
 AFTER = [("progress", "0002_content_types_from_courses")]
 
 
-def _migrate(targets=None):
-    """Migrate to ``targets`` (every app's latest when None); the apps of that state."""
-    executor = MigrationExecutor(connection)
-    targets = targets or executor.loader.graph.leaf_nodes()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture
 def migrated_back_afterwards(transactional_db):
     yield
-    _migrate()
+    migrate_to()
 
 
 def test_enrollments_and_progress_survive_the_split_both_ways(migrated_back_afterwards):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     now = timezone.now()
     user = old.get_model("accounts", "User").objects.create(username="mara", email="m@x.org")
     module = old.get_model("courses", "Module").objects.create(
@@ -55,7 +46,7 @@ def test_enrollments_and_progress_survive_the_split_both_ways(migrated_back_afte
     content_type = old.get_model("contenttypes", "ContentType")
     content_type.objects.get_or_create(app_label="courses", model="enrollment")
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     assert new.get_model("progress", "Enrollment").objects.filter(learner_id=user.pk).count() == 1
     progress = new.get_model("progress", "StepProgress").objects.get(learner_id=user.pk)
     assert (progress.step_id, progress.status) == (step.pk, "completed")
@@ -66,7 +57,7 @@ def test_enrollments_and_progress_survive_the_split_both_ways(migrated_back_afte
     )
     assert labels == {"progress"}
 
-    back = _migrate(BEFORE)
+    back = migrate_to(BEFORE)
     assert back.get_model("courses", "StepProgress").objects.get(learner_id=user.pk).status == (
         "completed"
     )

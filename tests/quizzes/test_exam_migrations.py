@@ -7,10 +7,10 @@ import datetime
 from decimal import Decimal
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.utils import timezone
+
+from tests.migration_state import migrate_to
 
 # accounts at its newest: its columns exist in the database whatever quizzes is migrated to, so
 # the historical User model must know them (session_epoch has no database default).
@@ -19,22 +19,14 @@ BEFORE = [("quizzes", "0004_attempt_item_room_for_updates"), ACCOUNTS]
 AFTER = [("quizzes", "0007_attempt_mode_and_accommodations"), ACCOUNTS]
 
 
-def _migrate(targets=None):
-    executor = MigrationExecutor(connection)
-    targets = targets or executor.loader.graph.leaf_nodes()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture
 def migrated_back_afterwards(transactional_db):
     yield
-    _migrate()
+    migrate_to()
 
 
 def test_existing_items_become_drafts_and_certificates_stay_valid(migrated_back_afterwards):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     now = timezone.now()
     user = old.get_model("accounts", "User").objects.create(username="alt", email="a@x.org")
     module = old.get_model("courses", "Module").objects.create(
@@ -83,12 +75,12 @@ def test_existing_items_become_drafts_and_certificates_stay_valid(migrated_back_
         issued_at=now,
     )
 
-    new = _migrate(AFTER)
+    new = migrate_to(AFTER)
     item = new.get_model("quizzes", "ExamItem").objects.get()
     assert (item.status, item.reviewed_by_id, item.reviewed_at) == ("draft", None, None)
     assert new.get_model("quizzes", "ExamAttempt").objects.get().certifying is True
     assert new.get_model("quizzes", "ExamPolicy").objects.get().required_step_share == 100
     assert new.get_model("quizzes", "Certificate").objects.get().code == "alt-code"
 
-    _migrate()
+    migrate_to()
     assert Client().get("/certificates/alt-code/").status_code == 200

@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migration_state import migrate_to
 
 BEFORE = [
     ("accounts", "0007_user_full_name"),
@@ -19,18 +19,10 @@ AFTER = [("reviews", "0006_definition_echo_cards_merged")]
 T0 = datetime.datetime(2030, 3, 1, 9, 0, tzinfo=datetime.UTC)
 
 
-def _migrate(targets=None):
-    executor = MigrationExecutor(connection)
-    targets = targets or executor.loader.graph.leaf_nodes()
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
 @pytest.fixture
 def migrated_back_afterwards(transactional_db):
     yield
-    _migrate()
+    migrate_to()
 
 
 def _card(apps, learner, step, *, quick_check=None, reviewed_at=None, stability=None):
@@ -69,7 +61,7 @@ def _log(apps, card, at):
 def test_cards_of_quick_checks_that_make_no_card_are_retired_with_their_logs(
     migrated_back_afterwards,
 ):
-    old = _migrate(BEFORE)
+    old = migrate_to(BEFORE)
     learner = old.get_model("accounts", "User").objects.create(username="mara", email="m@x.org")
     module = old.get_model("courses", "Module").objects.create(
         slug="m", series="S", number=1, title="Modul M", header="S 1: Modul M", source_path="m.txt"
@@ -123,7 +115,7 @@ def test_cards_of_quick_checks_that_make_no_card_are_retired_with_their_logs(
         for card in (echo_1_card, echo_3_card, generic_card, own_card, task_card, definition_2)
     }
 
-    _migrate(AFTER)
+    migrate_to(AFTER)
     from courses import api as courses_api
     from courses.models import QuickCheck as Current
     from lms.content_cache import content_changed
