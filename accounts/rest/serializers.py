@@ -1,5 +1,6 @@
 """Input and output shapes of the accounts API. Every serializer lists its fields."""
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from accounts.models import Device, User
@@ -48,7 +49,7 @@ class MeUpdateSerializer(serializers.Serializer):
         allow_blank=True,
         help_text="Your full name as certificates state it; required before a certifying exam.",
     )
-    language = serializers.CharField(max_length=5)
+    language = serializers.ChoiceField(choices=User.Language.choices)
     time_zone = serializers.CharField(max_length=64)
     reminder_time = serializers.TimeField()
     quiet_hours_start = serializers.TimeField(allow_null=True)
@@ -65,24 +66,47 @@ class RegisterSerializer(serializers.Serializer):
     )
     email = serializers.CharField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
-    display_name = serializers.CharField(max_length=150, required=False, default="")
+    # The optional fields have no schema default: a generated client leaves out what it was not
+    # given (a default of "" made clients send "", and minLength 1 refused it). Left out, the
+    # server's value applies (``validate``).
+    display_name = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_blank=True,
+        help_text="The name greetings use; left out or empty: the username.",
+    )
     full_name = serializers.CharField(
         max_length=150,
         required=False,
-        default="",
         allow_blank=True,
         help_text="Your full name as certificates state it (optional now; a certifying exam "
         "asks for it).",
     )
-    language = serializers.CharField(max_length=5, required=False, default="de")
-    time_zone = serializers.CharField(max_length=64, required=False, default=DEFAULT_TIME_ZONE)
+    language = serializers.ChoiceField(
+        choices=User.Language.choices,
+        required=False,
+        help_text="The language of messages and mails; left out: de.",
+    )
+    time_zone = serializers.CharField(
+        max_length=64,
+        required=False,
+        help_text=f"An IANA time zone name; left out: {DEFAULT_TIME_ZONE}.",
+    )
     device_name = serializers.CharField(
         max_length=DEVICE_NAME_MAX_LENGTH,
         required=False,
-        default="",
         allow_blank=True,
         help_text="Ignored: registration issues no token any more; give it to auth/token/.",
     )
+
+    def validate(self, attrs):
+        attrs.pop("device_name", None)
+        return {
+            "display_name": "",
+            "full_name": "",
+            "language": User.Language.GERMAN,
+            "time_zone": DEFAULT_TIME_ZONE,
+        } | attrs
 
 
 class AcceptedSerializer(serializers.Serializer):
@@ -109,19 +133,34 @@ class EmailConfirmedSerializer(serializers.Serializer):
 
 
 class TokenRequestSerializer(serializers.Serializer):
-    """Log-in for a mobile app: the username or the e-mail address, and the password."""
+    """Log-in for a mobile app: the password and exactly one of ``login`` (the username or the
+    e-mail address, as the web form's one field), ``username`` or ``email``."""
 
-    username = serializers.CharField(max_length=254, required=False, default="")
-    email = serializers.CharField(max_length=254, required=False, default="")
+    # All three optional without a default, so a generated client sends only the one it is
+    # given; an empty one counts as left out.
+    login = serializers.CharField(
+        max_length=254,
+        required=False,
+        allow_blank=True,
+        help_text="The username or the e-mail address (as the web log-in's one field).",
+    )
+    username = serializers.CharField(max_length=254, required=False, allow_blank=True)
+    email = serializers.CharField(max_length=254, required=False, allow_blank=True)
     password = serializers.CharField(max_length=128, trim_whitespace=False)
     device_name = serializers.CharField(
-        max_length=DEVICE_NAME_MAX_LENGTH, required=False, default="", allow_blank=True
+        max_length=DEVICE_NAME_MAX_LENGTH,
+        required=False,
+        allow_blank=True,
+        help_text="How the device list names this device; left out: from the User-Agent.",
     )
 
     def validate(self, attrs):
-        if bool(attrs["username"].strip()) == bool(attrs["email"].strip()):
-            raise serializers.ValidationError("Give either the username or the e-mail address.")
-        return attrs
+        given = [name for name in ("login", "username", "email") if attrs.get(name, "").strip()]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                _("Give one of login, username or e-mail address, and the password.")
+            )
+        return {"device_name": ""} | attrs
 
 
 class TokenResponseSerializer(serializers.Serializer):

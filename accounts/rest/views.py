@@ -68,9 +68,7 @@ class RegisterView(_RatedAnonymousView):
     def post(self, request):
         serializer = RegisterSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
-        data.pop("device_name")
-        services.user_register(**data)
+        services.user_register(**serializer.validated_data)
         return _accepted(
             _("Check your e-mail: we sent a link to confirm the address. Open it, then log in.")
         )
@@ -148,12 +146,17 @@ class TokenView(_AnonymousLoginView):
         serializer = TokenRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        user = services.user_authenticate(
-            request=request._request,
-            username=data["username"],
-            email=data["email"],
-            password=data["password"],
-        )
+        if data.get("login", "").strip():
+            user = services.user_authenticate_by_login(
+                request=request._request, login=data["login"], password=data["password"]
+            )
+        else:
+            user = services.user_authenticate(
+                request=request._request,
+                username=data.get("username", ""),
+                email=data.get("email", ""),
+                password=data["password"],
+            )
         instance, token = services.token_create(
             user=user, device_name=data["device_name"], request=request._request
         )
