@@ -1,4 +1,5 @@
-"""OpenAPI post-processing: every operation documents the error responses it can give.
+"""OpenAPI post-processing: every operation documents the error responses it can give, with
+their body, their codes (``x-error-codes``) and headers.
 
 Any view can answer in the one error shape (``lms.errors``): a bad query string (400: a NUL, by
 ``lms.request_guards``), authentication (401), permissions and CSRF (403), a missing object or
@@ -11,9 +12,33 @@ documents itself win. A second hook declares the links between operations (``LIN
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
 ERROR_COMPONENT = "Error"
+ERROR_DETAIL_COMPONENT = "ErrorDetail"
+# What ``detail`` holds: field errors (each field's messages, nested for lists and objects), or
+# the named values an error comes with; a plain list of messages for a rule over the whole input.
+ERROR_DETAIL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "Field errors (a list of messages per field, nested like the input), or the values an "
+        "error names: retry_after_seconds (429), max_bytes (413), server_time (a client clock "
+        "ahead of the server), reasons and steps (an exam start refused), allowed (the values "
+        "a field takes) and others named in the operation's description."
+    ),
+    "properties": {
+        "retry_after_seconds": {"type": "integer", "description": "429: seconds until retry."},
+        "max_bytes": {"type": "integer", "description": "413: the largest body taken."},
+        "server_time": {"type": "string", "format": "date-time"},
+        "allowed": {"type": "array", "items": {"type": "string"}},
+        "non_field_errors": {"type": "array", "items": {"type": "string"}},
+    },
+    "additionalProperties": True,
+}
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": "The one error shape of the API.",
@@ -21,11 +46,25 @@ ERROR_SCHEMA: dict[str, Any] = {
         "error": {
             "type": "object",
             "properties": {
-                "code": {"type": "string", "description": "Machine-readable error code."},
-                "message": {"type": "string", "description": "Human-readable message."},
+                "code": {
+                    "type": "string",
+                    "description": (
+                        "Machine-readable error code: the contract (each error response lists "
+                        "its codes in `x-error-codes`). A client tells errors apart by it."
+                    ),
+                },
+                "message": {
+                    "type": "string",
+                    "description": "Human-readable message in the response's language "
+                    "(Content-Language).",
+                },
                 "detail": {
-                    "description": "Field errors, limits or null.",
+                    "description": "Field errors or the values the error names; null when none.",
                     "nullable": True,
+                    "anyOf": [
+                        {"$ref": f"#/components/schemas/{ERROR_DETAIL_COMPONENT}"},
+                        {"type": "array", "items": {"type": "string"}},
+                    ],
                 },
             },
             "required": ["code", "message", "detail"],
@@ -34,21 +73,80 @@ ERROR_SCHEMA: dict[str, Any] = {
     "required": ["error"],
 }
 
+
+@extend_schema_field(ERROR_SCHEMA["properties"]["error"]["properties"]["detail"])
+class ErrorDetailField(serializers.JSONField):
+    """An error's ``detail`` in a serializer (a synced event's rejection): typed as the error
+    shape's (ErrorDetail, a list of messages, or null)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(allow_null=True, **kwargs)
+
+
 _DESCRIPTIONS = {
     "400": "Invalid input.",
     "401": "Not authenticated, or the token is invalid or expired.",
     "403": "Not allowed (permission or CSRF).",
     "404": "Not found (or not yours).",
     "409": "Conflicts with the current state.",
+    "412": "The precondition (If-Match) does not hold.",
     "413": "The request body is larger than the server takes (DATA_UPLOAD_MAX_MEMORY_SIZE).",
     "415": "Unsupported media type.",
     "429": "Too many requests; detail.retry_after_seconds says when to retry.",
 }
+# The codes any operation can answer with, by status: the request guards (lms.request_guards),
+# DRF's own exceptions (lms.errors._DRF_CODES) and the base domain errors. An operation adds
+# its own with ``error_codes`` (below); the hook writes the union into each error response's
+# ``x-error-codes`` (tests/lms/test_generated_client.py and the live Schemathesis run check
+# that every code the server sends is listed there).
+COMMON_ERROR_CODES: dict[str, tuple[str, ...]] = {
+    "400": ("invalid", "parse_error", "invalid_query", "bad_request"),
+    "401": ("not_authenticated", "authentication_failed"),
+    "403": ("permission_denied",),
+    "404": ("not_found",),
+    "409": ("conflict",),
+    "412": ("precondition_failed",),
+    "413": ("request_too_large",),
+    "415": ("unsupported_media_type",),
+    "429": ("throttled",),
+}
+ERROR_CODES_EXTENSION = "x-error-codes"
 # A wall-clock time of day (DRF's TimeField, "18:00:00"): JSON Schema's "time" format is RFC 3339
 # full-time, which requires a UTC offset, so the schema would call every such value invalid.
 LOCAL_TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?$"
 _UNSAFE = {"post", "put", "patch", "delete"}
 _METHODS = {"get", "head", "options", *_UNSAFE}
+# Headers any answer can carry: the language of its messages (LocaleMiddleware), and on a 429
+# when to come back, on a 401 how to authenticate.
+_CONTENT_LANGUAGE = {
+    "description": "The language of the response's messages (de or en): Accept-Language, "
+    "else the learner's language setting, else de.",
+    "schema": {"type": "string", "enum": ["de", "en"]},
+}
+_STATUS_HEADERS: dict[str, dict[str, Any]] = {
+    "429": {
+        "Retry-After": {
+            "description": "Seconds until a retry may succeed.",
+            "schema": {"type": "integer"},
+        }
+    },
+    "401": {
+        "WWW-Authenticate": {
+            "description": "How to authenticate (`Token`).",
+            "schema": {"type": "string"},
+        }
+    },
+}
+
+
+def error_codes(by_status: dict[int, Iterable[str]]) -> dict[str, Any]:
+    """``extend_schema(extensions=error_codes({409: ["nothing_to_undo"]}))``: the error codes an
+    operation answers with besides the common ones (``COMMON_ERROR_CODES``), by status."""
+    return {
+        ERROR_CODES_EXTENSION: {
+            str(status): sorted(set(codes)) for status, codes in by_status.items()
+        }
+    }
 
 
 def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
@@ -57,6 +155,8 @@ def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
     statuses = ["400", "401", "403", "404", "413", "429"]
     if method in _UNSAFE:
         statuses += ["409", "415"]
+    # An operation that declares codes for another status (a 412) answers it too.
+    statuses += [s for s in operation.get(ERROR_CODES_EXTENSION, {}) if s not in statuses]
     return statuses
 
 
@@ -74,23 +174,39 @@ def _local_times_describe(node: Any) -> None:
 
 
 def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: add the error responses to every operation.
+    """drf-spectacular postprocessing hook: add the error responses to every operation, each
+    with its body (the Error schema), its codes (``x-error-codes``) and headers.
 
     It also describes times of day by a pattern instead of the "time" format (see above).
     """
     _local_times_describe(result)
-    result.setdefault("components", {}).setdefault("schemas", {})[ERROR_COMPONENT] = ERROR_SCHEMA
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas[ERROR_COMPONENT] = ERROR_SCHEMA
+    schemas[ERROR_DETAIL_COMPONENT] = ERROR_DETAIL_SCHEMA
     reference = {"$ref": f"#/components/schemas/{ERROR_COMPONENT}"}
     for path_item in result.get("paths", {}).values():
         for method, operation in path_item.items():
             if method not in _METHODS:
                 continue
+            declared = operation.pop(ERROR_CODES_EXTENSION, {})
             responses = operation.setdefault("responses", {})
-            for status in _statuses_for(method, operation):
+            for status in _statuses_for(method, {ERROR_CODES_EXTENSION: declared}):
                 response = responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
                 # A view that documents an error status by its description alone still answers
                 # in the error shape.
                 response.setdefault("content", {"application/json": {"schema": reference}})
+                codes = sorted({*COMMON_ERROR_CODES.get(status, ()), *declared.get(status, ())})
+                response[ERROR_CODES_EXTENSION] = codes
+                response["description"] = (
+                    response["description"].rstrip()
+                    + " Codes: "
+                    + ", ".join(f"`{code}`" for code in codes)
+                    + "."
+                )
+                for name, header in _STATUS_HEADERS.get(status, {}).items():
+                    response.setdefault("headers", {}).setdefault(name, header)
+            for response in responses.values():
+                response.setdefault("headers", {}).setdefault("Content-Language", _CONTENT_LANGUAGE)
     return result
 
 

@@ -1,0 +1,76 @@
+"""The API's page-number pagination, with links a typed client can follow.
+
+DRF's ``PageNumberPagination`` names the next page by an absolute URL built from the request's
+host (the schema's example even names ``api.example.org``); behind a proxy or in an app that
+talks to another base URL that is the wrong host, and a generated client cannot call a URL
+anyway, only an operation with parameters. So ``next``/``previous`` are relative (path and
+query, resolved against the server the client already talks to) and ``next_page`` is the page
+number to pass as ``page`` to the same operation (null on the last page).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+
+class RelativePageNumberPagination(PageNumberPagination):
+    def _path(self) -> str:
+        return self.request.get_full_path()
+
+    def get_next_link(self) -> str | None:
+        if not self.page.has_next():
+            return None
+        return replace_query_param(
+            self._path(), self.page_query_param, self.page.next_page_number()
+        )
+
+    def get_previous_link(self) -> str | None:
+        if not self.page.has_previous():
+            return None
+        number = self.page.previous_page_number()
+        if number == 1:
+            return remove_query_param(self._path(), self.page_query_param)
+        return replace_query_param(self._path(), self.page_query_param, number)
+
+    def get_paginated_response(self, data: Any) -> Response:
+        return Response(
+            {
+                "count": self.page.paginator.count,
+                "next": self.get_next_link(),
+                "previous": self.get_previous_link(),
+                "next_page": self.page.next_page_number() if self.page.has_next() else None,
+                "results": data,
+            }
+        )
+
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        link = {"type": "string", "format": "uri-reference", "nullable": True}
+        return {
+            "type": "object",
+            "required": ["count", "next", "previous", "next_page", "results"],
+            "properties": {
+                "count": {"type": "integer", "example": 123},
+                "next": {
+                    **link,
+                    "description": "The next page, relative to the server; null on the last.",
+                    "example": f"/api/v1/modules/?{self.page_query_param}=4",
+                },
+                "previous": {
+                    **link,
+                    "description": "The previous page, relative to the server; null on the first.",
+                    "example": f"/api/v1/modules/?{self.page_query_param}=2",
+                },
+                "next_page": {
+                    "type": "integer",
+                    "nullable": True,
+                    "description": f"Pass as `{self.page_query_param}` for the next page; "
+                    "null on the last.",
+                    "example": 4,
+                },
+                "results": schema,
+            },
+        }
