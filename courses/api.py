@@ -26,12 +26,22 @@ from courses.data import (
     RetiredContent,
     StepData,
 )
-from courses.models import Module, QuickCheck, Step, active_step_q, quick_check_makes_no_card_q
+from courses.models import (
+    Module,
+    QuickCheck,
+    Section,
+    Step,
+    active_step_q,
+    quick_check_makes_no_card_q,
+)
 from courses.selectors import CONTENT_MAX_AGE, module_outline_get
 from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
 
 __all__ = ["active_step_q"]  # re-exported: the rule "a step is active" for other apps' filters
+
+# Every section kind, as (value, label) choices: the API's SectionKindEnum in other apps' inputs.
+SECTION_KIND_CHOICES = Section.Kind.choices
 
 _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "level", "status")
 

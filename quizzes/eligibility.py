@@ -10,6 +10,17 @@ from dataclasses import dataclass, field
 # page links it to the settings field, the API's start refusal names the field in its detail.
 FULL_NAME_MISSING = "full_name_missing"
 FULL_NAME_FIELD = "full_name"
+# Every reason code ``exam_eligibility`` gives (the API's EligibilityReasonEnum, and the codes a
+# refused exam start answers with).
+REASON_CODES = (
+    "not_enrolled",
+    "steps_incomplete",
+    FULL_NAME_MISSING,
+    "already_passed",
+    "attempt_in_progress",
+    "no_attempts_left",
+    "waiting",
+)
 
 
 @dataclass(frozen=True)

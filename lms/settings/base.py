@@ -212,7 +212,8 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # One JSON parser: too deep, unparseable or lone-surrogate bodies are a 400 parse_error.
     "DEFAULT_PARSER_CLASSES": ["lms.parsers.JSONBodyParser"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # Relative next/previous links and the next page number (lms/pagination.py).
+    "DEFAULT_PAGINATION_CLASS": "lms.pagination.RelativePageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lms.errors.api_exception_handler",
@@ -247,6 +248,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    # Relative to the schema's own address: the server that serves the schema serves the API.
+    "SERVERS": [{"url": "/", "description": "The server this schema was read from."}],
     # Swagger UI is served from the installed sidecar package, never from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -254,6 +257,22 @@ SPECTACULAR_SETTINGS = {
     # Choice sets whose field name ("status") other components use too get a name of their own.
     "ENUM_NAME_OVERRIDES": {
         "StepProgressStatusEnum": "progress.models.StepProgress.Status",
+        "SectionKindEnum": "courses.models.Section.Kind",
+        "CardKindEnum": "reviews.models.ReviewCard.Kind",
+        "CardStateEnum": "reviews.models.ReviewCard.State",
+        "NotificationKindEnum": "reviews.models.Notification.Kind",
+        "ProgressEventKindEnum": "progress.models.ProgressEvent.Kind",
+        "ProgressEventResultEnum": "progress.models.ProgressEvent.Result",
+        "EnrollmentSourceEnum": "progress.models.Enrollment.Source",
+        "LanguageEnum": "accounts.models.User.Language",
+        "ReviewContentEnum": "quizzes.models.ExamPolicy.ReviewContent",
+        "ReviewTimingEnum": "quizzes.models.ExamPolicy.ReviewTiming",
+        "GradingMethodEnum": "quizzes.models.ExamPolicy.GradingMethod",
+        "QuickCheckRatingEnum": "quizzes.models.QuickCheckRating.Rating",
+        "ExamItemKindEnum": "quizzes.models.ExamItem.Kind",
+        "ReviewRatingEnum": "reviews.rest.serializers.REVIEW_RATINGS",
+        "EligibilityReasonEnum": "quizzes.eligibility.REASON_CODES",
+        "SyncResultStatusEnum": "progress.services.sync.SYNC_STATUSES",
     },
     # Every operation also documents the one error shape for its 4xx statuses (lms/openapi.py).
     "POSTPROCESSING_HOOKS": [

@@ -1,13 +1,18 @@
 """Input and output shapes of the enrollment, progress and notes API. Fields are listed."""
 
-from drf_spectacular.utils import extend_schema_field
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from courses.api import SECTION_KIND_CHOICES
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
+from lms.openapi import ErrorDetailField
 from lms.rendering import datetime_formatter
+from lms.text import text_is_storable
+from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH
 from progress.models import NOTE_MAX_LENGTH, Enrollment, ProgressEvent, StepNote, StepProgress
 from progress.selectors import percent
-from progress.services.sync import SYNC_MAX_EVENTS
+from progress.services.sync import SYNC_MAX_EVENTS, SYNC_STATUSES
 
 
 class EnrollmentSerializer(serializers.ModelSerializer):
@@ -38,21 +43,36 @@ class EnrollmentSerializer(serializers.ModelSerializer):
 # --- progress -----------------------------------------------------------------------------
 
 
+class SectionKindField(serializers.ChoiceField):
+    """A section kind: an enum in the schema, but any kind passes to the service, which tells a
+    kind the step does not have (``unknown_section``) from a malformed value."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=SECTION_KIND_CHOICES, **kwargs)
+
+    def to_internal_value(self, data):
+        if data == "" and self.allow_blank:
+            return ""
+        if not isinstance(data, str) or len(data) > 30 or not text_is_storable(data):
+            self.fail("invalid_choice", input=data)
+        return data
+
+
 class StepEventSerializer(serializers.Serializer):
     """POST .../progress/: one event for this step."""
 
     event = serializers.ChoiceField(choices=ProgressEvent.Kind.choices)
-    section = serializers.CharField(
-        max_length=30,
+    # No schema default: a generated client leaves it out unless given.
+    section = SectionKindField(
         required=False,
-        default="",
         allow_blank=True,
         help_text="The section kind (e.g. 'verstehen'); required for section_viewed.",
     )
 
     def validate(self, attrs):
+        attrs = {"section": ""} | attrs
         if attrs["event"] == ProgressEvent.Kind.SECTION_VIEWED and not attrs["section"]:
-            raise serializers.ValidationError({"section": ["section_viewed needs the section."]})
+            raise serializers.ValidationError({"section": [_("section_viewed needs the section.")]})
         return attrs
 
 
@@ -171,23 +191,78 @@ class ModuleProgressSerializer(serializers.Serializer):
 # --- offline sync -------------------------------------------------------------------------
 
 
+class _SyncEventSerializer(serializers.Serializer):
+    """What every offline event has (progress.event_rules.sync_event_parse checks it)."""
+
+    client_event_id = serializers.CharField(
+        max_length=CLIENT_EVENT_ID_MAX_LENGTH,
+        help_text="Chosen by the app (e.g. a UUID); an event sent again is a duplicate.",
+    )
+    module = serializers.CharField(help_text="The module's slug.")
+    step = serializers.IntegerField(min_value=1, help_text="The step's number.")
+    occurred_at = serializers.DateTimeField(
+        help_text="When it happened on the device, with a UTC offset; at most 5 minutes after "
+        "the server's clock (else rejected, timestamp_in_future)."
+    )
+
+
+def _event_kind_field(kind: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=[str(kind)])
+
+
+class SyncOpenedEventSerializer(_SyncEventSerializer):
+    event = _event_kind_field(ProgressEvent.Kind.OPENED)
+
+
+class SyncSectionViewedEventSerializer(_SyncEventSerializer):
+    event = _event_kind_field(ProgressEvent.Kind.SECTION_VIEWED)
+    section = serializers.ChoiceField(choices=SECTION_KIND_CHOICES, help_text="The section viewed.")
+
+
+class SyncCompletedEventSerializer(_SyncEventSerializer):
+    event = _event_kind_field(ProgressEvent.Kind.COMPLETED)
+
+
+class SyncReopenedEventSerializer(_SyncEventSerializer):
+    event = _event_kind_field(ProgressEvent.Kind.REOPENED)
+
+
+SYNC_EVENT_SCHEMA = PolymorphicProxySerializer(
+    component_name="SyncEvent",
+    serializers={
+        ProgressEvent.Kind.OPENED.value: SyncOpenedEventSerializer,
+        ProgressEvent.Kind.SECTION_VIEWED.value: SyncSectionViewedEventSerializer,
+        ProgressEvent.Kind.COMPLETED.value: SyncCompletedEventSerializer,
+        ProgressEvent.Kind.REOPENED.value: SyncReopenedEventSerializer,
+    },
+    resource_type_field_name="event",
+    many=False,
+)
+
+
+@extend_schema_field(SYNC_EVENT_SCHEMA)
+class SyncEventField(serializers.JSONField):
+    """One offline event, typed in the schema (one shape per ``event``) but parsed by the
+    service: a malformed event is rejected on its own instead of failing the whole batch."""
+
+
 class SyncRequestSerializer(serializers.Serializer):
-    # Each item stays raw JSON here: a malformed event is rejected on its own by the service
-    # instead of failing the whole batch.
-    events = serializers.ListField(child=serializers.JSONField(), max_length=SYNC_MAX_EVENTS)
+    events = serializers.ListField(child=SyncEventField(), max_length=SYNC_MAX_EVENTS)
 
 
 class SyncErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
+    code = serializers.CharField(
+        help_text="Why the event was rejected, e.g. invalid_event, unknown_event, invalid_step, "
+        "invalid_section, unknown_section, invalid_timestamp, timestamp_in_future, "
+        "timestamp_too_old, module_not_found, step_not_found, not_enrolled, sections_not_viewed."
+    )
     message = serializers.CharField()
-    detail = serializers.JSONField(allow_null=True)
+    detail = ErrorDetailField()
 
 
 class SyncResultSerializer(serializers.Serializer):
     client_event_id = serializers.CharField(allow_null=True)
-    status = serializers.ChoiceField(
-        choices=["applied", "unchanged", "stale", "duplicate", "rejected"]
-    )
+    status = serializers.ChoiceField(choices=SYNC_STATUSES)
     error = serializers.SerializerMethodField()
 
     @extend_schema_field(SyncErrorSerializer(allow_null=True))
@@ -197,13 +272,23 @@ class SyncResultSerializer(serializers.Serializer):
         return {"code": result.code, "message": result.message, "detail": result.detail}
 
 
+class SyncCountsSerializer(serializers.Serializer):
+    """How many events of the batch ended each way."""
+
+    applied = serializers.IntegerField()
+    unchanged = serializers.IntegerField()
+    stale = serializers.IntegerField()
+    duplicate = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+
+
 class SyncResponseSerializer(serializers.Serializer):
     results = SyncResultSerializer(many=True)
-    counts = serializers.DictField(child=serializers.IntegerField())
+    counts = SyncCountsSerializer()
 
     @staticmethod
     def payload(results) -> dict:
-        counts = dict.fromkeys(["applied", "unchanged", "stale", "duplicate", "rejected"], 0)
+        counts = dict.fromkeys(SYNC_STATUSES, 0)
         for result in results:
             counts[result.status] += 1
         return {"results": results, "counts": counts}

@@ -23,6 +23,8 @@ from reviews import api as reviews_api
 
 # The largest batch /progress/sync/ takes; a phone that was offline for weeks sends several.
 SYNC_MAX_EVENTS = 500
+# What can become of a synced event (SyncEventResult.status, the API's SyncResultStatusEnum).
+SYNC_STATUSES = ("applied", "unchanged", "stale", "duplicate", "rejected")
 
 
 @dataclasses.dataclass(frozen=True)

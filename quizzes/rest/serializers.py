@@ -11,6 +11,7 @@ from rest_framework import serializers
 from lms.rendering import datetime_formatter
 from quizzes.answers import MAX_ANSWER_TEXT
 from quizzes.data import ResultView, ReviewItem, ReviewItemWithAnswers
+from quizzes.eligibility import REASON_CODES
 from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
 
 MAX_ANSWERS_PER_REQUEST = 500
@@ -38,7 +39,7 @@ class RatingInputSerializer(serializers.Serializer):
 class QuickCheckRatingSerializer(serializers.Serializer):
     quick_check = serializers.IntegerField(source="quick_check_id")
     step = serializers.IntegerField(source="step_id")
-    rating = serializers.CharField()
+    rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices)
     times_rated = serializers.IntegerField()
     first_rated_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -87,7 +88,7 @@ class LearnerLimitsSerializer(serializers.Serializer):
 
 
 class ReasonSerializer(serializers.Serializer):
-    code = serializers.CharField()
+    code = serializers.ChoiceField(choices=REASON_CODES)
     message = serializers.CharField()
 
 
@@ -223,13 +224,13 @@ class ReviewItemSerializer(serializers.Serializer):
 
 
 class ReviewInfoSerializer(serializers.Serializer):
-    # A plain string (one of the review_content values): a second enum of the same choices
-    # under another name would split the schema's enum.
-    shows = serializers.CharField(
+    # The review_content values: one enum (ReviewContentEnum, settings' ENUM_NAME_OVERRIDES).
+    shows = serializers.ChoiceField(
+        choices=ExamPolicy.ReviewContent.choices,
         help_text=(
             "What this response shows now: score_only, correctness or correct_answers; "
             "score_only until the policy's moment comes."
-        )
+        ),
     )
     review_content = serializers.ChoiceField(choices=ExamPolicy.ReviewContent.choices)
     review_timing = serializers.ChoiceField(choices=ExamPolicy.ReviewTiming.choices)

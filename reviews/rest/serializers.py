@@ -1,10 +1,30 @@
 """Input and output shapes of the reviews API. Every serializer lists its fields."""
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
-from reviews.models import Notification
+from reviews.models import Notification, ReviewCard
 from reviews.selectors import DUE_PAGE_DEFAULT, DUE_PAGE_MAX
+
+# The four FSRS ratings (an integer enum in the schema, ReviewRatingEnum).
+REVIEW_RATINGS = [(1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy")]
+
+
+def _rating_field(**kwargs) -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=REVIEW_RATINGS, help_text="1 Again, 2 Hard, 3 Good, 4 Easy", **kwargs
+    )
+
+
+def _card_kind_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=ReviewCard.Kind.choices)
+
+
+def _card_state_field() -> serializers.ChoiceField:
+    return serializers.ChoiceField(
+        choices=ReviewCard.State.choices, help_text="FSRS state: 1 learning, 2 review, 3 relearning"
+    )
 
 
 class DueQuerySerializer(serializers.Serializer):
@@ -14,7 +34,7 @@ class DueQuerySerializer(serializers.Serializer):
 
 
 class IntervalPreviewSerializer(serializers.Serializer):
-    rating = serializers.IntegerField(help_text="1 Again, 2 Hard, 3 Good, 4 Easy")
+    rating = _rating_field()
     name = serializers.CharField()
     due = serializers.DateTimeField()
     seconds = serializers.IntegerField(help_text="Interval until due, before fuzzing.")
@@ -22,14 +42,14 @@ class IntervalPreviewSerializer(serializers.Serializer):
 
 class DueCardSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    kind = serializers.CharField()
+    kind = _card_kind_field()
     front = serializers.CharField(
         help_text="Names the step's term: the term itself (definition card), or the question "
         "with the term in front unless it names it already (quick-check card)."
     )
     term = serializers.CharField(help_text="The term of the card's step.")
     module_title = serializers.CharField(help_text="The title of the step's module.")
-    state = serializers.IntegerField(help_text="FSRS state: 1 learning, 2 review, 3 relearning")
+    state = _card_state_field()
     is_new = serializers.BooleanField()
     due = serializers.DateTimeField()
     intervals = IntervalPreviewSerializer(many=True)
@@ -102,9 +122,7 @@ class DueQueueSerializer(serializers.Serializer):
 
 class ReviewCreateSerializer(serializers.Serializer):
     card = serializers.IntegerField(min_value=1)
-    rating = serializers.IntegerField(
-        min_value=1, max_value=4, help_text="1 Again, 2 Hard, 3 Good, 4 Easy"
-    )
+    rating = _rating_field()
     duration_ms = serializers.IntegerField(
         min_value=0, max_value=24 * 60 * 60 * 1000, required=False, allow_null=True
     )
@@ -118,9 +136,9 @@ class ReviewResultSerializer(serializers.Serializer):
     review_id = serializers.IntegerField()
     card_id = serializers.IntegerField()
     client_review_id = serializers.CharField()
-    rating = serializers.IntegerField()
+    rating = _rating_field()
     reviewed_at = serializers.DateTimeField()
-    state = serializers.IntegerField()
+    state = _card_state_field()
     stability = serializers.FloatField()
     difficulty = serializers.FloatField()
     due = serializers.DateTimeField()
@@ -149,15 +167,15 @@ class ReviewResultSerializer(serializers.Serializer):
 class UndoResultSerializer(serializers.Serializer):
     review_id = serializers.IntegerField(help_text="The review that was undone (now deleted).")
     card_id = serializers.IntegerField()
-    rating = serializers.IntegerField()
+    rating = _rating_field()
     reviewed_at = serializers.DateTimeField()
     due = serializers.DateTimeField(help_text="The card's restored due date.")
-    state = serializers.IntegerField()
+    state = _card_state_field()
 
 
 class CardFacesSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    kind = serializers.CharField()
+    kind = _card_kind_field()
     front = serializers.CharField(help_text="As in the due queue: names the step's term.")
     back = serializers.CharField()
     term = serializers.CharField()
@@ -165,7 +183,7 @@ class CardFacesSerializer(serializers.Serializer):
     step_id = serializers.IntegerField()
     module_id = serializers.IntegerField()
     step_number = serializers.IntegerField()
-    state = serializers.IntegerField()
+    state = _card_state_field()
     due = serializers.DateTimeField()
     last_review = serializers.DateTimeField(allow_null=True)
     suspended = serializers.BooleanField()
@@ -190,11 +208,33 @@ class ReviewStatsSerializer(serializers.Serializer):
     per_day = DayCountSerializer(many=True, help_text="The last 90 local days, oldest first.")
 
 
+# Where a notification leads in the app (a route the app knows) and on the web, by kind.
+APP_LINKS = {Notification.Kind.REVIEW_DIGEST: "lernpfad://reviews/due"}
+
+
+class ReviewDigestPayloadSerializer(serializers.Serializer):
+    """The payload of a ``review_digest`` notification."""
+
+    due_count = serializers.IntegerField(help_text="Cards due when the digest was sent.")
+    local_date = serializers.DateField(help_text="The learner's local day of the digest.")
+    url = serializers.URLField(help_text="The review page on the web.")
+    app_url = serializers.CharField(
+        help_text="The same place in the app: a deep link (lernpfad://reviews/due) to route."
+    )
+
+
 class NotificationSerializer(serializers.ModelSerializer):
+    payload = serializers.SerializerMethodField()
+
     class Meta:
         model = Notification
         fields = ["id", "kind", "title", "body", "payload", "created_at", "read_at"]
         read_only_fields = fields
+
+    @extend_schema_field(ReviewDigestPayloadSerializer)
+    def get_payload(self, notification: Notification) -> dict:
+        # The deep link is derived, not stored: notifications sent before it existed have it too.
+        return {**notification.payload, "app_url": APP_LINKS[notification.kind]}
 
 
 class NotificationListQuerySerializer(serializers.Serializer):
