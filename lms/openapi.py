@@ -197,11 +197,11 @@ def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -
                 response.setdefault("content", {"application/json": {"schema": reference}})
                 codes = sorted({*COMMON_ERROR_CODES.get(status, ()), *declared.get(status, ())})
                 response[ERROR_CODES_EXTENSION] = codes
+                description = response["description"].rstrip()
+                if description and not description.endswith("."):
+                    description += "."
                 response["description"] = (
-                    response["description"].rstrip()
-                    + " Codes: "
-                    + ", ".join(f"`{code}`" for code in codes)
-                    + "."
+                    description + " Codes: " + ", ".join(f"`{code}`" for code in codes) + "."
                 )
                 for name, header in _STATUS_HEADERS.get(status, {}).items():
                     response.setdefault("headers", {}).setdefault(name, header)

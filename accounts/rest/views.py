@@ -25,6 +25,7 @@ from accounts.rest.serializers import (
 )
 from accounts.rest.throttles import LoginRateThrottle
 from accounts.selectors import device_list
+from lms.openapi import error_codes
 
 
 class _AnonymousLoginView(APIView):
@@ -79,6 +80,9 @@ class EmailConfirmationView(_RatedAnonymousView):
         request=EmailConfirmSerializer,
         responses={200: EmailConfirmedSerializer},
         summary="Confirm an e-mail address with the token of its link",
+        extensions=error_codes(
+            {400: ["confirmation_link_expired", "confirmation_link_invalid", "email_taken"]}
+        ),
         description=(
             "The token is the last part of the link in the mail. A sign-up's account can log "
             "in afterwards; a requested new address replaces the old one. Again: `200`, no "
@@ -141,6 +145,14 @@ class TokenView(_AnonymousLoginView):
         request=TokenRequestSerializer,
         responses={200: TokenResponseSerializer},
         summary="Log in a device: username or e-mail and password give a token",
+        description=(
+            "Give the password and exactly one of `login` (the username or the e-mail "
+            "address), `username` or `email`. A wrong password, an unknown account and an "
+            "account whose address is not confirmed yet are the same `400 invalid_credentials`; "
+            "repeated failures lock the account and the client address (`429 login_locked`, "
+            "detail.retry_after_seconds)."
+        ),
+        extensions=error_codes({400: ["invalid_credentials"], 429: ["login_locked"]}),
     )
     def post(self, request):
         serializer = TokenRequestSerializer(data=request.data)
@@ -209,6 +221,7 @@ class DeviceDetailView(APIView):
     @extend_schema(
         responses={204: OpenApiResponse(description="Token revoked")},
         summary="Revoke the token of one of my devices",
+        extensions=error_codes({404: ["device_not_found"]}),
     )
     def delete(self, request, device_id: int):
         services.device_delete(user_id=request.user.pk, device_id=device_id)

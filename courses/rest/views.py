@@ -4,13 +4,16 @@ The module detail and the step, which also show or record the signed-in learner'
 are served by progress.rest.content_views.
 """
 
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.permissions import AllowAny
 
 from courses.rest.serializers import ModuleListSerializer, TermCardSerializer
 from courses.selectors import module_id_get, module_list, term_card_list
+from lms.openapi import error_codes
 
 
+@extend_schema_view(get=extend_schema(summary="The modules of the course"))
 class ModuleListView(generics.ListAPIView):
     permission_classes = [AllowAny]
     serializer_class = ModuleListSerializer
@@ -19,6 +22,12 @@ class ModuleListView(generics.ListAPIView):
         return module_list()
 
 
+@extend_schema_view(
+    get=extend_schema(
+        summary="The module's term cards",
+        extensions=error_codes({404: ["module_not_found"]}),
+    )
+)
 class TermCardListView(generics.ListAPIView):
     permission_classes = [AllowAny]
     serializer_class = TermCardSerializer

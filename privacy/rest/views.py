@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from django.contrib.auth import logout as session_logout
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.rest.throttles import LoginRateThrottle
 from accounts.rest.views import MeView as AccountMeView
+from lms.openapi import error_codes
 from privacy import services as privacy
 
 
@@ -23,9 +23,58 @@ class AccountDeleteSerializer(serializers.Serializer):
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
 
 
+def _rows(help_text: str) -> serializers.ListField:
+    # A table's rows as stored: each column by its name (privacy export_rows), so a new column
+    # is in the export without a schema change.
+    return serializers.ListField(child=serializers.DictField(), help_text=help_text)
+
+
+class _ExportProgressSerializer(serializers.Serializer):
+    enrollments = _rows("My enrollments.")
+    step_progress = _rows("My progress per step.")
+    progress_events = _rows("The event log, offline events included.")
+    notes = _rows("My notes.")
+
+
+class _ExportQuizzesSerializer(serializers.Serializer):
+    quick_check_ratings = _rows("My latest self-rating per quick check.")
+    quick_check_rating_events = _rows("Every self-rating.")
+    exam_attempts = _rows("My exam attempts, answers as far as the review policy shows them.")
+    certificates = _rows("My certificates.")
+    exam_accommodations = _rows("Extra time or attempts granted to me.")
+
+
+class _ExportReviewsSerializer(serializers.Serializer):
+    cards = _rows("My review cards.")
+    review_logs = _rows("Every review.")
+    reminders = _rows("The reminder digests sent or planned.")
+    notifications = _rows("My notifications.")
+
+
+class DataExportSerializer(serializers.Serializer):
+    """The data export (its keys; each table's rows hold its columns by name)."""
+
+    format_version = serializers.IntegerField(help_text="1 so far; changes when keys move.")
+    exported_at = serializers.DateTimeField()
+    account = serializers.DictField(help_text="My profile and preferences.")
+    devices = _rows("My devices (never a token).")
+    tokens = _rows("Token metadata (never a token or its digest).")
+    courses = _ExportProgressSerializer(help_text="Enrollments, progress and notes.")
+    quizzes = _ExportQuizzesSerializer()
+    reviews = _ExportReviewsSerializer()
+
+
 class DataExportView(APIView):
     @extend_schema(
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description="All my data")},
+        responses={200: OpenApiResponse(DataExportSerializer, description="All my data")},
+        parameters=[
+            OpenApiParameter(
+                "Content-Disposition",
+                location=OpenApiParameter.HEADER,
+                response=[200],
+                description='attachment; filename="lernpfad-<username>.json"',
+            )
+        ],
         summary="Everything Lernpfad stores about me, as JSON (data export)",
         description=(
             "Profile and preferences, devices and token metadata (never a token), enrollments, "
@@ -71,6 +120,7 @@ class AccountDeleteMixin:
         request=AccountDeleteSerializer,
         responses={204: OpenApiResponse(description="Account and personal data deleted")},
         summary="Delete my account and my data (enter the password again)",
+        extensions=error_codes({403: ["password_incorrect"]}),
         description=(
             "Deletes the account, its tokens and sessions, progress, notes, reviews, reminders, "
             "notifications and exam attempts. The answers of the first finished attempt per "

@@ -9,7 +9,7 @@ progress.rest use courses.rest's serializers and courses.selectors; see ARCHITEC
 
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -19,6 +19,7 @@ from courses.rest.serializers import StepDetailSerializer
 from courses.selectors import module_get, step_etag, step_get
 from lms.content_cache import ContentCache
 from lms.errors import StepNotFound
+from lms.openapi import error_codes
 from progress.rest.serializers import ModuleDetailWithProgressSerializer
 from progress.selectors import outline_status_get
 from progress.services import step_events as progress_step_events
@@ -27,7 +28,11 @@ from progress.services import step_events as progress_step_events
 class ModuleDetailView(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=ModuleDetailWithProgressSerializer)
+    @extend_schema(
+        responses=ModuleDetailWithProgressSerializer,
+        summary="A module with its outline (and my status on each step when enrolled)",
+        extensions=error_codes({404: ["module_not_found"]}),
+    )
     def get(self, request, module: str):
         content = module_get(slug=module)
         # An enrolled learner also sees the status of each step (two more queries).
@@ -57,7 +62,27 @@ class StepDetailView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        responses={200: StepDetailSerializer, 304: OpenApiResponse(description="Not modified")}
+        responses={
+            200: StepDetailSerializer,
+            304: OpenApiResponse(description="Not modified: the copy with this ETag is current."),
+        },
+        parameters=[
+            OpenApiParameter(
+                "If-None-Match",
+                location=OpenApiParameter.HEADER,
+                required=False,
+                description="The ETag of the copy the client has: 304 while it is current.",
+            ),
+            OpenApiParameter(
+                "ETag",
+                location=OpenApiParameter.HEADER,
+                response=[200, 304],
+                required=True,
+                description="The step's version (a strong ETag); send it as If-None-Match.",
+            ),
+        ],
+        summary="A step with its sections, quick checks and term card",
+        extensions=error_codes({404: ["module_not_found", "step_not_found"]}),
     )
     def get(self, request, module: str, number: int):
         etag = step_etag(module_slug=module, number=number)

@@ -4,11 +4,18 @@ Everything here needs log-in (the default permission) and only ever reads or wri
 requesting learner's own rows.
 """
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from django.urls import reverse
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lms.openapi import error_codes
 from progress import selectors as progress_selectors
 from progress.rest.serializers import (
     EnrollmentSerializer,
@@ -24,7 +31,11 @@ from progress.services import notes as notes_services
 from progress.services import step_events as step_event_services
 from progress.services import sync as sync_services
 
+_MODULE_NOT_FOUND = ["module_not_found", "not_enrolled"]
+_STEP_NOT_FOUND = ["module_not_found", "step_not_found", "not_enrolled"]
 
+
+@extend_schema_view(get=extend_schema(summary="My enrollments with progress counts"))
 class EnrollmentListView(generics.ListAPIView):
     """My enrollments with progress counts (paginated)."""
 
@@ -37,7 +48,11 @@ class EnrollmentListView(generics.ListAPIView):
 class EnrollmentView(APIView):
     """My enrollment in one module."""
 
-    @extend_schema(responses=EnrollmentSerializer, summary="My enrollment in this module")
+    @extend_schema(
+        responses=EnrollmentSerializer,
+        summary="My enrollment in this module",
+        extensions=error_codes({404: _MODULE_NOT_FOUND}),
+    )
     def get(self, request, module: str):
         enrollment = progress_selectors.enrollment_get(
             learner_id=request.user.pk, module_slug=module
@@ -47,7 +62,16 @@ class EnrollmentView(APIView):
     @extend_schema(
         request=None,
         responses={201: EnrollmentSerializer, 200: EnrollmentSerializer},
+        parameters=[
+            OpenApiParameter(
+                "Location",
+                location=OpenApiParameter.HEADER,
+                response=[201],
+                description="The enrollment (relative to the server).",
+            )
+        ],
         summary="Enroll in this module (201 the first time, 200 after)",
+        extensions=error_codes({404: ["module_not_found"]}),
     )
     def post(self, request, module: str):
         _, created = enrollment_services.enrollment_create(
@@ -59,11 +83,13 @@ class EnrollmentView(APIView):
         return Response(
             EnrollmentSerializer(enrollment).data,
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+            headers={"Location": reverse("enrollment", args=[module])} if created else None,
         )
 
     @extend_schema(
         responses={204: OpenApiResponse(description="Unenrolled; progress and notes are kept")},
         summary="Unenroll from this module",
+        extensions=error_codes({404: _MODULE_NOT_FOUND}),
     )
     def delete(self, request, module: str):
         enrollment_services.enrollment_delete(learner_id=request.user.pk, module_slug=module)
@@ -71,7 +97,11 @@ class EnrollmentView(APIView):
 
 
 class ModuleProgressView(APIView):
-    @extend_schema(responses=ModuleProgressSerializer, summary="My progress in this module")
+    @extend_schema(
+        responses=ModuleProgressSerializer,
+        summary="My progress in this module",
+        extensions=error_codes({404: _MODULE_NOT_FOUND}),
+    )
     def get(self, request, module: str):
         progress = progress_selectors.module_progress_get(
             learner_id=request.user.pk, module_slug=module
@@ -87,6 +117,13 @@ class StepProgressEventView(APIView):
         description=(
             "Events: opened, section_viewed (with the section kind), completed (only after "
             "every section was viewed, else 409 with the missing sections), reopened."
+        ),
+        extensions=error_codes(
+            {
+                400: ["unknown_section", "unknown_event"],
+                404: _STEP_NOT_FOUND,
+                409: ["sections_not_viewed"],
+            }
         ),
     )
     def post(self, request, module: str, number: int):
@@ -112,8 +149,10 @@ class ProgressSyncView(APIView):
             "Each event: client_event_id, event, module, step, section (for section_viewed), "
             "occurred_at (ISO 8601 with offset). Replays are ignored, events apply in "
             "occurred_at order, a bad event is rejected with its reason while the rest apply. "
-            "At most 500 events per request."
+            "At most 500 events per request. A rejected event's `error.code` is one of "
+            "SyncError's codes; the batch itself is refused only when too large."
         ),
+        extensions=error_codes({400: ["batch_too_large"]}),
     )
     def post(self, request):
         serializer = SyncRequestSerializer(data=request.data)
@@ -125,7 +164,11 @@ class ProgressSyncView(APIView):
 
 
 class StepNotesView(APIView):
-    @extend_schema(responses=StepNotesSerializer, summary="My notes on this step")
+    @extend_schema(
+        responses=StepNotesSerializer,
+        summary="My notes on this step",
+        extensions=error_codes({404: _STEP_NOT_FOUND}),
+    )
     def get(self, request, module: str, number: int):
         notes = progress_selectors.step_notes_get(
             learner_id=request.user.pk, module_slug=module, number=number
@@ -139,6 +182,9 @@ class StepNotesView(APIView):
         description=(
             "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that "
             "note; prompts left out stay as they are."
+        ),
+        extensions=error_codes(
+            {400: ["unknown_prompt", "note_too_long", "prompt_not_in_step"], 404: _STEP_NOT_FOUND}
         ),
     )
     def put(self, request, module: str, number: int):

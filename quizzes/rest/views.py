@@ -6,9 +6,15 @@ is a 404, never a 403, so attempt ids reveal nothing.
 
 import dataclasses
 
+from django.urls import reverse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, status
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -19,8 +25,10 @@ from rest_framework.views import APIView
 from accounts import api as accounts_api
 from lms.downloads import private_download
 from lms.errors import NotFound
+from lms.openapi import error_codes
 from quizzes import selectors
 from quizzes.attempt_rules import seconds_left
+from quizzes.eligibility import REASON_CODES
 from quizzes.rest.serializers import (
     AnswersInputSerializer,
     AttemptSerializer,
@@ -38,6 +46,14 @@ from quizzes.services.attempt_finalize import exam_attempt_submit
 from quizzes.services.attempt_start import exam_attempt_start
 from quizzes.services.quick_checks import quick_check_rate
 
+_MODULE_NOT_FOUND = ["module_not_found", "not_enrolled"]
+_STEP_NOT_FOUND = ["module_not_found", "step_not_found", "not_enrolled"]
+_LOCATION = OpenApiParameter(
+    "Location",
+    location=OpenApiParameter.HEADER,
+    response=[201],
+    description="The new attempt (GET it, relative to the server).",
+)
 _ERRORS = {
     400: OpenApiResponse(description="Invalid input (the one error shape)"),
     404: OpenApiResponse(description="Not found (also: another learner's attempt)"),
@@ -48,7 +64,11 @@ _ERRORS = {
 class StepQuickCheckListView(APIView):
     """The step's quick checks with my latest self-rating of each."""
 
-    @extend_schema(responses={200: StepQuickCheckSerializer(many=True), 404: _ERRORS[404]})
+    @extend_schema(
+        responses={200: StepQuickCheckSerializer(many=True), 404: _ERRORS[404]},
+        summary="The step's quick checks with my latest self-rating of each",
+        extensions=error_codes({404: _STEP_NOT_FOUND}),
+    )
     def get(self, request, module: str, number: int):
         rows = selectors.quick_check_ratings_for_step(
             learner_id=request.user.pk, module_slug=module, step_number=number
@@ -67,6 +87,14 @@ class QuickCheckAnswerView(APIView):
             400: _ERRORS[400],
             404: _ERRORS[404],
         },
+        summary="Rate myself on a quick check (knew, partly, not_yet)",
+        extensions=error_codes(
+            {
+                400: ["invalid_rating"],
+                404: [*_STEP_NOT_FOUND, "quick_check_not_found"],
+                409: ["reflection_prompt"],
+            }
+        ),
     )
     def post(self, request, module: str, number: int, quick_check: int):
         data = RatingInputSerializer(data=request.data)
@@ -87,7 +115,11 @@ class QuickCheckAnswerView(APIView):
 class ExamOverviewView(APIView):
     """The module's exam: policy, whether I may start and why not, my attempts and grade."""
 
-    @extend_schema(responses={200: ExamOverviewSerializer, 404: _ERRORS[404]})
+    @extend_schema(
+        responses={200: ExamOverviewSerializer, 404: _ERRORS[404]},
+        summary="The module's exam: policy, whether I may start, my attempts and grade",
+        extensions=error_codes({404: _MODULE_NOT_FOUND}),
+    )
     def get(self, request, module: str):
         overview = selectors.exam_overview(
             learner_id=request.user.pk,
@@ -107,7 +139,21 @@ class ExamAttemptStartView(_ExamWriteView):
 
     @extend_schema(
         request=None,
-        responses={201: AttemptSerializer, 404: _ERRORS[404], 409: _ERRORS[409]},
+        responses={
+            201: OpenApiResponse(AttemptSerializer, description="The attempt, started now."),
+            404: _ERRORS[404],
+            409: _ERRORS[409],
+        },
+        parameters=[_LOCATION],
+        summary="Start an exam attempt (the server draws the items and sets the deadline)",
+        description=(
+            "A refusal is a `409` whose code is the first reason against starting "
+            "(EligibilityReasonEnum) and whose detail lists every reason, with the steps "
+            "still to complete for the completion gate."
+        ),
+        extensions=error_codes(
+            {404: ["module_not_found"], 409: [*REASON_CODES, "no_items", "attempt_in_progress"]}
+        ),
     )
     def post(self, request, module: str):
         started = exam_attempt_start(
@@ -122,13 +168,21 @@ class ExamAttemptStartView(_ExamWriteView):
             result=None,
             now=timezone.now(),
         )
-        return Response(AttemptSerializer(body).data, status=status.HTTP_201_CREATED)
+        return Response(
+            AttemptSerializer(body).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": reverse("exam-attempt-detail", args=[started.attempt.pk])},
+        )
 
 
 class ExamAttemptDetailView(APIView):
     """My attempt: items and options, saved answers, time left; the result once finalized."""
 
-    @extend_schema(responses={200: AttemptSerializer, 404: _ERRORS[404]})
+    @extend_schema(
+        responses={200: AttemptSerializer, 404: _ERRORS[404]},
+        summary="My attempt: items, saved answers, time left; the result once finalized",
+        extensions=error_codes({404: ["attempt_not_found"]}),
+    )
     def get(self, request, attempt: int):
         body = selectors.exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt)
         return Response(AttemptSerializer(body).data)
@@ -145,6 +199,10 @@ class ExamAttemptAnswersView(_ExamWriteView):
             404: _ERRORS[404],
             409: _ERRORS[409],
         },
+        summary="Save some or all answers of my attempt (autosave; all or nothing)",
+        extensions=error_codes(
+            {404: ["attempt_not_found"], 409: ["attempt_finalized", "deadline_passed"]}
+        ),
     )
     def put(self, request, attempt: int):
         data = AnswersInputSerializer(data=request.data)
@@ -169,7 +227,12 @@ class ExamAttemptAnswersView(_ExamWriteView):
 class ExamAttemptSubmitView(_ExamWriteView):
     """Submit: graded on the server from the saved answers; again: the same result."""
 
-    @extend_schema(request=None, responses={200: ResultSerializer, 404: _ERRORS[404]})
+    @extend_schema(
+        request=None,
+        responses={200: ResultSerializer, 404: _ERRORS[404]},
+        summary="Submit my attempt: graded on the server; again gives the same result",
+        extensions=error_codes({404: ["attempt_not_found"], 409: ["attempt_finalized"]}),
+    )
     def post(self, request, attempt: int):
         # Whatever the body holds (scores, correctness) is deliberately never read.
         done = exam_attempt_submit(learner=request.user, attempt_id=attempt)
@@ -183,6 +246,7 @@ class ExamAttemptSubmitView(_ExamWriteView):
         return Response(ResultSerializer(result).data)
 
 
+@extend_schema_view(get=extend_schema(summary="My certificates, newest first"))
 class CertificateListView(generics.ListAPIView):
     """My certificates, newest first."""
 

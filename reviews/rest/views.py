@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from lms.openapi import error_codes
 from reviews import selectors
 from reviews.rest.serializers import (
     CardFacesSerializer,
@@ -54,6 +55,9 @@ class ReviewCreateView(APIView):
         request=ReviewCreateSerializer,
         responses={200: ReviewResultSerializer},
         summary="Review a card (replaying a client review id changes nothing)",
+        extensions=error_codes(
+            {400: ["invalid_rating"], 404: ["card_not_found"], 409: ["client_review_id_reused"]}
+        ),
     )
     def post(self, request):
         serializer = ReviewCreateSerializer(data=request.data)
@@ -73,7 +77,12 @@ class UndoView(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "review"
 
-    @extend_schema(request=None, responses=UndoResultSerializer, summary="Undo my last review")
+    @extend_schema(
+        request=None,
+        responses=UndoResultSerializer,
+        summary="Undo my last review",
+        extensions=error_codes({409: ["nothing_to_undo", "undo_conflict"]}),
+    )
     def post(self, request):
         return Response(UndoResultSerializer(reviewing.review_undo(learner=request.user)).data)
 
@@ -86,7 +95,11 @@ class StatsView(APIView):
 
 
 class CardDetailView(APIView):
-    @extend_schema(responses=CardFacesSerializer, summary="Front and back of one of my cards")
+    @extend_schema(
+        responses=CardFacesSerializer,
+        summary="Front and back of one of my cards",
+        extensions=error_codes({404: ["card_not_found"]}),
+    )
     def get(self, request, card_id: int):
         faces = selectors.card_faces(learner_id=request.user.pk, card_id=card_id)
         return Response(CardFacesSerializer(faces).data)
@@ -113,7 +126,12 @@ class NotificationListView(generics.ListAPIView):
 
 
 class NotificationReadView(APIView):
-    @extend_schema(request=None, responses=NotificationSerializer, summary="Mark read")
+    @extend_schema(
+        request=None,
+        responses=NotificationSerializer,
+        summary="Mark one of my notifications read",
+        extensions=error_codes({404: ["notification_not_found"]}),
+    )
     def post(self, request, notification_id: int):
         notification = notification_services.notification_mark_read(
             learner_id=request.user.pk, notification_id=notification_id
@@ -122,7 +140,9 @@ class NotificationReadView(APIView):
 
 
 class NotificationReadAllView(APIView):
-    @extend_schema(request=None, responses=MarkedCountSerializer, summary="Mark all read")
+    @extend_schema(
+        request=None, responses=MarkedCountSerializer, summary="Mark all my notifications read"
+    )
     def post(self, request):
         marked = notification_services.notifications_mark_all_read(learner_id=request.user.pk)
         return Response(MarkedCountSerializer({"marked": marked}).data)
