@@ -10,6 +10,10 @@
   implement themselves (DRF, 405 with their own ``Allow``).
 - Whatever 4xx the API answers reaches the client in the error shape, never as an HTML page
   (a resolver 404 or a CSRF 403 under ``DEBUG`` are Django's pages).
+- An API address without its trailing slash is a ``404 not_found`` naming the address with it
+  (``detail.path``), in every setting: ``APPEND_SLASH`` (CommonMiddleware) would redirect it
+  (301, which turns a POST into a GET and drops its body) or, under ``DEBUG``, answer a POST
+  with an HTML 500. Pages keep the redirect.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import TooManyFieldsSent
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.urls import Resolver404, resolve
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 from rest_framework import exceptions
@@ -86,7 +91,31 @@ def _refusal(request: HttpRequest, *, api: bool) -> HttpResponse | None:
         return response
     if api and _content_length(request) > _upload_limit():
         return _too_large()
+    if api and not request.path_info.endswith("/"):
+        return _slash_missing(request)
     return None
+
+
+def _resolves(request: HttpRequest, path: str) -> bool:
+    try:
+        resolve(path, getattr(request, "urlconf", None))
+    except Resolver404:
+        return False
+    return True
+
+
+def _slash_missing(request: HttpRequest) -> HttpResponse | None:
+    """The 404 for an API address that exists only with a trailing slash (see above)."""
+    if _resolves(request, request.path_info) or not _resolves(request, request.path_info + "/"):
+        return None
+    path = request.path + "/"
+    return _refuse(
+        404,
+        "not_found",
+        _("This address ends with a slash: %(path)s") % {"path": path},
+        detail={"path": path},
+        api=True,
+    )
 
 
 def _upload_limit() -> float:

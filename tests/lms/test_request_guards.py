@@ -134,3 +134,34 @@ def test_an_unknown_api_address_is_json_also_with_debug(client, settings, debug)
     settings.DEBUG = debug
     assert_error_shape(client.get("/api/v1/no-such-thing/"), 404, "not_found")
     assert_error_shape(client.get("/api/v2/"), 404, "not_found")
+
+
+# --- an API address without its trailing slash --------------------------------------------
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
+@pytest.mark.parametrize("method", ["get", "post", "put", "delete"])
+def test_an_api_address_without_its_slash_is_a_json_404_never_a_redirect(
+    client, settings, debug, method
+):
+    """APPEND_SLASH redirected a POST (301: the client's next request is a GET, its body gone)
+    and under DEBUG answered it with an HTML 500; the guard answers in the error shape."""
+    settings.DEBUG = debug
+    response = getattr(client, method)(
+        "/api/v1/modules/self-hosting-27/enrollment", {}, format="json"
+    )
+    error = assert_error_shape(response, 404, "not_found")
+    assert error["detail"] == {"path": "/api/v1/modules/self-hosting-27/enrollment/"}
+    assert "/api/v1/modules/self-hosting-27/enrollment/" in error["message"]
+
+
+def test_an_unknown_api_address_without_a_slash_is_the_plain_404(client, settings):
+    settings.DEBUG = True
+    error = assert_error_shape(client.post("/api/v1/no-such-thing", {}), 404, "not_found")
+    assert error["detail"] is None
+
+
+def test_a_page_without_its_slash_still_redirects(course):
+    response = Client().get("/modules/self-hosting-27")
+    assert response.status_code == 301
+    assert response["Location"] == "/modules/self-hosting-27/"
