@@ -39,3 +39,121 @@ def test_every_declared_link_is_in_the_schema():
                 assert "{" + parameter + "}" in target_path, (name, parameter)
             declared += 1
     assert declared == 5
+
+
+# --- what a generated client needs of the schema (issue 16) ---------------------------------
+
+
+def _walk(node, path=()):
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            yield from _walk(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, (*path, index))
+
+
+def test_every_error_response_has_the_error_body_and_its_codes():
+    """A response without a body in the schema made the generated client return None."""
+    for method, path, operation in OPERATIONS:
+        for status, response in operation["responses"].items():
+            if not status.startswith(("4", "5")):
+                continue
+            schema = response["content"]["application/json"]["schema"]
+            assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, status)
+            codes = response["x-error-codes"]
+            assert codes and codes == sorted(set(codes)), (method, path, status)
+            assert all(f"`{code}`" in response["description"] for code in codes)
+
+
+def test_every_operation_has_a_summary():
+    assert [(m, p) for m, p, operation in OPERATIONS if not operation.get("summary")] == []
+
+
+def test_no_request_field_has_a_blank_default():
+    """``default: ""`` made generated clients send "" for a field left out (and TypeScript
+    types require it); minLength 1 then refused it."""
+    for name, component in SCHEMA["components"]["schemas"].items():
+        if not name.endswith("Request"):
+            continue
+        for field, spec in component.get("properties", {}).items():
+            assert spec.get("default") != "", (name, field)
+            if field not in component.get("required", []):
+                assert "default" not in spec, (name, field)
+
+
+def test_log_in_and_registration_need_only_what_they_need():
+    schemas = SCHEMA["components"]["schemas"]
+    assert schemas["TokenRequestRequest"]["required"] == ["password"]
+    assert set(schemas["TokenRequestRequest"]["properties"]) >= {"login", "username", "email"}
+    assert sorted(schemas["RegisterRequest"]["required"]) == ["email", "password", "username"]
+
+
+def test_the_schema_names_a_server_and_no_example_host():
+    assert SCHEMA["servers"] == [
+        {"url": "/", "description": "The server this schema was read from."}
+    ]
+    for where, node in _walk(SCHEMA):
+        for value in node.values():
+            assert not (isinstance(value, str) and "example.org/" in value and "://" in value), (
+                where
+            )
+
+
+def test_pagination_is_relative_with_the_next_page_number():
+    page = SCHEMA["components"]["schemas"]["PaginatedModuleListList"]
+    assert page["properties"]["next"]["format"] == "uri-reference"
+    assert page["properties"]["next_page"]["type"] == "integer"
+
+
+def test_fixed_values_are_enums():
+    schemas = SCHEMA["components"]["schemas"]
+    for name in (
+        "SectionKindEnum",
+        "CardKindEnum",
+        "CardStateEnum",
+        "ReviewRatingEnum",
+        "LanguageEnum",
+        "QuickCheckRatingEnum",
+        "ExamItemKindEnum",
+        "EligibilityReasonEnum",
+        "SyncResultStatusEnum",
+        "NotificationKindEnum",
+    ):
+        assert schemas[name]["enum"], name
+    assert schemas["ReviewRatingEnum"]["enum"] == [1, 2, 3, 4]
+    events = schemas["SyncRequestRequest"]["properties"]["events"]["items"]
+    assert events["$ref"] == "#/components/schemas/SyncEventRequest"
+    union = schemas["SyncEventRequest"]
+    assert union["discriminator"]["propertyName"] == "event"
+    assert set(union["discriminator"]["mapping"]) == {
+        "opened",
+        "section_viewed",
+        "completed",
+        "reopened",
+    }
+    payload = schemas["Notification"]["properties"]["payload"]
+    assert payload["allOf"] == [{"$ref": "#/components/schemas/ReviewDigestPayload"}]
+    assert "app_url" in schemas["ReviewDigestPayload"]["required"]
+
+
+def test_headers_are_declared():
+    step = SCHEMA["paths"]["/api/v1/modules/{module}/steps/{number}/"]["get"]
+    assert {p["name"] for p in step["parameters"] if p["in"] == "header"} == {"If-None-Match"}
+    assert step["responses"]["200"]["headers"]["ETag"]["required"] is True
+    assert "ETag" in step["responses"]["304"]["headers"]
+    for method, path, operation in OPERATIONS:
+        assert "Retry-After" in operation["responses"]["429"]["headers"], (method, path)
+    start = SCHEMA["paths"]["/api/v1/modules/{module}/exam/attempts/"]["post"]
+    assert "Location" in start["responses"]["201"]["headers"]
+
+
+def test_an_operation_declares_its_own_error_codes_besides_the_common_ones():
+    start = SCHEMA["paths"]["/api/v1/modules/{module}/exam/attempts/"]["post"]["responses"]
+    assert {"steps_incomplete", "no_attempts_left", "waiting", "conflict"} <= set(
+        start["409"]["x-error-codes"]
+    )
+    token = SCHEMA["paths"]["/api/v1/auth/token/"]["post"]["responses"]
+    assert "login_locked" in token["429"]["x-error-codes"]
+    assert "invalid_credentials" in token["400"]["x-error-codes"]
