@@ -11,6 +11,7 @@ import datetime
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
 from knox.models import AuthToken
 
 from accounts import selectors, services, sql
@@ -154,7 +155,7 @@ def learner_export(user: User) -> dict[str, Any]:
 def password_confirm(*, user: User, password: str) -> None:
     """Raise Forbidden (password_incorrect) unless ``password`` is the user's password."""
     if not password or not user.check_password(password):
-        raise Forbidden("The password is not correct.", code="password_incorrect")
+        raise Forbidden(_("The password is not correct."), code="password_incorrect")
 
 
 def user_lock(*, user_id: int) -> bool:

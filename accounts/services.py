@@ -89,7 +89,7 @@ class _Errors:
 
     def raise_if_any(self) -> None:
         if self.by_field:
-            raise InvalidInput("The input is not valid.", detail=self.by_field)
+            raise InvalidInput(_("The input is not valid."), detail=self.by_field)
 
 
 def _looks_like_address(value: str) -> bool:
@@ -259,7 +259,7 @@ def user_register(
         owner_id = User.objects.filter(email__iexact=email).values_list("pk", flat=True).first()
         if owner_id is None or User.objects.filter(username__iexact=username).exists():
             raise InvalidInput(
-                "The input is not valid.", detail={"username": ["This username is taken."]}
+                _("The input is not valid."), detail={"username": [_("This username is taken.")]}
             ) from None
         return _register_taken_address(owner_id=owner_id, password=password)
     _account_mail_queue(tasks.email_confirmation_send, user_id=user.pk)
@@ -316,7 +316,7 @@ def _authenticate(*, request: HttpRequest, username: str, password: str) -> User
     if getattr(request, "axes_locked_out", False):
         raise login_locked_error()
     raise InvalidInput(
-        "Username/e-mail or password is wrong, or the e-mail address is not confirmed yet.",
+        _("Username/e-mail or password is wrong, or the e-mail address is not confirmed yet."),
         code="invalid_credentials",
     )
 
@@ -381,7 +381,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     unknown = set(changes) - PROFILE_FIELDS
     if unknown:
         raise InvalidInput(
-            "These fields cannot be changed here.", detail={"fields": sorted(unknown)}
+            _("These fields cannot be changed here."), detail={"fields": sorted(unknown)}
         )
     errors = _Errors()
     merged = {name: changes.get(name, getattr(user, name)) for name in PROFILE_FIELDS}
@@ -450,8 +450,8 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
                 user.save(update_fields=sorted(changed))
         except IntegrityError:
             raise InvalidInput(
-                "The input is not valid.",
-                detail={"email": ["This e-mail address belongs to another account."]},
+                _("The input is not valid."),
+                detail={"email": [_("This e-mail address belongs to another account.")]},
             ) from None
     return user
 
@@ -604,7 +604,7 @@ def device_delete(*, user_id: int, device_id: int) -> None:
         .first()
     )
     if digest is None:
-        raise NotFound("There is no such device.", code="device_not_found")
+        raise NotFound(_("There is no such device."), code="device_not_found")
     AuthToken.objects.filter(digest=digest).delete()
 
 

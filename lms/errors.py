@@ -11,6 +11,8 @@ from typing import Any
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -21,10 +23,10 @@ class DomainError(Exception):
 
     code = "invalid"
     status_code = status.HTTP_400_BAD_REQUEST
-    default_message = "The request could not be processed."
+    default_message = _lazy("The request could not be processed.")
 
     def __init__(self, message: str | None = None, *, detail: Any = None, code: str | None = None):
-        self.message = message or self.default_message
+        self.message = str(message or self.default_message)
         self.detail = detail
         if code:
             self.code = code
@@ -34,19 +36,19 @@ class DomainError(Exception):
 class NotFound(DomainError):
     code = "not_found"
     status_code = status.HTTP_404_NOT_FOUND
-    default_message = "Not found."
+    default_message = _lazy("Not found.")
 
 
 class Conflict(DomainError):
     code = "conflict"
     status_code = status.HTTP_409_CONFLICT
-    default_message = "The request conflicts with the current state."
+    default_message = _lazy("The request conflicts with the current state.")
 
 
 class Forbidden(DomainError):
     code = "forbidden"
     status_code = status.HTTP_403_FORBIDDEN
-    default_message = "You may not do this."
+    default_message = _lazy("You may not do this.")
 
 
 class InvalidInput(DomainError):
@@ -60,7 +62,7 @@ class TooManyRequests(DomainError):
 
     code = "throttled"
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
-    default_message = "Too many requests. Please try again later."
+    default_message = _lazy("Too many requests. Please try again later.")
 
 
 # --- the not-found errors every app meets: one wording each --------------------------------
@@ -70,14 +72,17 @@ class ModuleNotFound(NotFound):
     code = "module_not_found"
 
     def __init__(self, module_slug: str) -> None:
-        super().__init__(f"There is no module '{module_slug}'.")
+        super().__init__(_("There is no module '%(module)s'.") % {"module": module_slug})
 
 
 class StepNotFound(NotFound):
     code = "step_not_found"
 
     def __init__(self, module_slug: str, number: int) -> None:
-        super().__init__(f"Module '{module_slug}' has no step {number}.")
+        super().__init__(
+            _("Module '%(module)s' has no step %(number)s.")
+            % {"module": module_slug, "number": number}
+        )
 
 
 class NotEnrolled(NotFound):
@@ -87,8 +92,12 @@ class NotEnrolled(NotFound):
     code = "not_enrolled"
 
     def __init__(self, module_slug: str, *, enroll_first: bool = False) -> None:
-        hint = "; enroll first" if enroll_first else ""
-        super().__init__(f"You are not enrolled in '{module_slug}'{hint}.")
+        message = (
+            _("You are not enrolled in '%(module)s'; enroll first.")
+            if enroll_first
+            else _("You are not enrolled in '%(module)s'.")
+        )
+        super().__init__(message % {"module": module_slug})
 
 
 def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
@@ -121,7 +130,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else exc.messages
         return Response(
-            error_body("invalid", "The input is not valid.", detail),
+            error_body("invalid", _("The input is not valid."), detail),
             status=status.HTTP_400_BAD_REQUEST,
         )
     if isinstance(exc, Http404):
@@ -134,7 +143,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         return None
     code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "error")
     if isinstance(exc, exceptions.ValidationError):
-        message, detail = "The input is not valid.", response.data
+        message, detail = _("The input is not valid."), response.data
     else:
         raw = response.data.get("detail") if isinstance(response.data, dict) else response.data
         message, detail = str(raw), None

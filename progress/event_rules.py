@@ -11,6 +11,7 @@ from typing import Any
 
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 
 from lms.errors import Conflict, InvalidInput
 from lms.text import text_is_storable
@@ -63,7 +64,7 @@ def _status_event_skipped(
 
 def _sections_not_viewed(missing: list[str]) -> Conflict:
     return Conflict(
-        "The step is completed only after all its sections have been viewed.",
+        _("The step is completed only after all its sections have been viewed."),
         code="sections_not_viewed",
         detail={"missing_sections": missing},
     )
@@ -107,7 +108,7 @@ def event_apply(
         if kind == EventKind.SECTION_VIEWED:
             if section not in section_kinds:
                 raise InvalidInput(
-                    f"This step has no section '{section}'.",
+                    _("This step has no section '%(section)s'.") % {"section": section},
                     code="unknown_section",
                     detail={"section": section, "sections": list(section_kinds)},
                 )
@@ -118,7 +119,7 @@ def event_apply(
         if progress.status == _NOT_STARTED:
             progress.status = _IN_PROGRESS
     else:
-        raise InvalidInput(f"Unknown event '{kind}'.", code="unknown_event")
+        raise InvalidInput(_("Unknown event '%(event)s'.") % {"event": kind}, code="unknown_event")
     if progress.first_opened_at is None or at < progress.first_opened_at:
         progress.first_opened_at = at
     result = EventResult.APPLIED if _snapshot(progress) != before else EventResult.UNCHANGED
@@ -182,7 +183,7 @@ class SyncEvent:
 def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEvent:
     """Validate one raw event; raises InvalidInput with the reason."""
     if not isinstance(raw, Mapping):
-        raise InvalidInput("An event must be an object.", code="invalid_event")
+        raise InvalidInput(_("An event must be an object."), code="invalid_event")
     client_event_id = raw.get("client_event_id")
     # Every string of an event is looked up or stored: one with NUL (or a lone surrogate) would
     # fail the batch's statements in PostgreSQL, so it rejects its own event here.
@@ -193,29 +194,29 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
         or not text_is_storable(client_event_id)
     ):
         raise InvalidInput(
-            f"client_event_id must be a non-empty string of at most "
-            f"{CLIENT_EVENT_ID_MAX_LENGTH} characters.",
+            _("client_event_id must be a non-empty string of at most %(count)d characters.")
+            % {"count": CLIENT_EVENT_ID_MAX_LENGTH},
             code="invalid_client_event_id",
         )
     kind = raw.get("event")
     if kind not in EventKind.values:
         raise InvalidInput(
-            f"event must be one of {', '.join(EventKind.values)}.",
+            _("event must be one of %(kinds)s.") % {"kinds": ", ".join(EventKind.values)},
             code="unknown_event",
             detail={"allowed": list(EventKind.values)},
         )
     module = raw.get("module")
     if not isinstance(module, str) or not module or not text_is_storable(module):
-        raise InvalidInput("module must be a module slug.", code="invalid_module")
+        raise InvalidInput(_("module must be a module slug."), code="invalid_module")
     number = raw.get("step")
     # bool is an int in Python; "step": true is a client bug, not step 1.
     if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-        raise InvalidInput("step must be a step number (1, 2, ...).", code="invalid_step")
+        raise InvalidInput(_("step must be a step number (1, 2, ...)."), code="invalid_step")
     section = raw.get("section") or ""
     if kind == EventKind.SECTION_VIEWED and (not isinstance(section, str) or not section):
-        raise InvalidInput("section_viewed needs the section kind.", code="invalid_section")
+        raise InvalidInput(_("section_viewed needs the section kind."), code="invalid_section")
     if not isinstance(section, str) or not text_is_storable(section):
-        raise InvalidInput("section must be a section kind.", code="invalid_section")
+        raise InvalidInput(_("section must be a section kind."), code="invalid_section")
     occurred_at = client_time_parse(raw.get("occurred_at"), now=now)
     return SyncEvent(
         index=index,
@@ -236,17 +237,17 @@ def client_time_parse(value: Any, *, now: datetime.datetime) -> datetime.datetim
         parsed = None
     if parsed is None or timezone.is_naive(parsed):
         raise InvalidInput(
-            "occurred_at must be an ISO 8601 time with a UTC offset, e.g. 2026-03-01T09:30:00Z.",
+            _("occurred_at must be an ISO 8601 time with a UTC offset, e.g. 2026-03-01T09:30:00Z."),
             code="invalid_timestamp",
         )
     parsed = parsed.astimezone(datetime.UTC)
     if parsed > now + CLOCK_SKEW_TOLERANCE:
         raise InvalidInput(
-            "occurred_at lies in the future; check the device clock.",
+            _("occurred_at lies in the future; check the device clock."),
             code="timestamp_in_future",
             detail={"server_time": now.isoformat()},
         )
     if parsed < EARLIEST_EVENT_TIME:
-        raise InvalidInput("occurred_at is implausibly old.", code="timestamp_too_old")
+        raise InvalidInput(_("occurred_at is implausibly old."), code="timestamp_too_old")
     # Within the tolerance the event happened "now" as far as the server can tell.
     return min(parsed, now)

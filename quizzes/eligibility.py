@@ -6,6 +6,8 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 # The reason code a certifying exam gives while the learner's full name is missing; the exam
 # page links it to the settings field, the API's start refusal names the field in its detail.
 FULL_NAME_MISSING = "full_name_missing"
@@ -101,14 +103,19 @@ def step_gate(*, required_share: int, steps: Sequence[StepState]) -> StepGate:
 
 def _gate_message(gate: StepGate) -> str:
     if gate.required >= gate.total:
-        return (
-            f"Complete every step of the module before the exam "
-            f"({gate.completed} of {gate.total} completed)."
-        )
-    return (
-        f"Complete at least {gate.required} of the module's {gate.total} steps before the exam "
-        f"({gate.completed} completed, {gate.required - gate.completed} to go)."
-    )
+        return _(
+            "Complete every step of the module before the exam (%(completed)d of %(total)d "
+            "completed)."
+        ) % {"completed": gate.completed, "total": gate.total}
+    return _(
+        "Complete at least %(required)d of the module's %(total)d steps before the exam "
+        "(%(completed)d completed, %(left)d to go)."
+    ) % {
+        "required": gate.required,
+        "total": gate.total,
+        "completed": gate.completed,
+        "left": gate.required - gate.completed,
+    }
 
 
 # --- the rule ---------------------------------------------------------------------------------
@@ -153,32 +160,39 @@ def exam_eligibility(
     counted = [a for a in attempts if a.certifying == certifying]
     used = len(counted)
     if not enrolled:
-        reasons.append(Reason("not_enrolled", "Enroll in the module before taking its exam."))
+        reasons.append(Reason("not_enrolled", _("Enroll in the module before taking its exam.")))
     if not steps.open:
         reasons.append(Reason("steps_incomplete", _gate_message(steps)))
     if certifying and not full_name_given and not final_passed:
         reasons.append(
             Reason(
                 FULL_NAME_MISSING,
-                "Enter your full name (full_name in your settings or PATCH /api/v1/me/) before "
-                "this exam: the certificate states it.",
+                _(
+                    "Enter your full name (full_name in your settings or PATCH /api/v1/me/) "
+                    "before this exam: the certificate states it."
+                ),
             )
         )
     if final_passed:
-        reasons.append(Reason("already_passed", "You have passed this exam."))
+        reasons.append(Reason("already_passed", _("You have passed this exam.")))
     if any(attempt.finalized_at is None for attempt in attempts):
         reasons.append(
-            Reason("attempt_in_progress", "Finish or submit your current attempt first.")
+            Reason("attempt_in_progress", _("Finish or submit your current attempt first."))
         )
     if used >= max_attempts:
-        reasons.append(Reason("no_attempts_left", f"All {max_attempts} attempts are used."))
+        reasons.append(
+            Reason(
+                "no_attempts_left",
+                _("All %(count)d attempts are used.") % {"count": max_attempts},
+            )
+        )
     # The wait runs from the last finished attempt of either mode.
     finished = [a.finalized_at for a in attempts if a.finalized_at is not None]
     if finished and wait > datetime.timedelta(0):
         ready = max(finished) + wait
         if ready > now:
             available_at = ready
-            reasons.append(Reason("waiting", "The next attempt is possible from available_at."))
+            reasons.append(Reason("waiting", _("The next attempt is possible from available_at.")))
     return Eligibility(
         can_start=not reasons,
         reasons=tuple(reasons),

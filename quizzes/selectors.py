@@ -19,6 +19,7 @@ from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquer
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import api as accounts_api
 from courses import api as courses_api
@@ -485,7 +486,7 @@ def _attempt_read(
         .first()
     )
     if attempt is None:
-        raise NotFound("There is no such exam attempt.", code="attempt_not_found")
+        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
     items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
     module = courses_api.modules_by_ids([attempt.module_id])[attempt.module_id]
     finalized = attempt_is_finalized(attempt)
@@ -660,7 +661,7 @@ def learner_certificate_pdf(*, learner_id: int, code: str, time_zone: str) -> Ce
     ``time_zone``; NotFound for another learner's, a revoked or an unknown code. Two queries."""
     certificate = learner_certificate(learner_id=learner_id, code=code)
     if certificate is None or not certificate.is_valid:
-        raise NotFound("You have no valid certificate with this code.", code="not_found")
+        raise NotFound(_("You have no valid certificate with this code."), code="not_found")
     return CertificatePdf(
         filename=f"lernpfad-certificate-{certificate.module}.pdf",
         content=certificate_pdf(certificate, time_zone=time_zone),

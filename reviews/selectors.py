@@ -12,6 +12,7 @@ from typing import Protocol
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
+from django.utils.translation import gettext as _
 
 from courses import api as courses_api
 from courses.data import RetiredContent
@@ -276,7 +277,7 @@ def card_faces(*, learner_id: int, card_id: int) -> CardFaces:
         .first()
     )
     if row is None:
-        raise NotFound("You have no review card with this id.", code="card_not_found")
+        raise NotFound(_("You have no review card with this id."), code="card_not_found")
     is_definition = row["kind"] == ReviewCard.Kind.DEFINITION
     return CardFaces(
         id=row["id"],

@@ -313,7 +313,8 @@ class StepNotesSerializer(serializers.Serializer):
     def validate(self, attrs):
         if not attrs:
             raise serializers.ValidationError(
-                f"Give at least one of: {', '.join(StepNote.Prompt.values)}."
+                _("Give at least one of: %(prompts)s.")
+                % {"prompts": ", ".join(StepNote.Prompt.values)}
             )
         return attrs
 

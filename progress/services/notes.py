@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lms.errors import InvalidInput
 from progress.models import NOTE_MAX_LENGTH, StepNote
@@ -25,14 +26,14 @@ def step_notes_put(
     unknown = sorted(set(notes) - set(NOTE_PROMPTS))
     if unknown:
         raise InvalidInput(
-            f"Notes exist for the prompts {', '.join(NOTE_PROMPTS)}.",
+            _("Notes exist for the prompts %(prompts)s.") % {"prompts": ", ".join(NOTE_PROMPTS)},
             code="unknown_prompt",
             detail={"unknown": unknown},
         )
     too_long = sorted(prompt for prompt, text in notes.items() if len(text) > NOTE_MAX_LENGTH)
     if too_long:
         raise InvalidInput(
-            f"A note has at most {NOTE_MAX_LENGTH} characters.",
+            _("A note has at most %(count)d characters.") % {"count": NOTE_MAX_LENGTH},
             code="note_too_long",
             detail={"prompts": too_long, "max_length": NOTE_MAX_LENGTH},
         )
@@ -46,7 +47,7 @@ def step_notes_put(
     )
     if absent:
         raise InvalidInput(
-            "This step does not ask for these notes.",
+            _("This step does not ask for these notes."),
             code="prompt_not_in_step",
             detail={"prompts": absent},
         )

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from courses import api as courses_api
 from lms.errors import DomainError, InvalidInput, ModuleNotFound, NotEnrolled, StepNotFound
@@ -60,7 +61,8 @@ def progress_sync(
     """
     if len(events) > SYNC_MAX_EVENTS:
         raise InvalidInput(
-            f"At most {SYNC_MAX_EVENTS} events per sync; send the rest in another batch.",
+            _("At most %(count)d events per sync; send the rest in another batch.")
+            % {"count": SYNC_MAX_EVENTS},
             code="batch_too_large",
         )
     now = now or timezone.now()

@@ -6,6 +6,7 @@ The learner-facing item serializer has no field for correct keys, correctness or
 those exist only on ``ReviewItemSerializer``, which is filled once the review policy allows.
 """
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
@@ -377,7 +378,7 @@ class AnswerInputSerializer(serializers.Serializer):
         given = [name for name in ("selected", "text", "number", "pairs") if name in attrs]
         if len(given) != 1:
             raise serializers.ValidationError(
-                "Give exactly one of selected, text, number or pairs (the item kind's field)."
+                _("Give exactly one of selected, text, number or pairs (the item kind's field).")
             )
         return attrs
 

@@ -8,6 +8,7 @@ import dataclasses
 
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -284,7 +285,7 @@ class CertificateVerifyView(APIView):
     def get(self, request, code: str):
         certificate = selectors.certificate_valid_by_code(code=code)
         if certificate is None:
-            raise NotFound("There is no valid certificate with this code.", code="not_found")
+            raise NotFound(_("There is no valid certificate with this code."), code="not_found")
         body = dataclasses.asdict(certificate) | {"valid": True}
         return Response(CertificateVerificationSerializer(body).data)
 

@@ -59,13 +59,13 @@ def exam_attempt_answers_save(
             .first()
         )
         if attempt is None:
-            raise NotFound("There is no such exam attempt.", code="attempt_not_found")
+            raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
         # A separate query after the lock: it sees a result committed while we waited for it.
         if ExamResult.objects.filter(attempt_id=attempt.pk).exists():
-            raise Conflict("This attempt is finalized.", code="attempt_finalized")
+            raise Conflict(_("This attempt is finalized."), code="attempt_finalized")
         if not answers_accepted(deadline_at=attempt.deadline_at, now=now):
             raise Conflict(
-                "The time for this attempt is up; answers can no longer be saved.",
+                _("The time for this attempt is up; answers can no longer be saved."),
                 code="deadline_passed",
                 detail={"deadline_at": attempt.deadline_at.isoformat()},
             )

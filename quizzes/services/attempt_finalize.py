@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import api as accounts_api
 from lms.errors import Conflict, NotFound
@@ -136,7 +137,7 @@ def _attempt_finalize(
         with transaction.atomic():
             locked = attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
             if locked is None:
-                raise NotFound("There is no such exam attempt.", code="attempt_not_found")
+                raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
             items = attempt_items(attempt_id=attempt_id)
             if locked.this.result is not None:
                 return _replayed(locked, items)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from courses import api as courses_api
 from lms.errors import Conflict
@@ -62,7 +63,9 @@ def exam_attempt_start(
             module = progress_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug)
             if module is None:
                 courses_api.module_by_slug(module_slug)  # 404 for a module that does not exist
-                raise Conflict("Enroll in the module before taking its exam.", code="not_enrolled")
+                raise Conflict(
+                    _("Enroll in the module before taking its exam."), code="not_enrolled"
+                )
             setup = learner_exam_setup(learner_id=learner_id, module_id=module.id)
             if setup.policy.pk is None:
                 setup = ExamSetup(
@@ -106,7 +109,7 @@ def exam_attempt_start(
                 exam_items_generate(module_id=module.id)
                 bank = _drawable_items(module_id=module.id)
             if not bank:
-                raise Conflict("This exam has no items yet.", code="no_items")
+                raise Conflict(_("This exam has no items yet."), code="no_items")
             if certifying:
                 bank = approved
             seed = secrets.randbelow(2**62)
@@ -144,7 +147,7 @@ def exam_attempt_start(
         # Only reachable where the row lock is unavailable (SQLite): the unique attempt number
         # turned a concurrent second start away.
         raise Conflict(
-            "Another attempt was started at the same time.", code="attempt_in_progress"
+            _("Another attempt was started at the same time."), code="attempt_in_progress"
         ) from exc
     return StartedAttempt(attempt=attempt, items=items, module_slug=module.slug)
 

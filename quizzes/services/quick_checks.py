@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from courses import api as courses_api
 from lms.errors import Conflict, NotEnrolled, NotFound
@@ -49,7 +50,7 @@ def quick_check_rate(
         )
     if quick_check.is_reflection_prompt:
         raise Conflict(
-            "This quick check is a reflection prompt: think it through, it takes no rating.",
+            _("This quick check is a reflection prompt: think it through, it takes no rating."),
             code="reflection_prompt",
         )
     store = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts import api as accounts_api
 from accounts.data import DEFAULT_DESIRED_RETENTION
@@ -73,7 +74,7 @@ def quick_check_rating_record(
     fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
     if fsrs_rating is None:
         raise InvalidInput(
-            f"Unknown quick-check rating '{rating}'.",
+            _("Unknown quick-check rating '%(rating)s'.") % {"rating": rating},
             detail={"rating": sorted(QUICK_CHECK_RATINGS)},
             code="invalid_rating",
         )

@@ -6,6 +6,7 @@ import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lms.errors import NotFound
 from reviews.models import Notification
@@ -22,7 +23,7 @@ def notification_mark_read(
         .first()
     )
     if notification is None:
-        raise NotFound("You have no notification with this id.", code="notification_not_found")
+        raise NotFound(_("You have no notification with this id."), code="notification_not_found")
     if notification.read_at is None:
         notification.read_at = at or timezone.now()
         notification.save(update_fields=["read_at"])

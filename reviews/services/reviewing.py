@@ -10,6 +10,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Subquery
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import row_insert, row_insert_if_updated
@@ -55,7 +56,7 @@ def _result(log: ReviewLog, *, replayed: bool) -> ReviewResult:
 def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
     if log.card_id != card_id:
         raise Conflict(
-            "This client review id was already used for another card.",
+            _("This client review id was already used for another card."),
             detail={"card": log.card_id},
             code="client_review_id_reused",
         )
@@ -122,7 +123,7 @@ def review_record(
     cards (tests/reviews/test_performance.py).
     """
     if rating not in (1, 2, 3, 4):
-        raise InvalidInput("The rating must be 1, 2, 3 or 4.", code="invalid_rating")
+        raise InvalidInput(_("The rating must be 1, 2, 3 or 4."), code="invalid_rating")
     at = at or timezone.now()
     review = _Review(
         learner=learner,
@@ -145,7 +146,7 @@ def review_record(
                 ).first()
                 if earlier is not None:
                     return _replay(card_id=card_id, log=earlier)
-                raise NotFound("You have no review card with this id.", code="card_not_found")
+                raise NotFound(_("You have no review card with this id."), code="card_not_found")
             if read.replayed_log_id is not None:
                 earlier = ReviewLog.objects.get(id=read.replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
@@ -223,7 +224,7 @@ def review_undo(*, learner) -> UndoResult:
 
     Savepoint, the card's lock, its last log, the restore, the delete, release.
     """
-    for _ in range(_UNDO_ATTEMPTS):
+    for _attempt in range(_UNDO_ATTEMPTS):
         reviews = ReviewLog.objects.filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
         card_id = (
             ReviewCard.objects.select_for_update()
@@ -235,13 +236,13 @@ def review_undo(*, learner) -> UndoResult:
             .first()
         )
         if card_id is None:
-            raise Conflict("There is no review to undo.", code="nothing_to_undo")
+            raise Conflict(_("There is no review to undo."), code="nothing_to_undo")
         log = ReviewLog.objects.filter(card_id=card_id).order_by("-id").first()
         if log is not None and log.source == ReviewLog.Source.REVIEW:
             break
         # A concurrent undo took this card's last review first; look again.
     else:
-        raise Conflict("Other undos ran at the same moment; try again.", code="undo_conflict")
+        raise Conflict(_("Other undos ran at the same moment; try again."), code="undo_conflict")
     ReviewCard.objects.filter(id=card_id).update(
         **CardState.from_columns(log, prefix="before_").columns()
     )

@@ -204,7 +204,7 @@ def test_json_verification_answers_unknown_and_revoked_codes_alike(learner_api, 
         == {
             "error": {
                 "code": "not_found",
-                "message": "There is no valid certificate with this code.",
+                "message": "Es gibt kein gültiges Zertifikat mit diesem Code.",
                 "detail": None,
             }
         }

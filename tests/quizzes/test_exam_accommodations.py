@@ -60,7 +60,7 @@ def test_an_extra_attempt_allows_one_more_start(learner_api, exam, bank, policy,
     exam.take(learner_api, correct=0)
     refused = learner_api.post("/api/v1/modules/self-hosting-27/exam/attempts/").json()
     assert refused["error"]["code"] == "no_attempts_left"
-    assert refused["error"]["message"] == "All 2 attempts are used."
+    assert refused["error"]["message"] == "Alle 2 Versuche sind aufgebraucht."
 
 
 def test_another_learners_accommodation_does_not_apply(

@@ -53,7 +53,10 @@ def test_a_refused_completion_is_the_services_message_on_the_step(learner_client
     response = learner_client.post(MODULE + "steps/2/progress/", {"event": "completed"})
     assert response.status_code == 302 and response["Location"] == MODULE + "steps/2/"
     assert shown(response) == [
-        ("error", "The step is completed only after all its sections have been viewed.")
+        (
+            "error",
+            "Der Schritt ist erst abgeschlossen, wenn alle seine Abschnitte angesehen wurden.",
+        )
     ]
 
 
@@ -65,13 +68,13 @@ def test_a_refused_note_is_the_services_message_at_the_note(learner_client, enro
     )
     assert response.status_code == 302
     assert response["Location"] == MODULE + "steps/1/#note-lernauftrag"
-    assert shown(response) == [("error", f"A note has at most {NOTE_MAX_LENGTH} characters.")]
+    assert shown(response) == [("error", f"Eine Notiz hat höchstens {NOTE_MAX_LENGTH} Zeichen.")]
 
 
 def test_rating_a_card_that_is_not_yours_is_a_message_in_the_session(learner_client, enrolled):
     response = learner_client.post("/review/rate/", {"card": 999999, "rating": 3})
     assert response.status_code == 302 and response["Location"] == "/review/"
-    assert shown(response) == [("error", "You have no review card with this id.")]
+    assert shown(response) == [("error", "Du hast keine Lernkarte mit dieser Nummer.")]
 
 
 def test_undo_without_a_review_is_a_note_in_the_session(learner_client, enrolled):
