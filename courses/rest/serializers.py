@@ -22,6 +22,9 @@ class OutlineStepSerializer(serializers.ModelSerializer):
         model = Step
         fields = ["number", "slug", "term", "definition", "level", "section_kinds", "has_term_card"]
 
+    @extend_schema_field(
+        serializers.ListField(child=serializers.ChoiceField(choices=Section.Kind.choices))
+    )
     def get_section_kinds(self, step: Step) -> list[str]:
         return [section.kind for section in step.sections.all()]
 

@@ -57,3 +57,25 @@ def flatmap_path_parameters(context, path_parameters):
         return {name: REAL.get(name, value) for name, value in path_parameters.items()}
 
     return st.booleans().map(real)
+
+
+@schemathesis.check
+def error_codes_declared(ctx, response, case):
+    """An error answer's ``error.code`` is one its response lists in ``x-error-codes``
+    (lms.openapi): a client may switch on the codes the schema names."""
+    if response.status_code < 400:
+        return None
+    definition = case.operation.responses.find_by_status_code(response.status_code)
+    declared = None if definition is None else definition.definition.get("x-error-codes")
+    if declared is None:
+        return None  # an undeclared status is status_code_conformance's finding
+    try:
+        code = response.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None  # not in the error shape: response_schema_conformance's finding
+    if code not in declared:
+        raise AssertionError(
+            f"{case.operation.label} answered {response.status_code} with the code {code!r}, "
+            f"which its x-error-codes do not list: {declared}"
+        )
+    return None

@@ -14,8 +14,9 @@ infers). Learner A's token comes from a dynamic auth provider that logs in again
 
 Bounded: ``LERNPFAD_LIVE_FUZZ_EXAMPLES`` cases per operation in the fuzzing phase (default 10)
 and ``LERNPFAD_LIVE_SCENARIOS`` stateful scenarios (default 60), about three minutes here.
-Checks: no 5xx, status codes, content types, headers and bodies as the schema says, auth not
-ignored, and the stateful checks (a deleted resource stays gone, a created one is there).
+Checks: no 5xx, status codes, content types, headers and bodies as the schema says (enums
+included), every error code one that its response lists in ``x-error-codes``, auth not ignored,
+and the stateful checks (a deleted resource stays gone, a created one is there).
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ CHECKS = ",".join(
         "ignored_auth",
         "use_after_free",
         "ensure_resource_availability",
+        # live_schemathesis_hooks.py: every error code is one the response declares.
+        "error_codes_declared",
     ]
 )
 SESSION_ENDERS = [
