@@ -1,6 +1,10 @@
-"""The content endpoints that also show or record the signed-in learner's progress: the module
-with its outline (and the learner's status on each step) and the step (reading it records the
-opening). Readable without log-in (open courseware).
+"""The content endpoints that also show the signed-in learner's progress: the module with its
+outline (and the learner's status on each step) and the step. Readable without log-in (open
+courseware).
+
+Reading changes nothing: a GET (or its 304) records no progress, so an app may prefetch a whole
+module without moving the learner's resume point. Opening a step is the explicit ``opened``
+event (``POST …/steps/{n}/progress/``), which the web reader sends too (README, "API").
 
 They live here, not in courses.rest: content knows nothing of learners, so the view that joins
 the two sits in the app that owns the learner's side (the one import-linter exception that lets
@@ -21,7 +25,6 @@ from lms.content_cache import ContentCache
 from lms.errors import StepNotFound
 from progress.rest.serializers import ModuleDetailWithProgressSerializer
 from progress.selectors import outline_status_get
-from progress.services import step_events as progress_step_events
 
 
 class ModuleDetailView(APIView):
@@ -67,11 +70,6 @@ class StepDetailView(APIView):
         if if_none_match and (
             etag in {tag.strip() for tag in if_none_match.split(",")} or if_none_match == "*"
         ):
-            # Opening a cached step is still opening it (anonymous 304s need no query).
-            if request.user.is_authenticated:
-                progress_step_events.step_open_record(
-                    learner_id=request.user.pk, module_slug=module, number=number
-                )
             response = HttpResponseNotModified()
             response["ETag"] = etag
             return response
@@ -82,10 +80,6 @@ class StepDetailView(APIView):
             # Keyed by what was read now (an import may have changed the step meanwhile).
             etag = content.etag
             _step_bodies.put(etag, body)
-        if request.user.is_authenticated:
-            progress_step_events.step_open_record(
-                learner_id=request.user.pk, module_slug=module, number=number
-            )
         response = HttpResponse(body, content_type=_renderer.media_type)
         response["ETag"] = etag
         patch_cache_control(response, no_cache=True)
