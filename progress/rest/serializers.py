@@ -245,6 +245,25 @@ class StepNotesSerializer(serializers.Serializer):
         }
 
 
+class NotesConflictDetailSerializer(serializers.Serializer):
+    etag = serializers.CharField(help_text="The current version: send it as If-Match.")
+    praxisaufgabe = serializers.CharField(allow_blank=True, help_text="The current text.")
+    lernauftrag = serializers.CharField(allow_blank=True, help_text="The current text.")
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
+class NotesConflictSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=["notes_changed"])
+    message = serializers.CharField()
+    detail = NotesConflictDetailSerializer()
+
+
+class NotesConflictErrorSerializer(serializers.Serializer):
+    """The error shape of a stale notes write (``412``): the current notes in ``detail``."""
+
+    error = NotesConflictSerializer()
+
+
 # --- module detail for an enrolled learner -------------------------------------------------
 
 

@@ -9,10 +9,12 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lms.etags import IF_MATCH, etag_header, with_etag
 from progress import selectors as progress_selectors
 from progress.rest.serializers import (
     EnrollmentSerializer,
     ModuleProgressSerializer,
+    NotesConflictErrorSerializer,
     StepEventSerializer,
     StepNotesSerializer,
     StepProgressStateSerializer,
@@ -124,23 +126,45 @@ class ProgressSyncView(APIView):
         return Response(SyncResponseSerializer(SyncResponseSerializer.payload(results)).data)
 
 
+_NOTES_DESCRIPTION = (
+    "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that note; "
+    "prompts left out stay as they are. With `If-Match` (the `ETag` of the last read or write) "
+    "the write applies only while the notes are still that version; otherwise `412` "
+    "`notes_changed` with the current texts and their `etag` in `error.detail`, and nothing "
+    "is written. Without `If-Match` the last write wins. PATCH is the same as PUT."
+)
+_NOTES_WRITE_SCHEMA = {
+    "request": StepNotesSerializer,
+    "parameters": [IF_MATCH, etag_header(200)],
+    "responses": {
+        200: StepNotesSerializer,
+        412: OpenApiResponse(
+            NotesConflictErrorSerializer,
+            description="The notes changed since the version `If-Match` names (another "
+            "device wrote them); `error.detail` holds the current version.",
+        ),
+    },
+    "description": _NOTES_DESCRIPTION,
+}
+
+
 class StepNotesView(APIView):
-    @extend_schema(responses=StepNotesSerializer, summary="My notes on this step")
+    """My notes on a step, with optimistic concurrency: the ``ETag`` of a read goes back as
+    ``If-Match`` on a write (a phone and a browser editing the same note)."""
+
+    @extend_schema(
+        responses=StepNotesSerializer,
+        parameters=[etag_header(200)],
+        summary="My notes on this step",
+    )
     def get(self, request, module: str, number: int):
         notes = progress_selectors.step_notes_get(
             learner_id=request.user.pk, module_slug=module, number=number
         )
-        return Response(StepNotesSerializer(StepNotesSerializer.payload(notes)).data)
+        response = Response(StepNotesSerializer(StepNotesSerializer.payload(notes)).data)
+        return with_etag(response, notes.etag)
 
-    @extend_schema(
-        request=StepNotesSerializer,
-        responses=StepNotesSerializer,
-        summary="Write my notes on this step",
-        description=(
-            "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that "
-            "note; prompts left out stay as they are."
-        ),
-    )
+    @extend_schema(summary="Write my notes on this step", **_NOTES_WRITE_SCHEMA)
     def put(self, request, module: str, number: int):
         serializer = StepNotesSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -149,6 +173,12 @@ class StepNotesView(APIView):
             module_slug=module,
             number=number,
             notes=serializer.validated_data,
+            if_match=request.headers.get("If-Match"),
         )
         result = progress_selectors.StepNotes(module_slug=module, number=number, notes=notes)
-        return Response(StepNotesSerializer(StepNotesSerializer.payload(result)).data)
+        response = Response(StepNotesSerializer(StepNotesSerializer.payload(result)).data)
+        return with_etag(response, result.etag)
+
+    @extend_schema(summary="Write my notes on this step (as PUT)", **_NOTES_WRITE_SCHEMA)
+    def patch(self, request, module: str, number: int):
+        return self.put(request, module, number)
