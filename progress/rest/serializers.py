@@ -200,13 +200,17 @@ class SyncResultSerializer(serializers.Serializer):
 class SyncResponseSerializer(serializers.Serializer):
     results = SyncResultSerializer(many=True)
     counts = serializers.DictField(child=serializers.IntegerField())
+    server_time = serializers.DateTimeField(
+        help_text="The server's clock when it answered (UTC). An app compares it with its own: "
+        "an occurred_at more than 5 minutes ahead of the server is rejected."
+    )
 
     @staticmethod
-    def payload(results) -> dict:
+    def payload(results, *, server_time) -> dict:
         counts = dict.fromkeys(["applied", "unchanged", "stale", "duplicate", "rejected"], 0)
         for result in results:
             counts[result.status] += 1
-        return {"results": results, "counts": counts}
+        return {"results": results, "counts": counts, "server_time": server_time}
 
 
 # --- notes --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ Everything here needs log-in (the default permission) and only ever reads or wri
 requesting learner's own rows.
 """
 
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -114,7 +115,8 @@ class ProgressSyncView(APIView):
             "Each event: client_event_id, event, module, step, section (for section_viewed), "
             "occurred_at (ISO 8601 with offset). Replays are ignored, events apply in "
             "occurred_at order, a bad event is rejected with its reason while the rest apply. "
-            "At most 500 events per request."
+            "At most 500 events per request. `server_time` is the server's clock, to check the "
+            "app's against the 5-minute rule."
         ),
     )
     def post(self, request):
@@ -123,7 +125,8 @@ class ProgressSyncView(APIView):
         results = sync_services.progress_sync(
             learner_id=request.user.pk, events=serializer.validated_data["events"]
         )
-        return Response(SyncResponseSerializer(SyncResponseSerializer.payload(results)).data)
+        payload = SyncResponseSerializer.payload(results, server_time=timezone.now())
+        return Response(SyncResponseSerializer(payload).data)
 
 
 _NOTES_DESCRIPTION = (

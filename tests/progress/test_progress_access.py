@@ -153,7 +153,9 @@ def test_another_learners_progress_is_neither_read_nor_changed(two_learners):
     lena_row = StepProgress.objects.get(learner__username="lena", step__number=1)
     assert lena_row.sections_viewed == ["verstehen"]
     # Opening a step records it for the one who opened it only.
-    mara.post(MODULE + "steps/5/progress/", {"event": "opened"})
+    opened = mara.post(MODULE + "steps/5/progress/", {"event": "opened"}, format="json")
+    assert opened.status_code == 200
+    assert StepProgress.objects.get(learner__username="mara", step__number=5).first_opened_at
     lena_5 = StepProgress.objects.get(learner__username="lena", step__number=5)
     assert lena_5.status == "not_started" and lena_5.first_opened_at is None
 
