@@ -339,3 +339,24 @@ class StepQuickCheck(models.Model):
 
     def __str__(self) -> str:
         return f"{self.step_id}#{self.position}"
+
+
+class ModuleContentVersion(models.Model):
+    """What a module's content version was made of: the version of each step, term card and
+    quick check it showed (``courses.selectors.module_manifest_get``). Kept so that a module
+    bundle can send an app only what changed since the version it holds
+    (``GET …/bundle/?since=<version>``). A pure function of the content, recorded once per
+    version when a bundle of it is first read; no learner's data."""
+
+    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="content_versions")
+    version = models.CharField(max_length=24)
+    manifest = models.JSONField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["module", "version"], name="module_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.module_id}@{self.version}"

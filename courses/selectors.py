@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 
+from courses import quick_check_roles
 from courses.data import ModuleOutline, OutlineStep
 from courses.models import (
     STEP_ACTIVE,
     Module,
+    ModuleContentVersion,
     Section,
     Step,
     StepQuickCheck,
@@ -32,7 +36,18 @@ def module_get(*, slug: str) -> Module:
     active_steps = (
         Step.objects.active()
         .select_related("term_card")
-        .only("id", "module_id", "slug", "number", "term", "definition", "level", "term_card__id")
+        .only(
+            "id",
+            "module_id",
+            "slug",
+            "number",
+            "term",
+            "definition",
+            "level",
+            "content_hash",
+            "term_card__id",
+            "term_card__content_hash",
+        )
         .prefetch_related(
             Prefetch("sections", queryset=Section.objects.only("id", "step_id", "kind", "position"))
         )
@@ -66,6 +81,12 @@ CONTENT_MAX_AGE = 1.0
 _step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=CONTENT_MAX_AGE)
 
 
+def step_version(step_hash: str, card_hash: str | None) -> str:
+    """A step's content version: what its ETag quotes and the outline and bundle show as its
+    ``content_hash`` (the step's own hash and its term card's)."""
+    return f"{step_hash[:24]}{(card_hash or '')[:8]}"
+
+
 def step_etag(*, module_slug: str, number: int) -> str | None:
     """The step's ETag (one query at most a second per step), or None when there is no such
     active step."""
@@ -76,7 +97,7 @@ def step_etag(*, module_slug: str, number: int) -> str | None:
     hashes = step_hashes(module_slug=module_slug, number=number)
     if hashes is None:
         return None
-    etag = f'"{hashes.step_hash[:24]}{(hashes.card_hash or "")[:8]}"'
+    etag = f'"{step_version(hashes.step_hash, hashes.card_hash)}"'
     _step_etags.put(key, etag)
     return etag
 
@@ -93,8 +114,8 @@ class StepContent:
 
     @property
     def etag(self) -> str:
-        card_hash = self.card.content_hash if self.card else ""
-        return f'"{self.step.content_hash[:24]}{card_hash[:8]}"'
+        card_hash = self.card.content_hash if self.card else None
+        return f'"{step_version(self.step.content_hash, card_hash)}"'
 
 
 def step_get(*, module_slug: str, number: int) -> StepContent:
@@ -190,3 +211,216 @@ def module_outline_get(*, slug: str) -> ModuleOutline:
     )
     _module_outlines.put(slug, outline)
     return outline
+
+
+# --- the module bundle: a whole module for offline use -------------------------------------
+
+
+@dataclass(frozen=True)
+class ModuleManifest:
+    """What a module's content is made of now: the version of each active step (by slug), each
+    term card (by slug) and each quick check its steps show (by id), and of the module's own
+    fields. ``version`` is a hash of all of it: the bundle's ETag."""
+
+    module_id: int
+    slug: str
+    version: str
+    # {"module": v, "steps": {slug: v}, "term_cards": {slug: v}, "quick_checks": {"id": v}}
+    items: dict
+
+
+def _hash(payload: object) -> str:
+    return hashlib.sha256(
+        json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str).encode()
+    ).hexdigest()
+
+
+# Manifests by module slug, trusted for CONTENT_MAX_AGE like the step ETags: a warm re-check of
+# a bundle (If-None-Match) costs no query.
+_module_manifests = ShortLivedCache(
+    name="module manifests", max_entries=500, max_age=CONTENT_MAX_AGE
+)
+
+
+def module_manifest_get(*, slug: str) -> ModuleManifest:
+    """The module's content manifest: 3 queries (module, steps with term cards, quick checks),
+    none while the copy is trusted."""
+    manifest = _module_manifests.get(slug)
+    if manifest is not None:
+        return manifest
+    module = (
+        Module.objects.filter(slug=slug)
+        .values("id", "series", "number", "title", "header", "exam_heading", "exam_block_count")
+        .first()
+    )
+    if module is None:
+        raise ModuleNotFound(slug)
+    steps = (
+        Step.objects.active()
+        .filter(module_id=module["id"])
+        .order_by("number")
+        .values_list("slug", "content_hash", "number", "term_card__slug", "term_card__content_hash")
+    )
+    items: dict = {"module": _hash(module)[:24], "steps": {}, "term_cards": {}, "quick_checks": {}}
+    for step_slug, step_hash, number, card_slug, card_hash in steps:
+        items["steps"][step_slug] = step_version(step_hash, card_hash)
+        if card_slug is not None:
+            # The card shows its step's number, which its own hash does not cover.
+            items["term_cards"][card_slug] = f"{card_hash[:24]}:{number}"
+    quick_checks = (
+        StepQuickCheck.objects.filter(active_step_q("step__"), step__module_id=module["id"])
+        .order_by("quick_check_id", "step__number")
+        .values_list(
+            "quick_check_id", "quick_check__text_hash", "quick_check__role", "step__number"
+        )
+    )
+    shown: dict[int, list] = {}
+    for quick_check_id, text_hash, role, number in quick_checks:
+        shown.setdefault(quick_check_id, [text_hash[:16], role]).append(number)
+    items["quick_checks"] = {str(pk): _hash(value)[:16] for pk, value in shown.items()}
+    manifest = ModuleManifest(
+        module_id=module["id"], slug=slug, version=_hash(items)[:24], items=items
+    )
+    _module_manifests.put(slug, manifest)
+    return manifest
+
+
+def module_manifest_find(*, module_id: int, version: str) -> ModuleManifest | None:
+    """An earlier manifest of the module (one query), None when this version was never
+    recorded (``courses.services.content_versions``)."""
+    row = (
+        ModuleContentVersion.objects.filter(module_id=module_id, version=version[:24])
+        .values_list("manifest", flat=True)
+        .first()
+    )
+    if row is None:
+        return None
+    return ModuleManifest(module_id=module_id, slug="", version=version[:24], items=row)
+
+
+@dataclass(frozen=True)
+class BundleQuickCheck:
+    id: int
+    question: str
+    answer: str
+    role: str
+    step_numbers: tuple[int, ...]
+
+    @property
+    def takes_rating(self) -> bool:
+        return self.role not in quick_check_roles.REFLECTION_ROLES
+
+
+@dataclass(frozen=True)
+class ModuleBundle:
+    """A module for offline use: ``steps``, ``term_cards`` and ``quick_checks`` are all of
+    them, or with ``since`` only those that changed since that version (``removed``: the keys
+    of what is gone)."""
+
+    module: Module
+    version: str
+    since: str | None
+    outline: list[Step]
+    steps: list[StepContent]
+    term_cards: list[TermCard]
+    quick_checks: list[BundleQuickCheck]
+    removed: dict[str, list]
+
+    @property
+    def delta(self) -> bool:
+        return self.since is not None
+
+
+def _changed(now: dict, before: dict | None) -> set:
+    if before is None:
+        return set(now)
+    return {key for key, value in now.items() if before.get(key) != value}
+
+
+def module_bundle_get(*, manifest: ModuleManifest, since: ModuleManifest | None) -> ModuleBundle:
+    """The module's bundle for ``manifest`` (all of it, or what changed since ``since``):
+    4 queries whatever the size (module, steps with term cards, their sections, quick checks).
+    """
+    module = Module.objects.get(pk=manifest.module_id)
+    steps = list(
+        Step.objects.active().filter(module=module).select_related("term_card").order_by("number")
+    )
+    cards = {step.pk: getattr(step, "term_card", None) for step in steps}
+    card_ids = [card.pk for card in cards.values() if card is not None]
+    sections: dict[tuple[str, int], list[Section]] = {}
+    for section in Section.objects.filter(
+        Q(step_id__in=[step.pk for step in steps]) | Q(card_id__in=card_ids)
+    ).order_by("position"):
+        key = ("step", section.step_id) if section.step_id else ("card", section.card_id)
+        sections.setdefault(key, []).append(section)
+    links: dict[int, list[StepQuickCheck]] = {}
+    for link in (
+        StepQuickCheck.objects.filter(step_id__in=[step.pk for step in steps])
+        .select_related("quick_check")
+        .order_by("step_id", "position")
+    ):
+        links.setdefault(link.step_id, []).append(link)
+    before = since.items if since else None
+    now = manifest.items
+    changed_steps = _changed(now["steps"], before and before["steps"])
+    changed_cards = _changed(now["term_cards"], before and before["term_cards"])
+    changed_checks = _changed(now["quick_checks"], before and before["quick_checks"])
+    contents, term_cards = [], []
+    for step in steps:
+        step.module = module
+        card = cards[step.pk]
+        if card is not None:
+            card.step = step
+            card.module = module
+            # TermCardSerializer reads the card's sections through card.sections.all().
+            card._prefetched_objects_cache = {"sections": sections.get(("card", card.pk), [])}
+            if card.slug in changed_cards:
+                term_cards.append(card)
+        if step.slug in changed_steps:
+            contents.append(
+                StepContent(
+                    step=step,
+                    sections=sections.get(("step", step.pk), []),
+                    card=card,
+                    card_sections=sections.get(("card", card.pk), []) if card else [],
+                    quick_check_links=links.get(step.pk, []),
+                    previous_number=step.number - 1 if step.number > 1 else None,
+                    next_number=step.number + 1 if step.number < step.total else None,
+                )
+            )
+        # The outline serializer reads section kinds through step.sections.all().
+        step._prefetched_objects_cache = {"sections": sections.get(("step", step.pk), [])}
+    shown: dict[int, BundleQuickCheck] = {}
+    for step in steps:
+        for link in links.get(step.pk, []):
+            check = link.quick_check
+            if str(check.pk) not in changed_checks:
+                continue
+            entry = shown.get(check.pk)
+            numbers = (*entry.step_numbers, step.number) if entry else (step.number,)
+            shown[check.pk] = BundleQuickCheck(
+                id=check.pk,
+                question=check.question,
+                answer=check.answer,
+                role=check.role,
+                step_numbers=numbers,
+            )
+    removed: dict[str, list] = {"steps": [], "term_cards": [], "quick_checks": []}
+    if before is not None:
+        removed = {
+            "steps": sorted(set(before["steps"]) - set(now["steps"])),
+            "term_cards": sorted(set(before["term_cards"]) - set(now["term_cards"])),
+            "quick_checks": sorted(
+                int(pk) for pk in set(before["quick_checks"]) - set(now["quick_checks"])
+            ),
+        }
+    return ModuleBundle(
+        module=module,
+        version=manifest.version,
+        since=since.version if since else None,
+        outline=steps,
+        steps=contents,
+        term_cards=term_cards,
+        quick_checks=sorted(shown.values(), key=lambda check: check.id),
+        removed=removed,
+    )

@@ -51,6 +51,15 @@ class Forbidden(DomainError):
     default_message = _lazy("You may not do this.")
 
 
+class PreconditionFailed(DomainError):
+    """An ``If-Match`` that no longer names the current version: the client's copy is stale.
+    ``detail`` carries the current version, so the client can merge without another read."""
+
+    code = "precondition_failed"
+    status_code = status.HTTP_412_PRECONDITION_FAILED
+    default_message = "The resource changed since you read it."
+
+
 class InvalidInput(DomainError):
     code = "invalid"
     status_code = status.HTTP_400_BAD_REQUEST

@@ -31,6 +31,7 @@ from courses import api as courses_api
 from lms.errors import NotEnrolled
 from lms.sql import aware, json_value
 from progress.models import Enrollment, StepNote, StepProgress
+from progress.note_versions import notes_etag
 from progress.sql import enrollment_progress_rows
 
 _COMPLETED = StepProgress.Status.COMPLETED
@@ -324,6 +325,10 @@ class StepNotes:
     @property
     def updated_at(self) -> datetime.datetime | None:
         return max((note.updated_at for note in self.notes.values()), default=None)
+
+    @property
+    def etag(self) -> str:
+        return notes_etag({prompt: note.text for prompt, note in self.notes.items()})
 
 
 def enrolled_step_id(*, learner_id: int, module_slug: str, number: int) -> int | None:

@@ -25,6 +25,7 @@ from accounts.rest.serializers import (
 )
 from accounts.rest.throttles import LoginRateThrottle
 from accounts.selectors import device_list
+from lms.compression import never_compress
 from lms.openapi import error_codes
 
 
@@ -173,7 +174,8 @@ class TokenView(_AnonymousLoginView):
             user=user, device_name=data["device_name"], request=request._request
         )
         payload = TokenResponseSerializer.payload(instance=instance, token=token, user=user)
-        return Response(TokenResponseSerializer(payload).data)
+        # The body carries the new token: never compressed (BREACH, lms/compression.py).
+        return never_compress(Response(TokenResponseSerializer(payload).data))
 
 
 def _end_current_login(request) -> None:

@@ -3,7 +3,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from courses.models import Module, Section, Step, TermCard
+from courses.models import Module, QuickCheck, Section, Step, TermCard
+from courses.selectors import step_version
 
 
 class ModuleListSerializer(serializers.ModelSerializer):
@@ -17,10 +18,27 @@ class ModuleListSerializer(serializers.ModelSerializer):
 class OutlineStepSerializer(serializers.ModelSerializer):
     section_kinds = serializers.SerializerMethodField()
     has_term_card = serializers.SerializerMethodField()
+    content_hash = serializers.SerializerMethodField(
+        help_text="The step's content version: its ETag without the quotes. It changes when "
+        "the step, its quick checks or its term card change."
+    )
 
     class Meta:
         model = Step
-        fields = ["number", "slug", "term", "definition", "level", "section_kinds", "has_term_card"]
+        fields = [
+            "number",
+            "slug",
+            "term",
+            "definition",
+            "level",
+            "section_kinds",
+            "has_term_card",
+            "content_hash",
+        ]
+
+    def get_content_hash(self, step: Step) -> str:
+        card = getattr(step, "term_card", None)
+        return step_version(step.content_hash, card.content_hash if card else None)
 
     @extend_schema_field(
         serializers.ListField(child=serializers.ChoiceField(choices=Section.Kind.choices))
@@ -127,3 +145,58 @@ class StepDetailSerializer(serializers.Serializer):
         return TermCardSerializer(
             content.card, context={"card_sections": content.card_sections}
         ).data
+
+
+# --- the module bundle ----------------------------------------------------------------------
+
+
+class BundleQuickCheckSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    question = serializers.CharField()
+    answer = serializers.CharField()
+    role = serializers.ChoiceField(
+        choices=list(QuickCheck.Role.values),
+        help_text="flashcard: a review card of its own; definition: repeats the step's "
+        "definition; generic and instruction: a reflection prompt, no rating and no card.",
+    )
+    takes_rating = serializers.BooleanField(
+        help_text="False for a reflection prompt (the step page shows it without a rating)."
+    )
+    step_numbers = serializers.ListField(
+        child=serializers.IntegerField(), help_text="The steps that show it."
+    )
+
+
+class BundleRemovedSerializer(serializers.Serializer):
+    steps = serializers.ListField(
+        child=serializers.CharField(), help_text="Slugs of steps no longer in the module."
+    )
+    term_cards = serializers.ListField(child=serializers.CharField(), help_text="Card slugs.")
+    quick_checks = serializers.ListField(child=serializers.IntegerField(), help_text="Ids.")
+
+
+class BundleModuleSerializer(serializers.ModelSerializer):
+    exam = ExamBlockSummarySerializer(source="*")
+
+    class Meta:
+        model = Module
+        fields = ["slug", "series", "number", "title", "header", "exam"]
+
+
+class ModuleBundleSerializer(serializers.Serializer):
+    """A whole module for offline use (``courses.selectors.module_bundle_get``)."""
+
+    module = BundleModuleSerializer()
+    version = serializers.CharField(help_text="The content version; the ETag quotes it.")
+    since = serializers.CharField(
+        allow_null=True, help_text="The version this delta starts from; null: everything."
+    )
+    delta = serializers.BooleanField(
+        help_text="True: steps, term_cards and quick_checks hold only what changed since "
+        "`since`, and `removed` what is gone. False: they hold everything."
+    )
+    outline = OutlineStepSerializer(many=True)
+    steps = StepDetailSerializer(many=True)
+    term_cards = TermCardSerializer(many=True)
+    quick_checks = BundleQuickCheckSerializer(many=True)
+    removed = BundleRemovedSerializer()

@@ -1,38 +1,130 @@
-"""Content API: the module list and term cards. Readable without log-in (open courseware).
+"""Content API: the module list, term cards and the module bundle. Readable without log-in
+(open courseware).
 
-The module detail and the step, which also show or record the signed-in learner's progress,
-are served by progress.rest.content_views.
+The module detail and the step, which also show the signed-in learner's progress, are served
+by progress.rest.content_views. Nothing here knows of learners, so every body is the same for
+everyone and its ETag (``If-None-Match`` → ``304``) is a pure function of the content.
 """
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from django.http import HttpResponse, HttpResponseNotModified
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
 
-from courses.rest.serializers import ModuleListSerializer, TermCardSerializer
-from courses.selectors import module_id_get, module_list, term_card_list
+from courses.rest.serializers import (
+    ModuleBundleSerializer,
+    ModuleListSerializer,
+    TermCardSerializer,
+)
+from courses.selectors import (
+    module_bundle_get,
+    module_id_get,
+    module_list,
+    module_manifest_find,
+    module_manifest_get,
+    term_card_list,
+)
+from courses.services.content_versions import module_version_record
+from lms.content_cache import ContentCache
+from lms.etags import (
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    etag_header,
+    etag_matches,
+    etag_of,
+    not_modified_or,
+    with_etag,
+)
 from lms.openapi import error_codes
 
+_renderer = JSONRenderer()
 
-@extend_schema_view(get=extend_schema(summary="The modules of the course"))
+
 class ModuleListView(generics.ListAPIView):
     permission_classes = [AllowAny]
     serializer_class = ModuleListSerializer
+
+    @extend_schema(summary="Modules")
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
         return module_list()
 
 
-@extend_schema_view(
-    get=extend_schema(
-        summary="The module's term cards",
-        extensions=error_codes({404: ["module_not_found"]}),
-    )
-)
 class TermCardListView(generics.ListAPIView):
+    """The module's term cards; the ETag is a hash of the body."""
+
     permission_classes = [AllowAny]
     serializer_class = TermCardSerializer
     pagination_class = None
 
-    def get_queryset(self):
-        module_id_get(slug=self.kwargs["module"])
-        return term_card_list(module_slug=self.kwargs["module"])
+    @extend_schema(
+        summary="The module's term cards",
+        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+        extensions=error_codes({404: ["module_not_found"]}),
+        responses={200: TermCardSerializer(many=True), 304: NOT_MODIFIED},
+    )
+    def get(self, request, module: str):
+        module_id_get(slug=module)
+        cards = term_card_list(module_slug=module)
+        body = _renderer.render(TermCardSerializer(cards, many=True).data)
+        return not_modified_or(
+            request, etag=etag_of(body), body=body, content_type=_renderer.media_type
+        )
+
+
+# Rendered bundles by (module, version, since): a version is a hash of everything the bundle
+# shows, so an entry is never stale (lms.content_cache).
+_bundle_bodies = ContentCache(name="module bundles", max_entries=200)
+
+
+class ModuleBundleView(APIView):
+    """A whole module in one request, for an app that works offline."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The whole module for offline use (outline, steps, term cards, quick checks)",
+        description=(
+            "One request instead of one per step: the outline with each step's `content_hash` "
+            "(its ETag without quotes), every active step as `GET …/steps/{number}/` gives it, "
+            "the term cards and the quick checks with their role. `version` changes whenever "
+            "any of it changes; it is also the ETag (`If-None-Match` → `304`). With "
+            "`?since=<version>` the steps, term cards and quick checks that changed since that "
+            "version are sent (the outline always whole) and `removed` lists what is gone; "
+            "a version the server does not know (any more) gets the whole bundle "
+            "(`delta: false`). Reading records no progress."
+        ),
+        parameters=[
+            IF_NONE_MATCH,
+            etag_header(200, 304),
+            OpenApiParameter(
+                "since",
+                OpenApiTypes.STR,
+                description="The `version` of the bundle the client holds: send only changes.",
+            ),
+        ],
+        responses={200: ModuleBundleSerializer, 304: NOT_MODIFIED},
+        extensions=error_codes({404: ["module_not_found"]}),
+    )
+    def get(self, request, module: str):
+        manifest = module_manifest_get(slug=module)
+        etag = f'"{manifest.version}"'
+        if etag_matches(request.headers.get("If-None-Match"), etag):
+            return with_etag(HttpResponseNotModified(), etag)
+        module_version_record(manifest=manifest)
+        since = request.query_params.get("since") or None
+        before = None
+        if since is not None:
+            before = module_manifest_find(module_id=manifest.module_id, version=since)
+        key = (module, manifest.version, before.version if before else None)
+        body = _bundle_bodies.get(key)
+        if body is None:
+            bundle = module_bundle_get(manifest=manifest, since=before)
+            body = _renderer.render(ModuleBundleSerializer(bundle).data)
+            _bundle_bodies.put(key, body)
+        return with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)

@@ -47,6 +47,9 @@ MIDDLEWARE = [
     # /health/live/ and /health/ready/, answered before host checks, redirects and sessions.
     "lms.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # JSON responses brotli- or gzip-compressed as the client accepts; never HTML or a log-in
+    # token (the BREACH reasoning is in lms/compression.py). Early: it sees the final body.
+    "lms.compression.CompressionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",

@@ -1,6 +1,10 @@
-"""The content endpoints that also show or record the signed-in learner's progress: the module
-with its outline (and the learner's status on each step) and the step (reading it records the
-opening). Readable without log-in (open courseware).
+"""The content endpoints that also show the signed-in learner's progress: the module with its
+outline (and the learner's status on each step) and the step. Readable without log-in (open
+courseware).
+
+Reading changes nothing: a GET (or its 304) records no progress, so an app may prefetch a whole
+module without moving the learner's resume point. Opening a step is the explicit ``opened``
+event (``POST …/steps/{n}/progress/``), which the web reader sends too (README, "API").
 
 They live here, not in courses.rest: content knows nothing of learners, so the view that joins
 the two sits in the app that owns the learner's side (the one import-linter exception that lets
@@ -8,29 +12,40 @@ progress.rest use courses.rest's serializers and courses.selectors; see ARCHITEC
 """
 
 from django.http import HttpResponse, HttpResponseNotModified
-from django.utils.cache import patch_cache_control
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from courses.rest.serializers import StepDetailSerializer
 from courses.selectors import module_get, step_etag, step_get
 from lms.content_cache import ContentCache
 from lms.errors import StepNotFound
+from lms.etags import (
+    IF_NONE_MATCH,
+    NOT_MODIFIED,
+    etag_header,
+    etag_matches,
+    etag_of,
+    not_modified_or,
+    with_etag,
+)
 from lms.openapi import error_codes
 from progress.rest.serializers import ModuleDetailWithProgressSerializer
 from progress.selectors import outline_status_get
-from progress.services import step_events as progress_step_events
 
 
 class ModuleDetailView(APIView):
+    """The module with its outline; its ETag is a hash of the body, so it changes with the
+    content and with the learner's progress (``If-None-Match`` → ``304``)."""
+
     permission_classes = [AllowAny]
 
     @extend_schema(
-        responses=ModuleDetailWithProgressSerializer,
-        summary="A module with its outline (and my status on each step when enrolled)",
+        summary="A module with its outline (and my status on each step)",
+        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+        responses={200: ModuleDetailWithProgressSerializer, 304: NOT_MODIFIED},
         extensions=error_codes({404: ["module_not_found"]}),
     )
     def get(self, request, module: str):
@@ -41,11 +56,19 @@ class ModuleDetailView(APIView):
             outline_status = outline_status_get(
                 learner_id=request.user.pk, module_id=content.pk, steps=content.active_steps
             )
-        return Response(
+        body = _renderer.render(
             ModuleDetailWithProgressSerializer(
                 content, context={"outline_status": outline_status}
             ).data
         )
+        response = not_modified_or(
+            request, etag=etag_of(body), body=body, content_type=_renderer.media_type
+        )
+        # Each learner's outline shows their own status: no shared cache may keep it.
+        patch_vary_headers(response, ["Authorization"])
+        if request.user.is_authenticated:
+            patch_cache_control(response, private=True)
+        return response
 
 
 # Step bodies by ETag, rendered to JSON, in each process (lms.content_cache: the ETag is a hash
@@ -62,44 +85,17 @@ class StepDetailView(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        responses={
-            200: StepDetailSerializer,
-            304: OpenApiResponse(description="Not modified: the copy with this ETag is current."),
-        },
-        parameters=[
-            OpenApiParameter(
-                "If-None-Match",
-                location=OpenApiParameter.HEADER,
-                required=False,
-                description="The ETag of the copy the client has: 304 while it is current.",
-            ),
-            OpenApiParameter(
-                "ETag",
-                location=OpenApiParameter.HEADER,
-                response=[200, 304],
-                required=True,
-                description="The step's version (a strong ETag); send it as If-None-Match.",
-            ),
-        ],
         summary="A step with its sections, quick checks and term card",
+        parameters=[IF_NONE_MATCH, etag_header(200, 304)],
+        responses={200: StepDetailSerializer, 304: NOT_MODIFIED},
         extensions=error_codes({404: ["module_not_found", "step_not_found"]}),
     )
     def get(self, request, module: str, number: int):
         etag = step_etag(module_slug=module, number=number)
         if etag is None:
             raise StepNotFound(module, number)
-        if_none_match = request.headers.get("If-None-Match")
-        if if_none_match and (
-            etag in {tag.strip() for tag in if_none_match.split(",")} or if_none_match == "*"
-        ):
-            # Opening a cached step is still opening it (anonymous 304s need no query).
-            if request.user.is_authenticated:
-                progress_step_events.step_open_record(
-                    learner_id=request.user.pk, module_slug=module, number=number
-                )
-            response = HttpResponseNotModified()
-            response["ETag"] = etag
-            return response
+        if etag_matches(request.headers.get("If-None-Match"), etag):
+            return with_etag(HttpResponseNotModified(), etag)
         body = _step_bodies.get(etag)
         if body is None:
             content = step_get(module_slug=module, number=number)
@@ -107,11 +103,4 @@ class StepDetailView(APIView):
             # Keyed by what was read now (an import may have changed the step meanwhile).
             etag = content.etag
             _step_bodies.put(etag, body)
-        if request.user.is_authenticated:
-            progress_step_events.step_open_record(
-                learner_id=request.user.pk, module_slug=module, number=number
-            )
-        response = HttpResponse(body, content_type=_renderer.media_type)
-        response["ETag"] = etag
-        patch_cache_control(response, no_cache=True)
-        return response
+        return with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)

@@ -285,13 +285,17 @@ class SyncCountsSerializer(serializers.Serializer):
 class SyncResponseSerializer(serializers.Serializer):
     results = SyncResultSerializer(many=True)
     counts = SyncCountsSerializer()
+    server_time = serializers.DateTimeField(
+        help_text="The server's clock when it answered (UTC). An app compares it with its own: "
+        "an occurred_at more than 5 minutes ahead of the server is rejected."
+    )
 
     @staticmethod
-    def payload(results) -> dict:
+    def payload(results, *, server_time) -> dict:
         counts = dict.fromkeys(SYNC_STATUSES, 0)
         for result in results:
             counts[result.status] += 1
-        return {"results": results, "counts": counts}
+        return {"results": results, "counts": counts, "server_time": server_time}
 
 
 # --- notes --------------------------------------------------------------------------------
@@ -329,6 +333,25 @@ class StepNotesSerializer(serializers.Serializer):
             },
             "updated_at": notes.updated_at,
         }
+
+
+class NotesConflictDetailSerializer(serializers.Serializer):
+    etag = serializers.CharField(help_text="The current version: send it as If-Match.")
+    praxisaufgabe = serializers.CharField(allow_blank=True, help_text="The current text.")
+    lernauftrag = serializers.CharField(allow_blank=True, help_text="The current text.")
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
+class NotesConflictSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=["notes_changed"])
+    message = serializers.CharField()
+    detail = NotesConflictDetailSerializer()
+
+
+class NotesConflictErrorSerializer(serializers.Serializer):
+    """The error shape of a stale notes write (``412``): the current notes in ``detail``."""
+
+    error = NotesConflictSerializer()
 
 
 # --- module detail for an enrolled learner -------------------------------------------------

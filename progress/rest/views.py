@@ -5,6 +5,7 @@ requesting learner's own rows.
 """
 
 from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -15,11 +16,13 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lms.etags import IF_MATCH, etag_header, with_etag
 from lms.openapi import error_codes
 from progress import selectors as progress_selectors
 from progress.rest.serializers import (
     EnrollmentSerializer,
     ModuleProgressSerializer,
+    NotesConflictErrorSerializer,
     StepEventSerializer,
     StepNotesSerializer,
     StepProgressStateSerializer,
@@ -149,7 +152,8 @@ class ProgressSyncView(APIView):
             "Each event: client_event_id, event, module, step, section (for section_viewed), "
             "occurred_at (ISO 8601 with offset). Replays are ignored, events apply in "
             "occurred_at order, a bad event is rejected with its reason while the rest apply. "
-            "At most 500 events per request. A rejected event's `error.code` is one of "
+            "At most 500 events per request. `server_time` is the server's clock, to check the "
+            "app's against the 5-minute rule. A rejected event's `error.code` is one of "
             "SyncError's codes; the batch itself is refused only when too large."
         ),
         extensions=error_codes({400: ["batch_too_large"]}),
@@ -160,12 +164,46 @@ class ProgressSyncView(APIView):
         results = sync_services.progress_sync(
             learner_id=request.user.pk, events=serializer.validated_data["events"]
         )
-        return Response(SyncResponseSerializer(SyncResponseSerializer.payload(results)).data)
+        payload = SyncResponseSerializer.payload(results, server_time=timezone.now())
+        return Response(SyncResponseSerializer(payload).data)
+
+
+_NOTES_DESCRIPTION = (
+    "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that note; "
+    "prompts left out stay as they are. With `If-Match` (the `ETag` of the last read or write) "
+    "the write applies only while the notes are still that version; otherwise `412` "
+    "`notes_changed` with the current texts and their `etag` in `error.detail`, and nothing "
+    "is written. Without `If-Match` the last write wins. PATCH is the same as PUT."
+)
+_NOTES_WRITE_SCHEMA = {
+    "request": StepNotesSerializer,
+    "parameters": [IF_MATCH, etag_header(200)],
+    "responses": {
+        200: StepNotesSerializer,
+        412: OpenApiResponse(
+            NotesConflictErrorSerializer,
+            description="The notes changed since the version `If-Match` names (another "
+            "device wrote them); `error.detail` holds the current version.",
+        ),
+    },
+    "description": _NOTES_DESCRIPTION,
+    "extensions": error_codes(
+        {
+            400: ["unknown_prompt", "note_too_long", "prompt_not_in_step"],
+            404: _STEP_NOT_FOUND,
+            412: ["notes_changed"],
+        }
+    ),
+}
 
 
 class StepNotesView(APIView):
+    """My notes on a step, with optimistic concurrency: the ``ETag`` of a read goes back as
+    ``If-Match`` on a write (a phone and a browser editing the same note)."""
+
     @extend_schema(
         responses=StepNotesSerializer,
+        parameters=[etag_header(200)],
         summary="My notes on this step",
         extensions=error_codes({404: _STEP_NOT_FOUND}),
     )
@@ -173,20 +211,10 @@ class StepNotesView(APIView):
         notes = progress_selectors.step_notes_get(
             learner_id=request.user.pk, module_slug=module, number=number
         )
-        return Response(StepNotesSerializer(StepNotesSerializer.payload(notes)).data)
+        response = Response(StepNotesSerializer(StepNotesSerializer.payload(notes)).data)
+        return with_etag(response, notes.etag)
 
-    @extend_schema(
-        request=StepNotesSerializer,
-        responses=StepNotesSerializer,
-        summary="Write my notes on this step",
-        description=(
-            "Sets the prompts given (praxisaufgabe, lernauftrag); an empty text deletes that "
-            "note; prompts left out stay as they are."
-        ),
-        extensions=error_codes(
-            {400: ["unknown_prompt", "note_too_long", "prompt_not_in_step"], 404: _STEP_NOT_FOUND}
-        ),
-    )
+    @extend_schema(summary="Write my notes on this step", **_NOTES_WRITE_SCHEMA)
     def put(self, request, module: str, number: int):
         serializer = StepNotesSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -195,6 +223,12 @@ class StepNotesView(APIView):
             module_slug=module,
             number=number,
             notes=serializer.validated_data,
+            if_match=request.headers.get("If-Match"),
         )
         result = progress_selectors.StepNotes(module_slug=module, number=number, notes=notes)
-        return Response(StepNotesSerializer(StepNotesSerializer.payload(result)).data)
+        response = Response(StepNotesSerializer(StepNotesSerializer.payload(result)).data)
+        return with_etag(response, result.etag)
+
+    @extend_schema(summary="Write my notes on this step (as PUT)", **_NOTES_WRITE_SCHEMA)
+    def patch(self, request, module: str, number: int):
+        return self.put(request, module, number)

@@ -8,8 +8,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from lms.errors import InvalidInput
+from lms.errors import InvalidInput, PreconditionFailed
+from lms.etags import etag_matches
 from progress.models import NOTE_MAX_LENGTH, StepNote
+from progress.note_versions import notes_etag
 from progress.services.step_context import step_context_lock_or_raise
 
 NOTE_PROMPTS = tuple(StepNote.Prompt.values)
@@ -17,11 +19,20 @@ NOTE_PROMPTS = tuple(StepNote.Prompt.values)
 
 @transaction.atomic
 def step_notes_put(
-    *, learner_id: int, module_slug: str, number: int, notes: Mapping[str, str]
+    *,
+    learner_id: int,
+    module_slug: str,
+    number: int,
+    notes: Mapping[str, str],
+    if_match: str | None = None,
 ) -> dict[str, StepNote]:
     """Set the learner's notes for the given prompts of a step; an empty text deletes a note.
 
     Prompts not given stay as they are. Returns the step's notes after the change, by prompt.
+    With ``if_match`` (an ``If-Match`` header) the write applies only while the notes are still
+    the version it names (``progress.note_versions``), checked under the step's lock; else
+    PreconditionFailed ``notes_changed`` with the current texts and version, nothing written.
+    Without it the last write wins (the web form).
     """
     unknown = sorted(set(notes) - set(NOTE_PROMPTS))
     if unknown:
@@ -56,6 +67,22 @@ def step_notes_put(
         note.prompt: note
         for note in StepNote.objects.filter(learner_id=learner_id, step_id=context.step_id)
     }
+    if if_match is not None:
+        current = {prompt: "" for prompt in NOTE_PROMPTS}
+        current.update({prompt: note.text for prompt, note in existing.items()})
+        etag = notes_etag(current)
+        if not etag_matches(if_match, etag):
+            updated = max((note.updated_at for note in existing.values()), default=None)
+            raise PreconditionFailed(
+                "Your notes changed since you read them (on another device?). "
+                "Here is the current text.",
+                code="notes_changed",
+                detail={
+                    "etag": etag,
+                    **current,
+                    "updated_at": updated.isoformat() if updated else None,
+                },
+            )
     for prompt, text in notes.items():
         text = text.strip()
         note = existing.get(prompt)

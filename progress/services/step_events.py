@@ -22,7 +22,6 @@ from progress.models import StepProgress
 from progress.services.step_context import (
     StepContext,
     progress_write,
-    step_context_lock,
     step_context_lock_or_raise,
 )
 from reviews import api as reviews_api
@@ -128,25 +127,3 @@ def _outcome_write(
     return StepEventOutcome(
         progress=context.progress, result=result, section_kinds=context.section_kinds
     )
-
-
-def step_open_record(*, learner_id: int, module_slug: str, number: int) -> None:
-    """The learner opened a step through the content API: record it when enrolled, else no-op.
-
-    Two statements: lock-and-read and the write for an enrolled learner, the lookup and the
-    enrollment check for one who is not.
-    """
-    now = timezone.now()
-    with transaction.atomic():
-        context = step_context_lock(learner_id=learner_id, module_slug=module_slug, number=number)
-        if context is None:
-            return
-        _, dirty = event_apply(
-            context.progress,
-            kind=EventKind.OPENED,
-            section="",
-            at=now,
-            section_kinds=context.section_kinds,
-        )
-        if dirty:
-            progress_write(context.progress, now=now)

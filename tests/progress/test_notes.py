@@ -134,3 +134,71 @@ def test_notes_query_counts_are_constant(client, django_assert_num_queries):
     client.put(NOTES.format(6), {"praxisaufgabe": "A", "lernauftrag": "B"}, format="json")
     with django_assert_num_queries(2):
         assert client.get(NOTES.format(6)).json()["lernauftrag"] == "B"
+
+
+# --- optimistic concurrency: ETag and If-Match ----------------------------------------------
+
+
+def test_a_read_and_a_write_carry_the_notes_etag(client):
+    empty = client.get(NOTES.format(2))
+    assert empty["ETag"].startswith('"')
+    written = client.put(NOTES.format(2), {"lernauftrag": "Eins."}, format="json")
+    assert written["ETag"] != empty["ETag"]
+    assert client.get(NOTES.format(2))["ETag"] == written["ETag"]
+    # Same texts, same version (another step's notes have their own).
+    assert client.get(NOTES.format(3))["ETag"] == empty["ETag"]
+
+
+def test_a_write_with_the_current_etag_applies(client):
+    etag = client.get(NOTES.format(2))["ETag"]
+    response = client.put(
+        NOTES.format(2), {"lernauftrag": "Vom Handy."}, format="json", HTTP_IF_MATCH=etag
+    )
+    assert response.status_code == 200 and response.json()["lernauftrag"] == "Vom Handy."
+    # PATCH takes the new ETag the same way.
+    again = client.patch(
+        NOTES.format(2), {"praxisaufgabe": "Dazu."}, format="json", HTTP_IF_MATCH=response["ETag"]
+    )
+    assert again.status_code == 200
+    assert (again.json()["lernauftrag"], again.json()["praxisaufgabe"]) == ("Vom Handy.", "Dazu.")
+
+
+def test_a_stale_write_is_a_412_with_the_current_text_and_writes_nothing(client, lena):
+    """Phone and browser read the same version; the browser writes first, then the phone."""
+    phone_etag = client.get(NOTES.format(2))["ETag"]
+    browser = client.put(NOTES.format(2), {"lernauftrag": "Vom Browser."}, format="json")
+    assert browser.status_code == 200
+    stale = client.put(
+        NOTES.format(2), {"lernauftrag": "Vom Handy."}, format="json", HTTP_IF_MATCH=phone_etag
+    )
+    assert stale.status_code == 412
+    error = stale.json()["error"]
+    assert error["code"] == "notes_changed" and error["message"]
+    assert error["detail"]["lernauftrag"] == "Vom Browser."
+    assert error["detail"]["praxisaufgabe"] == ""
+    assert error["detail"]["etag"] == browser["ETag"]
+    assert error["detail"]["updated_at"] is not None
+    assert StepNote.objects.get(learner=lena, step__number=2).text == "Vom Browser."
+    # The phone merges and writes with the version the 412 named.
+    merged = client.put(
+        NOTES.format(2),
+        {"lernauftrag": "Vom Browser. Vom Handy."},
+        format="json",
+        HTTP_IF_MATCH=error["detail"]["etag"],
+    )
+    assert merged.status_code == 200
+
+
+def test_if_match_accepts_the_weak_form_and_a_star(client):
+    etag = client.get(NOTES.format(2))["ETag"]
+    weak = client.put(
+        NOTES.format(2), {"lernauftrag": "A"}, format="json", HTTP_IF_MATCH="W/" + etag
+    )
+    assert weak.status_code == 200
+    star = client.put(NOTES.format(2), {"lernauftrag": "B"}, format="json", HTTP_IF_MATCH="*")
+    assert star.status_code == 200
+    listed = '"nope", ' + star["ETag"]
+    ok = client.put(NOTES.format(2), {"lernauftrag": "C"}, format="json", HTTP_IF_MATCH=listed)
+    assert ok.status_code == 200
+    stale = client.put(NOTES.format(2), {"lernauftrag": "D"}, format="json", HTTP_IF_MATCH=listed)
+    assert stale.status_code == 412

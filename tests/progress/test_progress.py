@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from courses.models import Section, Step
 from courses.services.importing import course_import
-from progress.models import StepProgress
+from progress.models import ProgressEvent, StepProgress
 
 pytestmark = pytest.mark.django_db
 
@@ -209,16 +209,53 @@ def test_a_failing_card_hook_rolls_the_completion_back(enrolled, lena, monkeypat
     assert row(lena, 6).status == "in_progress"
 
 
-# --- opening a step through the content API -------------------------------------------------
+# --- reading a step records nothing; opening is an explicit event ---------------------------
 
 
-def test_opening_a_step_records_it_for_an_enrolled_learner(enrolled, lena):
-    assert enrolled.get(MODULE + "steps/7/").status_code == 200
+def progress_snapshot(learner) -> list[tuple]:
+    return list(
+        StepProgress.objects.filter(learner=learner)
+        .order_by("step_id")
+        .values_list("step_id", "status", "first_opened_at", "last_event_at", "sections_viewed")
+    )
+
+
+def test_a_token_get_of_a_step_changes_nothing(enrolled, lena):
+    """An app that prefetches a module (GET of each step, and their 304s) must not scramble
+    "continue where I left off": a read records no progress and moves no resume point."""
+    from knox.models import AuthToken
+
+    enrolled.post(MODULE + "steps/3/progress/", {"event": "opened"}, format="json")
+    before = progress_snapshot(lena)
+    resume = enrolled.get(MODULE + "progress/").json()["next_step"]
+    _, token = AuthToken.objects.create(user=lena)
+    app = APIClient()
+    app.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    with CaptureQueriesContext(connection) as context:
+        for number in (7, 8, 9):
+            response = app.get(MODULE + f"steps/{number}/")
+            assert response.status_code == 200
+            again = app.get(MODULE + f"steps/{number}/", HTTP_IF_NONE_MATCH=response["ETag"])
+            assert again.status_code == 304
+    progress_tables = (StepProgress._meta.db_table, ProgressEvent._meta.db_table)
+    writes = [
+        sql
+        for sql in data_statements(context)
+        if re.match(r"\s*(INSERT|UPDATE|DELETE)", sql) and any(t in sql for t in progress_tables)
+    ]
+    assert writes == []
+    assert progress_snapshot(lena) == before
+    assert enrolled.get(MODULE + "progress/").json()["next_step"] == resume
+
+
+def test_the_opened_event_records_the_opening_and_moves_the_resume_point(enrolled, lena):
+    response = enrolled.post(MODULE + "steps/7/progress/", {"event": "opened"}, format="json")
+    assert response.status_code == 200 and response.json()["status"] == "in_progress"
     progress = row(lena, 7)
     assert progress.status == "in_progress" and progress.first_opened_at is not None
     assert progress.last_event_at == progress.first_opened_at
     first = progress.first_opened_at
-    enrolled.get(MODULE + "steps/7/")
+    enrolled.post(MODULE + "steps/7/progress/", {"event": "opened"}, format="json")
     again = row(lena, 7)
     # Opening again moves the resume point (last event) but not the first opening.
     assert again.first_opened_at == first and again.last_event_at > first
@@ -227,29 +264,21 @@ def test_opening_a_step_records_it_for_an_enrolled_learner(enrolled, lena):
     assert body["last_activity_at"] is not None
 
 
-def test_a_304_still_records_the_opening(enrolled, lena, api_client):
-    etag = api_client.get(MODULE + "steps/8/")["ETag"]
-    response = enrolled.get(MODULE + "steps/8/", HTTP_IF_NONE_MATCH=etag)
-    assert response.status_code == 304
-    assert row(lena, 8).status == "in_progress"
-
-
-def test_opening_records_nothing_without_enrollment_or_log_in(course, client, api_client, lena):
+def test_reading_records_nothing_without_enrollment_or_log_in(course, client, api_client, lena):
     assert client.get(MODULE + "steps/1/").status_code == 200
     assert api_client.get(MODULE + "steps/1/").status_code == 200
     assert not StepProgress.objects.exists()
 
 
-def test_opening_a_step_costs_few_queries(enrolled, django_assert_max_num_queries, api_client):
+def test_a_step_read_costs_no_query_once_cached(enrolled, api_client):
     etag = api_client.get(MODULE + "steps/9/")["ETag"]
+    # ETag and body are cached since the anonymous read; the learner's read adds nothing.
     with CaptureQueriesContext(connection) as first:
-        enrolled.get(MODULE + "steps/9/")
-    # ETag and body are cached since the anonymous read: lock/step/progress row, insert.
-    assert len(data_statements(first)) == 2
+        assert enrolled.get(MODULE + "steps/9/").status_code == 200
+    assert data_statements(first) == []
     with CaptureQueriesContext(connection) as cached:
         assert enrolled.get(MODULE + "steps/9/", HTTP_IF_NONE_MATCH=etag).status_code == 304
-    # Lock/step/progress row, update of its last event time.
-    assert len(data_statements(cached)) == 2
+    assert data_statements(cached) == []
 
 
 # --- module progress ---------------------------------------------------------------------

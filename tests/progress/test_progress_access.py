@@ -81,7 +81,10 @@ def test_a_new_learner_registers_enrolls_and_works_through_steps(course):
             )
         done = client.post(MODULE + f"steps/{number}/progress/", {"event": "completed"})
         assert done.json()["status"] == "completed"
-    client.get(MODULE + "steps/3/")
+    # Reading step 3 records nothing; the app says it opened it.
+    assert client.get(MODULE + "steps/3/").status_code == 200
+    assert client.get(MODULE + "progress/").json()["in_progress_steps"] == 0
+    client.post(MODULE + "steps/3/progress/", {"event": "opened"}, format="json")
     progress = client.get(MODULE + "progress/").json()
     assert progress["percent_complete"] == 6
     assert (progress["completed_steps"], progress["in_progress_steps"]) == (2, 1)
@@ -150,7 +153,9 @@ def test_another_learners_progress_is_neither_read_nor_changed(two_learners):
     lena_row = StepProgress.objects.get(learner__username="lena", step__number=1)
     assert lena_row.sections_viewed == ["verstehen"]
     # Opening a step records it for the one who opened it only.
-    mara.get(MODULE + "steps/5/")
+    opened = mara.post(MODULE + "steps/5/progress/", {"event": "opened"}, format="json")
+    assert opened.status_code == 200
+    assert StepProgress.objects.get(learner__username="mara", step__number=5).first_opened_at
     lena_5 = StepProgress.objects.get(learner__username="lena", step__number=5)
     assert lena_5.status == "not_started" and lena_5.first_opened_at is None
 

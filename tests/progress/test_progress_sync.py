@@ -241,7 +241,10 @@ def test_an_old_offline_status_change_does_not_undo_a_newer_one(client, lena):
 
 
 def test_old_offline_views_do_not_move_the_resume_point_back(client, lena):
-    client.get(f"/api/v1/modules/{MODULE}/steps/9/")  # opened online just now
+    opened = client.post(
+        f"/api/v1/modules/{MODULE}/steps/9/progress/", {"event": "opened"}, format="json"
+    )
+    assert opened.status_code == 200  # opened online just now
     sync(client, [ev("old-view", "section_viewed", 2, 90, "verstehen")])
     body = client.get(f"/api/v1/modules/{MODULE}/progress/").json()
     assert body["next_step"]["number"] == 9
@@ -304,3 +307,15 @@ def test_sync_query_count_does_not_grow_with_the_batch(client, lena):
         ]
     )
     assert len(again) == 7, again
+
+
+def test_the_sync_answer_carries_the_server_time(client):
+    """An app checks its clock against the 5-minute rule with it."""
+    before = timezone.now()
+    body = sync(client, [ev("clock-1", "opened", 2, 1)])
+    after = timezone.now()
+    server_time = datetime.datetime.fromisoformat(body["server_time"])
+    assert server_time.utcoffset() is not None
+    assert before <= server_time <= after
+    # Also for an empty batch, the cheapest clock check.
+    assert sync(client, [])["server_time"]

@@ -22,7 +22,7 @@ from lms.errors import NotEnrolled, NotFound
 from progress.selectors import module_progress_get, outline_status_get, step_notes_get
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
-from progress.services.step_events import step_complete, step_event_record, step_open_record
+from progress.services.step_events import step_complete, step_event_record
 from quizzes.selectors import quick_check_ratings_for_step
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
@@ -150,11 +150,12 @@ def _module_progress(*, learner_id: int, module) -> dict | None:
 def _step_learner_state(
     request: HttpRequest, *, content, blocks: list[Block], quick_checks: list[dict]
 ) -> dict:
-    """Record the visit (as the API does) and read the learner's status, notes and ratings."""
+    """Read the learner's status, notes and ratings. The GET records nothing: the page sends
+    the "opened" event itself (web/static/web/app.js), as an app does; without JavaScript the
+    step counts as opened once the learner completes or reopens it (README, "API")."""
     step = content.step
     module_slug = step.module.slug
     learner_id = request.user.pk
-    step_open_record(learner_id=learner_id, module_slug=module_slug, number=step.number)
     try:
         progress = module_progress_get(learner_id=learner_id, module_slug=module_slug)
     except NotFound:

@@ -59,7 +59,36 @@
     });
   }
 
-  /* Step reader: tell the progress API which sections came into view (once each). */
+  /* Step reader: reading the page (a GET) records nothing, so the page itself tells the
+     progress API that the learner opened the step ("opened" moves the resume point), then which
+     sections came into view (once each). A page the browser prerenders waits until it is
+     shown; one restored from the back-forward cache counts as opened again. */
+  function initStepOpened(then) {
+    var root = document.querySelector("[data-progress-url]");
+    if (!root) return;
+    var url = root.getAttribute("data-progress-url");
+    function send() {
+      sendJson("POST", url, { event: "opened" }).then(
+        function (response) {
+          root.setAttribute("data-opened", response.ok ? "recorded" : "failed");
+          then();
+        },
+        function () {
+          root.setAttribute("data-opened", "failed");
+          then();
+        }
+      );
+    }
+    if (document.prerendering) {
+      document.addEventListener("prerenderingchange", send, { once: true });
+    } else {
+      send();
+    }
+    window.addEventListener("pageshow", function (event) {
+      if (event.persisted) sendJson("POST", url, { event: "opened" });
+    });
+  }
+
   function initSectionTracking() {
     var root = document.querySelector("[data-progress-url]");
     if (!root || !("IntersectionObserver" in window)) return;
@@ -330,7 +359,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     initPrintButtons();
     initCopyButtons();
-    initSectionTracking();
+    initStepOpened(initSectionTracking);
     initReviewKeys();
     initExam();
   });
