@@ -15,7 +15,7 @@ from django.db.models.functions import TruncDate
 from django.utils.translation import gettext as _
 
 from courses import api as courses_api
-from courses.data import RetiredContent
+from courses.data import CardBacks, RetiredContent
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
 from reviews import sql
@@ -37,6 +37,9 @@ class Learner(Protocol):
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
+# With the backs (an offline session): the most a day's limits can leave (reviews_per_day's
+# default is 200), in one page.
+DUE_PAGE_OFFLINE_MAX = 500
 HEATMAP_DAYS = 90
 
 
@@ -122,6 +125,8 @@ class DueCard:
     is_new: bool
     due: datetime.datetime
     intervals: list[IntervalPreview]
+    # The back (definition or answer) when the queue was asked for it (an offline session).
+    back: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,15 +164,21 @@ def _due_counts(*, learner: Learner, at: datetime.datetime) -> _DueCounts:
 
 
 def due_queue(
-    *, learner: Learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT
+    *,
+    learner: Learner,
+    at: datetime.datetime,
+    limit: int = DUE_PAGE_DEFAULT,
+    include_back: bool = False,
 ) -> DueQueue:
-    """The due count and the next ``limit`` cards (front only) with each rating's interval.
+    """The due count and the next ``limit`` cards (front only, or with their backs when
+    ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
+    rating's interval.
 
-    One query; the retired content's ids and the cards' fronts come from courses.api's caches of
-    a second (two more queries when cold). Cards already seen come first (oldest due first), then
-    new cards up to today's new-card budget.
+    One query, and one for the backs; the retired content's ids and the cards' fronts come from
+    courses.api's caches of a second (two more queries when cold). Cards already seen come first
+    (oldest due first), then new cards up to today's new-card budget.
     """
-    limit = max(1, min(limit, DUE_PAGE_MAX))
+    limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -200,6 +211,14 @@ def due_queue(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
     )
+    backs = (
+        courses_api.card_backs(
+            step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
+            quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+        )
+        if include_back
+        else None
+    )
     cards = [
         DueCard(
             id=card.id,
@@ -217,6 +236,7 @@ def due_queue(
             intervals=intervals_preview(
                 state=card.state, at=at, desired_retention=learner.desired_retention
             ),
+            back=_card_back(card, backs) if backs is not None else None,
         )
         for card in shown
     ]
@@ -228,6 +248,14 @@ def due_queue(
         budget=budget,
         cards=cards,
     )
+
+
+def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
+    # As card_faces: a definition card's back is its step's definition, a quick-check card's the
+    # answer.
+    if card.kind == ReviewCard.Kind.DEFINITION:
+        return backs.step_definitions.get(card.step_id, "")
+    return backs.quick_check_answers.get(card.quick_check_id, "")
 
 
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:

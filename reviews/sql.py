@@ -267,7 +267,7 @@ def due_queue_read(
 # on the locked path. The ORM's version (select_for_update with a Subquery annotation) cost more
 # CPU to build than the review's FSRS arithmetic and both other statements together.
 _CARD_READ_SQL = (
-    f"SELECT {_state_columns('c')}, "
+    f"SELECT {_state_columns('c')}, c.{_cards.created_at} AS created_at, "
     f"(SELECT l.{_logs.id} FROM {_logs.table} l "
     f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
     f"LIMIT 1) AS replayed_log_id "
@@ -283,14 +283,17 @@ class _CardReadRow:
     difficulty: float | None
     due: Any
     last_review: Any
+    created_at: Any
     replayed_log_id: int | None
 
 
 @dataclass(frozen=True)
 class CardRead:
-    """A learner's card as a review reads it, and an earlier log with the same client review id."""
+    """A learner's card as a review reads it (its state and when it was made), and an earlier
+    log with the same client review id."""
 
     state: CardState
+    created_at: datetime.datetime
     replayed_log_id: int | None
 
 
@@ -307,7 +310,11 @@ def card_read(
         row = row_as(cursor, _CardReadRow)
     if row is None:
         return None
-    return CardRead(state=_card_state(row), replayed_log_id=row.replayed_log_id)
+    return CardRead(
+        state=_card_state(row),
+        created_at=aware(row.created_at),
+        replayed_log_id=row.replayed_log_id,
+    )
 
 
 # Every review ends with this UPDATE: building it with the ORM cost more CPU than PostgreSQL spent

@@ -6,6 +6,7 @@ from reviews.rest import views
 
 urlpatterns = [
     path("reviews/", views.ReviewCreateView.as_view(), name="review-create"),
+    path("reviews/batch/", views.ReviewBatchView.as_view(), name="review-batch"),
     path("reviews/due/", views.DueView.as_view(), name="review-due"),
     path("reviews/undo/", views.UndoView.as_view(), name="review-undo"),
     path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
