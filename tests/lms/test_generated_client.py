@@ -7,7 +7,12 @@ request. The client raises on any status the schema does not declare
 (``raise_on_unexpected_status``), its models raise on a value an enum of the schema does not
 list, and every error answer must parse as the ``Error`` body with a code that the response's
 ``x-error-codes`` names. Each part of the journey is one function (``STEPS``), so a new
-endpoint is one more step.
+endpoint is one more step: register with only the required fields, log in by username and by
+e-mail, list and revoke devices, enroll, read the outline, download the module bundle and
+re-check it (304), write notes with a stale ETag (412), post progress events, sync a batch with
+a duplicate and a bad event, read the refusal of an exam start, complete the module offline,
+review, review offline in a batch with reviewed_at, read stats and notifications, take the
+exam, and read messages in the learner's language.
 """
 
 from __future__ import annotations
@@ -117,6 +122,7 @@ class Journey:
     email: str = "mara@example.org"
     tokens: dict[str, str] = field(default_factory=dict)
     outline: list[Any] = field(default_factory=list)
+    figures: dict[str, int] = field(default_factory=dict)
     errors_seen: list[tuple[str, str, int, str]] = field(default_factory=list)
 
     def api(self, dotted: str) -> Any:
@@ -151,7 +157,9 @@ class Journey:
         return response
 
     def error_check(self, operation_id: str, status: int, parsed: Any) -> None:
-        assert isinstance(parsed, self.models.Error), (operation_id, status, parsed)
+        # The Error body, or an operation's own error shape with a typed detail (the notes' 412).
+        assert type(parsed).__name__.endswith("Error"), (operation_id, status, parsed)
+        assert parsed.error.message, (operation_id, status, parsed)
         method, path, responses = self.operation(operation_id)
         declared = responses[str(status)]["x-error-codes"]
         assert parsed.error.code in declared, (operation_id, status, parsed.error.code, declared)
@@ -247,6 +255,56 @@ def read_the_outline(j: Journey) -> None:
     j.outline = detail.outline
     step = j.call("modules.modules_steps_retrieve", j.module, 1, client=j.learner)
     assert step.status_code == 200 and step.headers["ETag"]
+
+
+def download_the_module_bundle_and_recheck_it(j: Journey) -> None:
+    """The whole module in one request; checking it again is a 304, a delta since the version
+    held sends nothing."""
+    whole = j.call("modules.modules_bundle_retrieve", j.module, client=j.learner)
+    assert whole.status_code == 200, whole.content
+    bundle = whole.parsed
+    assert [step.number for step in bundle.steps] == [step.number for step in j.outline]
+    assert bundle.version and not bundle.delta
+    etag = whole.headers["ETag"]
+    again = j.call(
+        "modules.modules_bundle_retrieve", j.module, client=j.learner, if_none_match=etag
+    )
+    assert again.status_code == 304 and again.content == b""
+    delta = j.call(
+        "modules.modules_bundle_retrieve", j.module, client=j.learner, since=bundle.version
+    ).parsed
+    assert delta.delta and delta.steps == [] and delta.version == bundle.version
+    j.figures["bundle_bytes"] = len(whole.content)
+
+
+def write_notes_with_a_stale_etag(j: Journey) -> None:
+    """A phone and a browser edit one note: the write with the ETag read before the other
+    device's write is a 412 with the current text, and nothing is written."""
+    m = j.models
+    step = next(step for step in j.outline if m.SectionKindEnum.LERNAUFTRAG in step.section_kinds)
+    read = j.call("modules.modules_steps_notes_retrieve", j.module, step.number, client=j.learner)
+    stale = read.headers["ETag"]
+    first = j.call(
+        "modules.modules_steps_notes_update",
+        j.module,
+        step.number,
+        client=j.learner,
+        body=m.StepNotesRequest(lernauftrag="vom Telefon"),
+        if_match=stale,
+    )
+    assert first.status_code == 200 and first.parsed.lernauftrag == "vom Telefon"
+    refused = j.call(
+        "modules.modules_steps_notes_update",
+        j.module,
+        step.number,
+        client=j.learner,
+        body=m.StepNotesRequest(lernauftrag="vom Browser"),
+        if_match=stale,
+    )
+    assert refused.status_code == 412
+    assert refused.parsed.error.code == m.NotesConflictCodeEnum.NOTES_CHANGED
+    assert refused.parsed.error.detail.lernauftrag == "vom Telefon"
+    assert refused.parsed.error.detail.etag == first.headers["ETag"].removeprefix("W/")
 
 
 def post_progress_events(j: Journey) -> None:
@@ -367,6 +425,52 @@ def review_cards_and_read_stats(j: Journey) -> None:
     assert missing.status_code == 404 and missing.parsed.error.code == "card_not_found"
 
 
+def review_offline_in_a_batch(j: Journey) -> None:
+    """A session done offline (the due queue with the backs), synced as one batch: each review
+    from its own reviewed_at, a replay a duplicate, a time ahead of the server rejected."""
+    m = j.models
+    due = j.call(
+        "reviews.reviews_due_retrieve", client=j.learner, include=m.ReviewsDueRetrieveInclude.BACK
+    ).parsed
+    cards = [card for card in due.cards if card.is_new][:2]
+    assert len(cards) == 2 and all(card.back for card in cards)
+    now = datetime.datetime.now(datetime.UTC)
+    first = m.ReviewCreateRequest(
+        card=cards[0].id,
+        rating=m.ReviewRatingEnum.VALUE_3,
+        client_review_id=str(uuid.uuid4()),
+        reviewed_at=now,
+    )
+    reviews = [
+        first,
+        m.ReviewCreateRequest(
+            card=cards[1].id,
+            rating=m.ReviewRatingEnum.VALUE_1,
+            client_review_id=str(uuid.uuid4()),
+            reviewed_at=now,
+        ),
+        first,
+        m.ReviewCreateRequest(
+            card=cards[1].id,
+            rating=m.ReviewRatingEnum.VALUE_4,
+            client_review_id=str(uuid.uuid4()),
+            reviewed_at=now + datetime.timedelta(hours=1),
+        ),
+    ]
+    result = j.call(
+        "reviews.reviews_batch_create", client=j.learner, body=m.ReviewBatchRequest(reviews=reviews)
+    ).parsed
+    statuses = [item.status for item in result.results]
+    assert statuses == [
+        m.ReviewBatchItemStatusEnum.APPLIED,
+        m.ReviewBatchItemStatusEnum.APPLIED,
+        m.ReviewBatchItemStatusEnum.DUPLICATE,
+        m.ReviewBatchItemStatusEnum.REJECTED,
+    ]
+    assert result.results[3].error.code == m.ReviewBatchErrorCodeEnum.REVIEWED_AT_IN_FUTURE
+    assert result.results[0].review.rating == m.ReviewRatingEnum.VALUE_3
+
+
 def read_notifications(j: Journey) -> None:
     m = j.models
     # The reminder worker writes the digest's notification (reviews.services.reminder_sending).
@@ -479,11 +583,14 @@ STEPS = [
     list_and_revoke_devices,
     enroll,
     read_the_outline,
+    download_the_module_bundle_and_recheck_it,
+    write_notes_with_a_stale_etag,
     post_progress_events,
     sync_a_batch_with_a_duplicate_and_a_bad_event,
     read_the_refused_exam_start,
     complete_every_step_offline,
     review_cards_and_read_stats,
+    review_offline_in_a_batch,
     read_notifications,
     take_the_exam,
     messages_in_one_language,
@@ -504,7 +611,7 @@ def test_a_generated_client_walks_the_mobile_journey(course, tmp_path, settings)
             step(journey)
         print(
             f"\ngenerated client: {len(STEPS)} steps, error answers checked against "
-            f"x-error-codes: {sorted(set(journey.errors_seen))}"
+            f"x-error-codes: {sorted(set(journey.errors_seen))}; {journey.figures}"
         )
         assert "Traceback" not in server.log.read_text(errors="replace"), server.tail(80)
     finally:
