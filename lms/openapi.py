@@ -102,7 +102,7 @@ _DESCRIPTIONS = {
 COMMON_ERROR_CODES: dict[str, tuple[str, ...]] = {
     "400": ("invalid", "parse_error", "invalid_query", "bad_request"),
     "401": ("not_authenticated", "authentication_failed"),
-    "403": ("permission_denied",),
+    "403": ("permission_denied", "forbidden"),
     "404": ("not_found",),
     "409": ("conflict",),
     "412": ("precondition_failed",),

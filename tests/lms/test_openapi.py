@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+from django.conf import settings
 from drf_spectacular.generators import SchemaGenerator
 
 from lms.openapi import LINKS
@@ -169,3 +173,70 @@ def test_an_operation_declares_its_own_error_codes_besides_the_common_ones():
     token = SCHEMA["paths"]["/api/v1/auth/token/"]["post"]["responses"]
     assert "login_locked" in token["429"]["x-error-codes"]
     assert "invalid_credentials" in token["400"]["x-error-codes"]
+
+
+# Codes a service raises that no API operation answers with: they reach a person on a page
+# (the unsubscribe link, the admin's GIFT import) or a synced event's result (SyncError, where
+# the sync operation's description and SyncError list them), not an error response.
+NOT_AN_API_ERROR = {
+    "unsubscribe_link_expired": "the unsubscribe page",
+    "invalid_unsubscribe_token": "the unsubscribe page",
+    "unsubscribe_link_gone": "the unsubscribe page",
+    "gift_invalid": "the admin's GIFT import",
+    "invalid_client_event_id": "a rejected synced event",
+    "invalid_event": "a rejected synced event",
+    "invalid_module": "a rejected synced event",
+    "invalid_step": "a rejected synced event",
+    "invalid_section": "a rejected synced event",
+    "invalid_timestamp": "a rejected synced event",
+    "timestamp_in_future": "a rejected synced event",
+    "timestamp_too_old": "a rejected synced event",
+    "password_too_guessable": "a field message's code (Django's ValidationError) in detail",
+}
+_CODE_LITERAL = re.compile(r"""(?:\bcode\s*=\s*|Reason\(\s*)"([a-z][a-z_]+)\"""")
+# A constant passed as a code: ``code=REVIEWED_AT_IN_FUTURE`` or ``Reason(FULL_NAME_MISSING, …)``.
+_CODE_CONSTANT = re.compile(r"""^([A-Z][A-Z_]+)\s*=\s*"([a-z][a-z_]+)\"""", re.M)
+_CODE_BY_NAME = re.compile(r"(?:\bcode\s*=\s*|Reason\(\s*)([A-Z][A-Z_]+)\b")
+
+
+def _raised_codes() -> dict[str, str]:
+    """Every error code the apps' code names: ``code="…"`` (also as a class attribute), an
+    eligibility ``Reason("…")``, or a constant passed as either."""
+    root = Path(settings.BASE_DIR)
+    found: dict[str, str] = {}
+    constants: dict[str, tuple[str, str]] = {}
+    by_name: set[str] = set()
+    for app in ("accounts", "courses", "progress", "quizzes", "reviews", "privacy", "lms"):
+        for path in (root / app).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8")
+            where = str(path.relative_to(root))
+            for match in _CODE_LITERAL.finditer(text):
+                found.setdefault(match.group(1), where)
+            for name, value in _CODE_CONSTANT.findall(text):
+                constants.setdefault(name, (value, where))
+            by_name.update(_CODE_BY_NAME.findall(text))
+    for name in by_name & set(constants):
+        found.setdefault(*constants[name])
+    return found
+
+
+def test_every_error_code_a_service_raises_is_declared_by_an_operation():
+    declared = {
+        code
+        for _m, _p, operation in OPERATIONS
+        for response in operation["responses"].values()
+        for code in response.get("x-error-codes", ())
+    }
+    raised = _raised_codes()
+    # The scan finds codes of every form (a literal, a Reason, a constant, a class attribute).
+    assert {"undo_conflict", "steps_incomplete", "reviewed_at_in_future", "not_enrolled"} <= set(
+        raised
+    )
+    missing = {
+        code: where
+        for code, where in raised.items()
+        if code not in declared and code not in NOT_AN_API_ERROR
+    }
+    assert missing == {}, missing
