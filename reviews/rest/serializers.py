@@ -390,11 +390,16 @@ APP_LINKS = {Notification.Kind.REVIEW_DIGEST: "lernpfad://reviews/due"}
 
 
 class ReviewDigestPayloadSerializer(serializers.Serializer):
-    """The payload of a ``review_digest`` notification."""
+    """The payload of a ``review_digest`` notification. The digest writes all of it; only
+    ``app_url`` is always there (a notification written another way may lack the rest)."""
 
-    due_count = serializers.IntegerField(help_text="Cards due when the digest was sent.")
-    local_date = serializers.DateField(help_text="The learner's local day of the digest.")
-    url = serializers.URLField(help_text="The review page on the web.")
+    due_count = serializers.IntegerField(
+        required=False, help_text="Cards due when the digest was sent."
+    )
+    local_date = serializers.DateField(
+        required=False, help_text="The learner's local day of the digest."
+    )
+    url = serializers.URLField(required=False, help_text="The review page on the web.")
     app_url = serializers.CharField(
         help_text="The same place in the app: a deep link (lernpfad://reviews/due) to route."
     )
