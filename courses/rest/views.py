@@ -6,6 +6,8 @@ by progress.rest.content_views. Nothing here knows of learners, so every body is
 everyone and its ETag (``If-None-Match`` → ``304``) is a pure function of the content.
 """
 
+import re
+
 from django.http import HttpResponse, HttpResponseNotModified
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -41,6 +43,7 @@ from lms.etags import (
 from lms.openapi import error_codes
 
 _renderer = JSONRenderer()
+VERSION_PATTERN = re.compile(r"[0-9a-f]{24}")
 
 
 class ModuleListView(generics.ListAPIView):
@@ -117,9 +120,10 @@ class ModuleBundleView(APIView):
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
         module_version_record(manifest=manifest)
-        since = request.query_params.get("since") or None
+        since = request.query_params.get("since", "")
         before = None
-        if since is not None:
+        # Anything but a version (24 hex digits) is a version the server does not know.
+        if VERSION_PATTERN.fullmatch(since):
             before = module_manifest_find(module_id=manifest.module_id, version=since)
         key = (module, manifest.version, before.version if before else None)
         body = _bundle_bodies.get(key)

@@ -110,8 +110,11 @@ def test_a_delta_lists_what_was_removed(course, api_client):
     assert delta["removed"]["quick_checks"] == sorted(gone)
 
 
-def test_an_unknown_version_gets_the_whole_bundle(course, api_client):
-    body = api_client.get(BUNDLE + "?since=not-a-version").json()
+@pytest.mark.parametrize("since", ["not-a-version", "0" * 24, "%ED%B3%BF" * 30, "a" * 10_000])
+def test_an_unknown_version_gets_the_whole_bundle(course, api_client, since):
+    response = api_client.get(f"{BUNDLE}?since={since}")
+    assert response.status_code == 200
+    body = response.json()
     assert body["delta"] is False and body["since"] is None and len(body["steps"]) == 32
 
 
