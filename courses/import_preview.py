@@ -72,7 +72,7 @@ class ModulePreview:
     is_new: bool
     fields_changed: tuple[str, ...]
     steps: tuple[StepChange, ...]
-    quick_checks_added: tuple[str, ...]
+    quick_checks_added: tuple[str, ...]  # "question answer", as the document line reads
     quick_checks_removed: tuple[str, ...]
     # The active steps after the import, as the exam generator reads them.
     planned_steps: tuple[PlannedStep, ...] = field(default=())
@@ -317,9 +317,9 @@ def _module_preview(
     wanted: dict[str, str] = {}
     for step_row in row.steps:
         for qc in step_row.quick_checks:
-            wanted.setdefault(qc.text_hash, qc.question)
+            wanted.setdefault(qc.text_hash, f"{qc.question} {qc.answer}")
     active = {
-        qc.text_hash: qc.question
+        qc.text_hash: f"{qc.question} {qc.answer}"
         for qc in (stored.quick_checks.get(module.pk, []) if module else [])
         if qc.is_active
     }

@@ -115,17 +115,41 @@ class CourseImportAdmin(admin.ModelAdmin):
     fields = (
         "status",
         "origin",
-        "module_slugs",
+        "modules",
         "created_by",
         "created_at",
         "published_by",
         "published_at",
         "again_of",
         "rows_written",
-        "exam_items",
+        "exam_items_regenerated",
         "plan_text",
     )
     readonly_fields = fields
+
+    @admin.display(description=gettext_lazy("modules"))
+    def modules(self, course_import: CourseImport) -> str:
+        return ", ".join(course_import.module_slugs) or "—"
+
+    @admin.display(description=gettext_lazy("exam items regenerated"))
+    def exam_items_regenerated(self, course_import: CourseImport) -> str:
+        if not course_import.exam_items:
+            return "—"
+        return "; ".join(
+            _(
+                "%(slug)s: %(created)s new, %(updated)s regenerated, %(retired)s retired, "
+                "%(restored)s restored, %(to_draft)s back to review"
+            )
+            % {
+                "slug": slug,
+                "created": report.get("created", 0),
+                "updated": report.get("updated", 0),
+                "retired": report.get("retired", 0),
+                "restored": report.get("restored", 0),
+                "to_draft": report.get("returned_to_draft", 0),
+            }
+            for slug, report in course_import.exam_items.items()
+        )
 
     @admin.display(description=gettext_lazy("changes"))
     def changes(self, course_import: CourseImport) -> str:

@@ -88,8 +88,9 @@ def test_too_large_and_wrong_kind_are_a_clear_400(admin_client, monkeypatch):
     response = _upload(admin_client, [big, pdf])
     assert response.status_code == 400
     page = response.content.decode()
-    assert "big.txt is larger than 1 MB." in page
-    assert "kurs.pdf: choose a .txt document." in page
+    # The admin speaks German by default (LANGUAGE_CODE).
+    assert "big.txt ist größer als 1 MB." in page
+    assert "kurs.pdf: Bitte ein .txt-Dokument wählen." in page
     assert CourseImport.objects.count() == 0
 
 
