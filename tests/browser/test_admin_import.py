@@ -173,6 +173,19 @@ def test_course_admin_imports_previews_publishes_and_undoes(
             list(Step.objects.order_by("pk").values_list("pk", "status", "content_hash")),
         )
         assert after == before
+
+        # The same workspace for a German admin (same session, German browser).
+        german = chromium.new_context(locale="de-DE", viewport={"width": 1280, "height": 900})
+        german.add_cookies(context.cookies())
+        page = german.new_page()
+        page.goto(live_server.url + "/admin/publishing/courseimport/upload/")
+        expect(page.locator("h1")).to_have_text("Dokumente importieren")
+        page.locator("input[type=file]").set_input_files([edited, *cards])
+        page.get_by_role("button", name="Vorschau").click()
+        expect(page.locator("h1")).to_contain_text("Vorschau des Imports")
+        expect(page.locator("tr.import-step[data-kind='retired']")).to_contain_text("stillgelegt")
+        shot("09-preview-de")
+        german.close()
         # Nothing blocked by the CSP, no script error; the one failed response is the 400 of
         # the broken upload itself.
         assert failed == [(400, live_server.url + "/admin/publishing/courseimport/upload/")]
