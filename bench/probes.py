@@ -81,7 +81,7 @@ def reimport_full_probe() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("name", choices=["import", "reimport", "planner"])
+    parser.add_argument("name", choices=["import", "reimport", "planner", "preview"])
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--full", action="store_true")
     args = parser.parse_args()
@@ -99,6 +99,10 @@ def main() -> None:
         result = import_probe()
     elif args.name == "reimport":
         result = reimport_full_probe()
+    elif args.name == "preview":
+        from bench import preview_probe
+
+        result = preview_probe.run()
     else:
         result = planner_probe.run(smoke=args.smoke, handler=handler)
         sink.stop()

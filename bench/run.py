@@ -568,7 +568,11 @@ def markdown_render(results: dict) -> str:
         from bench.download import markdown_lines
 
         lines += markdown_lines(results["download"])
-    for key, title in (("import", "import_course"), ("planner", "Reminder planner")):
+    for key, title in (
+        ("import", "import_course"),
+        ("preview", "Import preview (admin)"),
+        ("planner", "Reminder planner"),
+    ):
         section = results.get(key)
         if not section:
             continue
@@ -694,6 +698,9 @@ def main(argv: list[str] | None = None) -> int:
     if only is None or "import" in only:
         probes["import"] = import_measure(env)
         print(json.dumps(probes["import"]["rows"], indent=1, ensure_ascii=False), flush=True)
+    if only is None or "preview" in only:
+        probes["preview"] = probe_run("preview", env)
+        print(json.dumps(probes["preview"]["rows"], indent=1, ensure_ascii=False), flush=True)
     if only is None or "planner" in only:
         planner = probe_run("planner", env, "--smoke" if args.smoke else "--full")
         if planner.get("rows"):

@@ -17,6 +17,8 @@ from django.db.models import (
     Value,
 )
 
+from courses import import_preview as _import_preview
+from courses import module_document as _module_document
 from courses.data import (
     CardBacks,
     CardFronts,
@@ -32,10 +34,12 @@ from courses.models import (
     QuickCheck,
     Section,
     Step,
+    TermCard,
     active_step_q,
     quick_check_makes_no_card_q,
 )
 from courses.selectors import CONTENT_MAX_AGE, module_outline_get
+from courses.services import importing as _importing
 from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
 
@@ -273,3 +277,40 @@ def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> Ca
             target = backs.quick_check_answers if is_quick_check else backs.step_definitions
             target[row_id] = back
     return backs
+# The course import, for the publishing app (which adds the learners affected and the exam):
+# plan documents, preview a plan against the database, apply it, and write a module back out.
+documents_plan = _import_preview.documents_plan
+DocumentErrors = _import_preview.DocumentErrors
+plan_preview = _import_preview.plan_preview
+content_fingerprint = _import_preview.content_fingerprint
+module_document = _module_document.module_document
+card_document = _module_document.card_document
+normalized_text = _module_document.normalized_text
+
+
+def plan_apply(*, plan: Any) -> Any:
+    """Import a plan (``courses.services.importing.course_plan_apply``); its ``ImportReport``."""
+    return _importing.course_plan_apply(plan=plan)
+
+
+def modules_lock(*, slugs: Iterable[str]) -> None:
+    """Lock the stored modules of these slugs (``SELECT … FOR UPDATE``, inside a transaction):
+    a publish checks its preview's fingerprint and applies under this lock."""
+    list(Module.objects.select_for_update().filter(slug__in=list(slugs)).values_list("pk"))
+
+
+def module_ids_by_slug(slugs: Iterable[str]) -> dict[str, int]:
+    return dict(Module.objects.filter(slug__in=list(slugs)).values_list("slug", "pk"))
+
+
+def term_cards_of_module(module_id: int) -> list[tuple[int, str, str]]:
+    """The module's term cards: (id, slug, source file name)."""
+    return list(
+        TermCard.objects.filter(module_id=module_id)
+        .order_by("slug")
+        .values_list("pk", "slug", "source_path")
+    )
+
+
+def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:
+    return dict(Module.objects.filter(title__in=list(titles)).values_list("title", "slug"))

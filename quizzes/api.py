@@ -3,8 +3,10 @@ and the demo data's approval of the item banks."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
-from dataclasses import asdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import transaction
@@ -13,6 +15,7 @@ from courses import api as courses_api
 from lms.privacy import export_rows
 from quizzes.answers import accepted_answers
 from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
+from quizzes.generator import StepSource, items_generate
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
 from quizzes.models import (
     ArchivedItemResponse,
@@ -20,11 +23,13 @@ from quizzes.models import (
     ExamAccommodation,
     ExamAttempt,
     ExamAttemptItem,
+    ExamItem,
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
 from quizzes.selectors import attempt_item_view, attempt_policy
 from quizzes.services.item_review import exam_bank_approve
+from quizzes.services.items import exam_items_generate
 
 
 def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) -> dict[int, str]:
@@ -175,3 +180,87 @@ def exam_banks_approve(*, reviewer_id: int | None) -> dict[str, int]:
         module.slug: exam_bank_approve(module_id=module.id, reviewer_id=reviewer_id)
         for module in courses_api.modules_all()
     }
+
+
+@dataclass(frozen=True)
+class ExamItemsPlan:
+    """What regenerating a module's exam items after an import would do (``exam_items_plan``)."""
+
+    created: int
+    updated: int
+    retired: int
+    restored: int
+    # Approved or rejected items whose text would change: back to draft, to be reviewed again.
+    returned_to_draft: int
+
+
+def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> ExamItemsPlan:
+    """Which generated items ``exam_items_generate`` would create, rewrite, retire or restore if
+    the module's active steps were ``steps`` (objects with ``step_id``, ``slug``, ``number``,
+    ``term`` and ``definition``; ``step_id`` None for a step not yet stored). One query."""
+    # A step not yet stored gets a stand-in id of its own (the generator tells steps apart by id).
+    sources = [
+        StepSource(
+            id=step.step_id or -position,
+            slug=step.slug,
+            number=step.number,
+            term=step.term,
+            definition=step.definition,
+        )
+        for position, step in enumerate(steps, start=1)
+    ]
+    wanted = {item.generator_key: item for item in items_generate(sources)}
+    existing = (
+        {
+            item.generator_key: item
+            for item in ExamItem.objects.filter(
+                module_id=module_id, origin=ExamItem.Origin.GENERATED
+            )
+        }
+        if module_id
+        else {}
+    )
+    created = updated = restored = to_draft = 0
+    for key, generated in wanted.items():
+        item = existing.get(key)
+        if item is None:
+            created += 1
+            continue
+        text_changed = any(
+            getattr(item, name) != value
+            for name, value in (
+                ("kind", generated.kind),
+                ("prompt", generated.prompt),
+                ("options", generated.options_json()),
+                ("correct_keys", list(generated.correct_keys)),
+                ("explanation", generated.explanation),
+            )
+        )
+        if item.is_retired:
+            restored += 1
+        elif text_changed:
+            updated += 1
+        if text_changed and item.status != ExamItem.Status.DRAFT:
+            to_draft += 1
+    retired = sum(1 for key, item in existing.items() if key not in wanted and not item.is_retired)
+    return ExamItemsPlan(created, updated, retired, restored, to_draft)
+
+
+def exam_items_fingerprint(*, module_ids: Iterable[int]) -> str:
+    """A hash of the module's generated items as stored (one query): a publish whose preview
+    counted other items refuses."""
+    rows = ExamItem.objects.filter(
+        module_id__in=list(module_ids), origin=ExamItem.Origin.GENERATED
+    ).order_by("pk")
+    digest = hashlib.sha256()
+    for pk, key, status, retired, updated_at in rows.values_list(
+        "pk", "generator_key", "status", "is_retired", "updated_at"
+    ):
+        digest.update(f"{pk}\x1f{key}\x1f{status}\x1f{retired}\x1f{updated_at}\x1e".encode())
+    return digest.hexdigest()
+
+
+def exam_items_regenerate(*, module_id: int) -> dict[str, int]:
+    """Regenerate the module's generated items from its active steps (new ones are drafts, for
+    the item review); what changed, by count."""
+    return asdict(exam_items_generate(module_id=module_id))

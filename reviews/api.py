@@ -7,6 +7,9 @@ completes a step; the quick-check service calls ``quick_check_rated`` for a self
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
+
+from django.db.models import Count
 
 from lms.privacy import export_rows
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
@@ -61,3 +64,18 @@ def learner_export(learner_id: int) -> dict:
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
     }
+
+
+def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
+    """Per step, how many learners have review cards of it (its definition card or its quick
+    checks'): a re-import that changes or retires the step changes what they review. One query,
+    steps without cards left out."""
+    ids = list(step_ids)
+    if not ids:
+        return {}
+    return dict(
+        ReviewCard.objects.filter(step_id__in=ids)
+        .values("step_id")
+        .annotate(learners=Count("learner_id", distinct=True))
+        .values_list("step_id", "learners")
+    )

@@ -40,6 +40,8 @@ INSTALLED_APPS = [
     "quizzes",
     "reviews",
     "privacy",
+    # The course import workspace in the admin (upload, preview, publish, history).
+    "publishing",
     "web",
 ]
 
