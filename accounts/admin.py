@@ -77,7 +77,7 @@ class UserAdmin(DjangoUserAdmin):
             messages.SUCCESS,
         )
 
-    @admin.action(description="Confirm the e-mail address of the selected users")
+    @admin.action(description=_("Confirm the e-mail address of the selected users"))
     def email_confirm_selected(self, request, queryset):
         # For a learner whose confirmation mail never arrives; an address already confirmed,
         # or a requested change (only its link confirms that), is left as it is.
@@ -127,7 +127,7 @@ class DeviceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.display(description="expires", ordering="token__expiry")
+    @admin.display(description=_("expires"), ordering="token__expiry")
     def expiry(self, device: Device):
         return device.token.expiry
 

@@ -26,7 +26,14 @@ from courses.data import (
     RetiredContent,
     StepData,
 )
-from courses.models import Module, QuickCheck, Step, active_step_q, quick_check_makes_no_card_q
+from courses.models import (
+    Module,
+    QuickCheck,
+    Section,
+    Step,
+    active_step_q,
+    quick_check_makes_no_card_q,
+)
 from courses.selectors import CONTENT_MAX_AGE, module_outline_get
 from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
@@ -241,3 +248,8 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
         )
         for key, (step_id, number, slug, term, content_hash) in steps.items()
     }
+
+
+def section_kind_labels() -> dict[str, str]:
+    """A section kind's heading as the document writes it (``"verstehen"`` → "1. Verstehen")."""
+    return {kind.value: str(kind.label) for kind in Section.Kind}

@@ -11,7 +11,11 @@ names on the index.
 
 from __future__ import annotations
 
+import functools
+import zoneinfo
+
 from django.contrib import admin
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 # app label, or "app_label.model_name": for superusers only.
@@ -59,10 +63,33 @@ class SuperuserOnlyMixin:
         return request.user.is_superuser and super().has_delete_permission(request, obj)
 
 
+def _zone_of(user) -> zoneinfo.ZoneInfo | None:
+    name = getattr(user, "time_zone", "") or ""
+    try:
+        return zoneinfo.ZoneInfo(name) if name else None
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
 class LernpfadAdminSite(admin.AdminSite):
     site_header = _("Lernpfad · Kursverwaltung")
     site_title = _("Lernpfad · Kursverwaltung")
     index_title = _("Course administration")
+
+    def admin_view(self, view, cacheable=False):
+        """Every admin page shows times in the admin's own time zone (``User.time_zone``)."""
+        inner = super().admin_view(view, cacheable)
+
+        @functools.wraps(inner)
+        def in_admins_zone(request, *args, **kwargs):
+            with timezone.override(_zone_of(request.user)):
+                response = inner(request, *args, **kwargs)
+                # A template response renders later, outside this block: render it here.
+                if hasattr(response, "render") and not response.is_rendered:
+                    response.render()
+                return response
+
+        return in_admins_zone
 
     def register(self, model_or_iterable, admin_class=None, **options):
         models = (

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable
 
 from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
+from progress import selectors as _selectors
+from progress.data import ModuleLearnerStats
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
@@ -71,3 +74,9 @@ def learner_export(learner_id: int) -> dict:
         ),
         "notes": export_rows(StepNote.objects.filter(learner_id=learner_id), context=step),
     }
+
+
+def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
+    """Enrolled and active learners, the completion funnel, the median days to complete (the
+    course dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
+    return _selectors.module_learner_stats(module_id=module_id, now=now)

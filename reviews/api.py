@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime
 
 from lms.privacy import export_rows
+from reviews import selectors as _selectors
+from reviews.data import ModuleReviewStats
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
 
@@ -61,3 +63,13 @@ def learner_export(learner_id: int) -> dict:
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
     }
+
+
+def module_review_stats(
+    *, module_id: int, now: datetime.datetime, days: int, time_zone: datetime.tzinfo
+) -> ModuleReviewStats:
+    """Reviews per day, true retention and the cards due now of one module (the course
+    dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
+    return _selectors.module_review_stats(
+        module_id=module_id, now=now, days=days, time_zone=time_zone
+    )
