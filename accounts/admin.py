@@ -9,6 +9,7 @@ Access attempts.
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -17,6 +18,11 @@ from knox.models import AuthToken
 from accounts import services
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
+
+# What only a superuser sees on a user's page (the course admin's form leaves them out).
+SUPERUSER_ONLY_USER_FIELDS = frozenset(
+    {"password", "is_staff", "is_superuser", "groups", "user_permissions"}
+)
 
 
 @admin.register(User)
@@ -71,12 +77,34 @@ class UserAdmin(DjangoUserAdmin):
             messages.SUCCESS,
         )
 
-    @admin.action(description="Confirm the e-mail address of the selected users")
+    @admin.action(description=_("Confirm the e-mail address of the selected users"))
     def email_confirm_selected(self, request, queryset):
         # For a learner whose confirmation mail never arrives; an address already confirmed,
         # or a requested change (only its link confirms that), is left as it is.
         for user in queryset.filter(email_confirmed_at__isnull=True).exclude(email=""):
             services.email_mark_confirmed(user=user)
+
+    def has_add_permission(self, request):
+        # A new account gets a password: superusers only (course admins enroll existing ones).
+        return request.user.is_superuser and super().has_add_permission(request)
+
+    def get_fieldsets(self, request, obj=None):
+        """A course admin edits a learner's name, address and preferences, never the password
+        or anyone's permissions (which would make the role a superuser's)."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if request.user.is_superuser or obj is None:
+            return fieldsets
+        hidden = SUPERUSER_ONLY_USER_FIELDS
+        return [
+            (name, {**options, "fields": [f for f in options["fields"] if f not in hidden]})
+            for name, options in fieldsets
+            if [f for f in options["fields"] if f not in hidden]
+        ]
+
+    def user_change_password(self, request, id, form_url=""):
+        if not request.user.is_superuser:
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
 
     def save_model(self, request, obj, form, change):
         # An admin who changes a learner's zone, reminder time, quiet hours, address or active
@@ -99,7 +127,7 @@ class DeviceAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.display(description="expires", ordering="token__expiry")
+    @admin.display(description=_("expires"), ordering="token__expiry")
     def expiry(self, device: Device):
         return device.token.expiry
 

@@ -169,13 +169,21 @@ def user_delete(*, user_id: int) -> None:
 
 
 def demo_user_reset(
-    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+    *,
+    username: str,
+    password: str,
+    display_name: str,
+    is_staff: bool,
+    full_name: str = "",
+    course_admin: bool = False,
 ) -> User:
-    """Create or reset a demo account (``manage.py demo_setup``)."""
+    """Create or reset a demo account (``manage.py demo_setup``); ``course_admin``: staff in
+    the group "Kursverwaltung", not a superuser."""
     return services.demo_user_reset(
         username=username,
         password=password,
         display_name=display_name,
         full_name=full_name,
         is_staff=is_staff,
+        course_admin=course_admin,
     )

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
+from django.utils.translation import gettext_lazy as _
 from knox.models import AuthToken
 
 from accounts.data import (
@@ -34,47 +35,68 @@ class User(AbstractUser):
 
     # The name to greet the learner with: may be a nickname ("Lena"), never printed on a
     # certificate.
-    display_name = models.CharField(max_length=150, blank=True)
+    display_name = models.CharField(max_length=150, blank=True, verbose_name=_("display name"))
     # The learner's real name as a certificate states it ("Vor- und Nachname"), one field
     # rather than Django's first_name/last_name: not every name splits into given and family
     # name, and a certificate prints it whole. Optional at sign-up, required before a
     # certifying exam starts (quizzes.eligibility).
-    full_name = models.CharField(max_length=150, blank=True)
-    language = models.CharField(max_length=5, choices=Language.choices, default=Language.GERMAN)
+    full_name = models.CharField(max_length=150, blank=True, verbose_name=_("full name"))
+    language = models.CharField(
+        max_length=5, choices=Language.choices, default=Language.GERMAN, verbose_name=_("language")
+    )
     time_zone = models.CharField(
-        max_length=64, default="Europe/Berlin", validators=[validate_time_zone]
+        max_length=64,
+        default="Europe/Berlin",
+        validators=[validate_time_zone],
+        verbose_name=_("time zone"),
     )
     # Reminder preferences (the spaced-repetition reminders read these).
-    reminder_time = models.TimeField(default=datetime.time(18, 0))
-    quiet_hours_start = models.TimeField(null=True, blank=True)
-    quiet_hours_end = models.TimeField(null=True, blank=True)
-    reminder_email = models.BooleanField(default=True)
+    reminder_time = models.TimeField(default=datetime.time(18, 0), verbose_name=_("reminder time"))
+    quiet_hours_start = models.TimeField(null=True, blank=True, verbose_name=_("quiet hours from"))
+    quiet_hours_end = models.TimeField(null=True, blank=True, verbose_name=_("quiet hours until"))
+    reminder_email = models.BooleanField(default=True, verbose_name=_("reminder e-mail"))
     # When the reminder planner must look at this learner next (UTC): their next local reminder
     # instant, from the four fields above, the address and is_active. Set by every change of
     # those (accounts.reminders), moved on by each planner run; NULL: no reminders.
     # A row created without it (createsuperuser, create_user called directly) gets its creation
     # time: the next planner run reads it and stores the exact instant.
-    next_reminder_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
+    next_reminder_at = models.DateTimeField(
+        null=True, default=timezone.now, editable=False, verbose_name=_("next reminder")
+    )
     # When the learner proved that ``email`` reaches them (the link of the confirmation mail).
     # NULL while a sign-up waits for that: no log-in and no reminder until then. An account
     # created any other way (the admin, createsuperuser, demo_setup) counts as confirmed at
     # creation: the operator typed the address. Accounts older than the field were confirmed
     # by its migration (accounts 0005).
-    email_confirmed_at = models.DateTimeField(null=True, default=timezone.now, editable=False)
+    email_confirmed_at = models.DateTimeField(
+        null=True, default=timezone.now, editable=False, verbose_name=_("e-mail confirmed")
+    )
     # An address the learner asked to change to; it replaces ``email`` once its confirmation
     # link is opened (accounts.services.email_confirm). Not unique: only ``email`` names an
     # account.
-    pending_email = models.EmailField(max_length=254, blank=True, default="", editable=False)
+    pending_email = models.EmailField(
+        max_length=254,
+        blank=True,
+        default="",
+        editable=False,
+        verbose_name=_("requested new e-mail address"),
+    )
     # Spaced-repetition preferences.
-    desired_retention = models.FloatField(default=DEFAULT_DESIRED_RETENTION)
-    new_cards_per_day = models.PositiveIntegerField(default=20)
-    reviews_per_day = models.PositiveIntegerField(default=200)
+    desired_retention = models.FloatField(
+        default=DEFAULT_DESIRED_RETENTION, verbose_name=_("desired retention")
+    )
+    new_cards_per_day = models.PositiveIntegerField(default=20, verbose_name=_("new cards per day"))
+    reviews_per_day = models.PositiveIntegerField(default=200, verbose_name=_("reviews per day"))
     # Part of the session auth hash (get_session_auth_hash): raising it ends every browser
     # session of the account at its next request ("log out everywhere"), without a password
     # change and without scanning the session table (accounts.services.credentials_revoke).
-    session_epoch = models.PositiveIntegerField(default=0, editable=False)
+    session_epoch = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("session epoch")
+    )
 
     class Meta:
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
         constraints = [
             models.CheckConstraint(
                 condition=Q(desired_retention__gte=DESIRED_RETENTION_MIN)
@@ -181,12 +203,18 @@ class Device(models.Model):
     which should not travel in URLs; this row gives each token a name and a plain id.
     """
 
-    token = models.OneToOneField(AuthToken, on_delete=models.CASCADE, related_name="device")
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="devices")
-    name = models.CharField(max_length=100, blank=True)
-    created_at = models.DateTimeField()
+    token = models.OneToOneField(
+        AuthToken, on_delete=models.CASCADE, related_name="device", verbose_name=_("token")
+    )
+    user = models.ForeignKey(
+        User, on_delete=models.CASCADE, related_name="devices", verbose_name=_("user")
+    )
+    name = models.CharField(max_length=100, blank=True, verbose_name=_("device name"))
+    created_at = models.DateTimeField(verbose_name=_("created"))
 
     class Meta:
+        verbose_name = _("device")
+        verbose_name_plural = _("devices")
         indexes = [models.Index(fields=["user", "name"])]
 
     def __str__(self) -> str:

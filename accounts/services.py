@@ -24,7 +24,7 @@ from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib.auth import authenticate, password_validation
 from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import update_last_login
+from django.contrib.auth.models import Group, update_last_login
 from django.contrib.auth.signals import user_logged_in
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
@@ -43,6 +43,7 @@ from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
+from accounts.roles import COURSE_ADMIN_GROUP, course_admin_group_sync
 from accounts.tokens import (
     ConfirmationTokenExpired,
     ConfirmationTokenInvalid,
@@ -645,18 +646,30 @@ def reminder_email_turn_off(*, learner_id: int) -> str | None:
 
 @transaction.atomic
 def demo_user_reset(
-    *, username: str, password: str, display_name: str, is_staff: bool, full_name: str = ""
+    *,
+    username: str,
+    password: str,
+    display_name: str,
+    is_staff: bool,
+    full_name: str = "",
+    course_admin: bool = False,
 ) -> User:
     """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
-    local use only): the password, the name, staff and superuser flags, the next reminder."""
+    local use only): the password, the name, staff and superuser flags, the next reminder.
+    A ``course_admin`` is staff in the group "Kursverwaltung" (accounts/roles.py), no
+    superuser; other staff are superusers."""
     user, _created = User.objects.get_or_create(
         username=username, defaults={"email": f"{username}@example.org"}
     )
-    user.is_staff = user.is_superuser = is_staff
+    user.is_staff = is_staff or course_admin
+    user.is_superuser = is_staff and not course_admin
     user.display_name = display_name
     user.email_confirmed_at = user.email_confirmed_at or timezone.now()
     user.full_name = full_name_clean(full_name)
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()
+    if course_admin:
+        course_admin_group_sync()
+        user.groups.set([Group.objects.get(name=COURSE_ADMIN_GROUP)])
     return user

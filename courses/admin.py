@@ -1,13 +1,39 @@
-"""Admin for course content: modules, steps, sections, quick checks and term cards."""
+"""Admin for course content: modules, steps, sections, quick checks and term cards.
 
+The step page edits what a course admin edits (term, lead, the sections' text, the commands as
+one line each, the quick checks) and links a preview of the learner's page; what the import
+keeps (hashes, source positions) folds into a read-only block. The module list links each
+module's dashboard (``quizzes.admin_dashboard``: it joins progress, reviews and exams).
+"""
+
+from __future__ import annotations
+
+from django import forms
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.template.response import TemplateResponse
+from django.urls import NoReverseMatch, path, reverse
+from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+from courses.selectors import step_preview_get
 from courses.services.importing import (
     card_refresh_content_hash,
     quick_check_roles_refresh,
     step_refresh_content_hash,
 )
+
+
+def _dashboard_url(module: Module) -> str | None:
+    # The dashboard is quizzes' (it sits above every app whose data it shows); the URL name is
+    # the only thing content knows of it.
+    try:
+        return reverse("admin:quizzes_module_dashboard", args=[module.slug])
+    except NoReverseMatch:
+        return None
 
 
 class StepInline(admin.TabularInline):
@@ -25,26 +51,77 @@ class StepInline(admin.TabularInline):
 
 @admin.register(Module)
 class ModuleAdmin(admin.ModelAdmin):
-    list_display = ("header", "slug", "exam_block_count")
+    list_display = ("header", "slug", "exam_block_count", "dashboard_link")
     search_fields = ("title", "series", "slug")
-    readonly_fields = ("slug", "source_path", "exam_header", "exam_heading", "exam_blocks")
+    readonly_fields = (
+        "dashboard_link",
+        "slug",
+        "source_path",
+        "exam_header",
+        "exam_heading",
+        "exam_blocks",
+    )
     inlines = [StepInline]
+
+    @admin.display(description=_("dashboard"))
+    def dashboard_link(self, module: Module) -> str:
+        url = _dashboard_url(module)
+        if not url:
+            return "—"
+        return format_html('<a class="button" href="{}">{}</a>', url, gettext("Dashboard"))
+
+
+class CommandLinesField(forms.CharField):
+    """A section's commands as one line each (stored as a JSON list of strings)."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "class": "vLargeTextField"})
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return "\n".join(value)
+        return value
+
+    def to_python(self, value):
+        text = super().to_python(value) or ""
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+class SectionForm(forms.ModelForm):
+    commands = CommandLinesField(
+        required=False,
+        label=_("commands"),
+        help_text=_("One command per line; a text line that equals a command is shown as code."),
+    )
+
+    class Meta:
+        model = Section
+        fields = ("position", "kind", "heading", "body", "is_truncated", "commands")
+        widgets = {"body": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField"})}
 
 
 class SectionInline(admin.StackedInline):
     model = Section
+    form = SectionForm
     fk_name = "step"
-    fields = ("position", "kind", "heading", "body", "is_truncated", "commands")
+    fields = ("position", "kind", "heading", "body", "commands", "is_truncated")
     ordering = ("position",)
     extra = 0
 
 
 class StepQuickCheckInline(admin.TabularInline):
     model = StepQuickCheck
-    fields = ("position", "quick_check")
-    raw_id_fields = ("quick_check",)
+    fields = ("position", "quick_check", "answer")
+    readonly_fields = ("answer",)
+    autocomplete_fields = ("quick_check",)
     ordering = ("position",)
     extra = 0
+
+    @admin.display(description=_("answer"))
+    def answer(self, link: StepQuickCheck) -> str:
+        return link.quick_check.answer if link.quick_check_id else "—"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("quick_check")
 
 
 @admin.register(Step)
@@ -57,33 +134,82 @@ class StepAdmin(admin.ModelAdmin):
     ordering = ("module", "status", "number")
     readonly_fields = (
         "module",
+        "status",
+        "total",
         "slug",
         "source_line",
         "source_hash",
         "content_hash",
         "retired_at",
         "term_card_link",
+        "preview_link",
     )
     fieldsets = (
-        (None, {"fields": ("module", "number", "total", "term", "slug", "level", "status")}),
-        ("Text", {"fields": ("lead", "definition")}),
-        ("Source", {"fields": ("as_of", "source_count", "source_status", "footer")}),
+        (None, {"fields": ("module", "number", "term", "level", "status", "preview_link")}),
+        (_("Text"), {"fields": ("lead", "definition")}),
+        (_("Source"), {"fields": ("as_of", "source_count", "source_status", "footer")}),
+        (_("Term card"), {"fields": ("term_card_link",)}),
         (
-            "Import (read-only)",
-            {"fields": ("source_line", "source_hash", "content_hash", "retired_at")},
+            _("Import (read-only)"),
+            {
+                "classes": ("collapse",),
+                "fields": (
+                    "slug",
+                    "total",
+                    "source_line",
+                    "source_hash",
+                    "content_hash",
+                    "retired_at",
+                ),
+            },
         ),
-        ("Term card", {"fields": ("term_card_link",)}),
     )
     inlines = [SectionInline, StepQuickCheckInline]
 
-    @admin.display(boolean=True, description="term card")
+    @admin.display(boolean=True, description=_("term card"))
     def has_term_card(self, step: Step) -> bool:
         return hasattr(step, "term_card")
 
-    @admin.display(description="term card")
+    @admin.display(description=_("term card"))
     def term_card_link(self, step: Step) -> str:
         card = getattr(step, "term_card", None)
-        return card.title_line if card else "—"
+        if not card:
+            return "—"
+        url = reverse("admin:courses_termcard_change", args=[card.pk])
+        return format_html('<a href="{}">{}</a>', url, card.title_line)
+
+    @admin.display(description=_("preview"))
+    def preview_link(self, step: Step) -> str:
+        if not step.pk:
+            return "—"
+        url = reverse("admin:courses_step_preview", args=[step.pk])
+        return format_html(
+            '<a class="button" href="{}" target="_blank" rel="noopener">{}</a> '
+            '<span class="help">{}</span>',
+            url,
+            gettext("Preview the learner's page"),
+            gettext("The step as a learner sees it, with the saved changes."),
+        )
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:step_id>/preview/",
+                self.admin_site.admin_view(self.preview_view),
+                name="courses_step_preview",
+            ),
+            *super().get_urls(),
+        ]
+
+    def preview_view(self, request, step_id: int):
+        """The learner's step page (the learner's own template and styles), for any step,
+        retired ones too, without the enrolled learner's forms."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        content = step_preview_get(step_id=step_id)
+        if content is None:
+            raise Http404(gettext("No such step."))
+        return TemplateResponse(request, "web/courses/step.html", content.template_context())
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -95,6 +221,7 @@ class StepAdmin(admin.ModelAdmin):
 
 class CardSectionInline(admin.StackedInline):
     model = Section
+    form = SectionForm
     fk_name = "card"
     fields = ("position", "kind", "heading", "body", "commands")
     ordering = ("position",)
@@ -119,6 +246,7 @@ class TermCardAdmin(admin.ModelAdmin):
 class QuickCheckAdmin(admin.ModelAdmin):
     list_display = ("question", "answer", "module", "role", "is_active")
     list_filter = ("module", "role", "is_active")
+    list_select_related = ("module",)
     search_fields = ("question", "answer")
     # The role follows from the content (courses.quick_check_roles), never typed in.
     readonly_fields = ("module", "text_hash", "role")

@@ -277,6 +277,8 @@ def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> Ca
             target = backs.quick_check_answers if is_quick_check else backs.step_definitions
             target[row_id] = back
     return backs
+
+
 # The course import, for the publishing app (which adds the learners affected and the exam):
 # plan documents, preview a plan against the database, apply it, and write a module back out.
 documents_plan = _import_preview.documents_plan
@@ -314,3 +316,8 @@ def term_cards_of_module(module_id: int) -> list[tuple[int, str, str]]:
 
 def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:
     return dict(Module.objects.filter(title__in=list(titles)).values_list("title", "slug"))
+
+
+def section_kind_labels() -> dict[str, str]:
+    """A section kind's heading as the document writes it (``"verstehen"`` → "1. Verstehen")."""
+    return {kind.value: str(kind.label) for kind in Section.Kind}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from courses import quick_check_roles
 
@@ -20,21 +21,25 @@ class ModuleManager(models.Manager):
 class Module(models.Model):
     """One course module, e.g. "Self-Hosting 27: GPU, CUDA und Inferenzoptimierung"."""
 
-    slug = models.SlugField(max_length=120, unique=True)
-    series = models.CharField(max_length=120)
-    number = models.PositiveIntegerField()
-    title = models.CharField(max_length=255)
-    header = models.CharField(max_length=400, help_text="The header line as in the document.")
-    source_path = models.CharField(max_length=400)
+    slug = models.SlugField(max_length=120, unique=True, verbose_name=_("slug"))
+    series = models.CharField(max_length=120, verbose_name=_("series"))
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    title = models.CharField(max_length=255, verbose_name=_("title"))
+    header = models.CharField(
+        max_length=400, help_text="The header line as in the document.", verbose_name=_("header")
+    )
+    source_path = models.CharField(max_length=400, verbose_name=_("source file"))
     # The "Abschlussprüfung" block: its heading and the (empty) blocks as exported.
-    exam_header = models.CharField(max_length=400, blank=True)
-    exam_heading = models.CharField(max_length=200, blank=True)
-    exam_blocks = models.JSONField(default=list, blank=True)
-    exam_block_count = models.PositiveIntegerField(default=0)
+    exam_header = models.CharField(max_length=400, blank=True, verbose_name=_("exam header"))
+    exam_heading = models.CharField(max_length=200, blank=True, verbose_name=_("exam heading"))
+    exam_blocks = models.JSONField(default=list, blank=True, verbose_name=_("exam blocks"))
+    exam_block_count = models.PositiveIntegerField(default=0, verbose_name=_("exam blocks"))
 
     objects = ModuleManager()
 
     class Meta:
+        verbose_name = _("module")
+        verbose_name_plural = _("modules")
         ordering = ["series", "number"]
         constraints = [
             models.UniqueConstraint(fields=["series", "number"], name="module_series_number_unique")
@@ -76,33 +81,47 @@ class Step(models.Model):
     """A step of a module: one term with its lead, level and sections."""
 
     class Status(models.TextChoices):
-        ACTIVE = STEP_ACTIVE, "active"
-        RETIRED = "retired", "retired (gone from the document)"
+        ACTIVE = STEP_ACTIVE, _("active")
+        RETIRED = "retired", _("retired (gone from the document)")
 
-    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="steps")
-    slug = models.SlugField(max_length=120, help_text="Stable key: the term, slugified.")
-    number = models.PositiveIntegerField()
-    total = models.PositiveIntegerField(help_text="The n of 'Schritt i / n' in the source.")
-    term = models.CharField(max_length=200)
-    lead = models.TextField(help_text="Lead paragraph; its first sentence is the definition.")
-    definition = models.TextField()
-    level = models.CharField(max_length=10)
-    as_of = models.DateField(null=True, blank=True)
-    source_count = models.PositiveIntegerField(null=True, blank=True)
-    source_status = models.CharField(max_length=60, blank=True)
-    footer = models.CharField(max_length=400, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
-    retired_at = models.DateTimeField(null=True, blank=True)
-    source_line = models.PositiveIntegerField(default=0)
+    module = models.ForeignKey(
+        Module, on_delete=models.CASCADE, related_name="steps", verbose_name=_("module")
+    )
+    slug = models.SlugField(
+        max_length=120, help_text="Stable key: the term, slugified.", verbose_name=_("slug")
+    )
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    total = models.PositiveIntegerField(
+        help_text="The n of 'Schritt i / n' in the source.", verbose_name=_("steps in the document")
+    )
+    term = models.CharField(max_length=200, verbose_name=_("term"))
+    lead = models.TextField(
+        help_text="Lead paragraph; its first sentence is the definition.", verbose_name=_("lead")
+    )
+    definition = models.TextField(verbose_name=_("definition"))
+    level = models.CharField(max_length=10, verbose_name=_("level"))
+    as_of = models.DateField(null=True, blank=True, verbose_name=_("as of"))
+    source_count = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=_("number of sources")
+    )
+    source_status = models.CharField(max_length=60, blank=True, verbose_name=_("source status"))
+    footer = models.CharField(max_length=400, blank=True, verbose_name=_("footer"))
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.ACTIVE, verbose_name=_("status")
+    )
+    retired_at = models.DateTimeField(null=True, blank=True, verbose_name=_("retired"))
+    source_line = models.PositiveIntegerField(default=0, verbose_name=_("source line"))
     # Hash of the document block last imported: an unchanged block is skipped on re-import, so
     # admin edits survive until the document itself changes.
-    source_hash = models.CharField(max_length=64, editable=False)
+    source_hash = models.CharField(max_length=64, editable=False, verbose_name=_("source hash"))
     # Hash of the content as served (the ETag); recomputed whenever the content changes.
-    content_hash = models.CharField(max_length=64, editable=False)
+    content_hash = models.CharField(max_length=64, editable=False, verbose_name=_("content hash"))
 
     objects = StepManager()
 
     class Meta:
+        verbose_name = _("step")
+        verbose_name_plural = _("steps")
         ordering = ["module", "number"]
         constraints = [
             models.UniqueConstraint(fields=["module", "slug"], name="step_module_slug_unique"),
@@ -141,21 +160,27 @@ class TermCardManager(models.Manager):
 class TermCard(models.Model):
     """A "Lernbegriff" card; it belongs to the step of the same term in the same module."""
 
-    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="term_cards")
-    step = models.OneToOneField(Step, on_delete=models.CASCADE, related_name="term_card")
-    slug = models.SlugField(max_length=120)
-    term = models.CharField(max_length=200)
-    kind_line = models.CharField(max_length=60, default="Lernbegriff")
-    title_line = models.CharField(max_length=400)
-    lead = models.TextField()
-    command = models.CharField(max_length=200, blank=True)
-    source_path = models.CharField(max_length=400)
-    source_hash = models.CharField(max_length=64, editable=False)
-    content_hash = models.CharField(max_length=64, editable=False)
+    module = models.ForeignKey(
+        Module, on_delete=models.CASCADE, related_name="term_cards", verbose_name=_("module")
+    )
+    step = models.OneToOneField(
+        Step, on_delete=models.CASCADE, related_name="term_card", verbose_name=_("step")
+    )
+    slug = models.SlugField(max_length=120, verbose_name=_("slug"))
+    term = models.CharField(max_length=200, verbose_name=_("term"))
+    kind_line = models.CharField(max_length=60, default="Lernbegriff", verbose_name=_("kind line"))
+    title_line = models.CharField(max_length=400, verbose_name=_("title line"))
+    lead = models.TextField(verbose_name=_("lead"))
+    command = models.CharField(max_length=200, blank=True, verbose_name=_("command"))
+    source_path = models.CharField(max_length=400, verbose_name=_("source file"))
+    source_hash = models.CharField(max_length=64, editable=False, verbose_name=_("source hash"))
+    content_hash = models.CharField(max_length=64, editable=False, verbose_name=_("content hash"))
 
     objects = TermCardManager()
 
     class Meta:
+        verbose_name = _("term card")
+        verbose_name_plural = _("term cards")
         ordering = ["module", "slug"]
         constraints = [
             models.UniqueConstraint(fields=["module", "slug"], name="termcard_module_slug_unique")
@@ -199,23 +224,39 @@ class Section(models.Model):
         QUICK_CHECK = "quick_check", "Quick-Check"
 
     step = models.ForeignKey(
-        Step, on_delete=models.CASCADE, related_name="sections", null=True, blank=True
+        Step,
+        on_delete=models.CASCADE,
+        related_name="sections",
+        null=True,
+        blank=True,
+        verbose_name=_("step"),
     )
     card = models.ForeignKey(
-        TermCard, on_delete=models.CASCADE, related_name="sections", null=True, blank=True
+        TermCard,
+        on_delete=models.CASCADE,
+        related_name="sections",
+        null=True,
+        blank=True,
+        verbose_name=_("term card"),
     )
-    position = models.PositiveIntegerField()
-    kind = models.CharField(max_length=30, choices=Kind.choices)
-    heading = models.CharField(max_length=200)
-    body = models.TextField(blank=True, help_text="The section's lines, one per line.")
+    position = models.PositiveIntegerField(verbose_name=_("position"))
+    kind = models.CharField(max_length=30, choices=Kind.choices, verbose_name=_("kind"))
+    heading = models.CharField(max_length=200, verbose_name=_("heading"))
+    body = models.TextField(
+        blank=True, help_text="The section's lines, one per line.", verbose_name=_("text")
+    )
     is_truncated = models.BooleanField(
-        default=False, help_text="The source cut this text off with '...'."
+        default=False,
+        help_text="The source cut this text off with '...'.",
+        verbose_name=_("cut off"),
     )
-    commands = models.JSONField(default=list, blank=True)
+    commands = models.JSONField(default=list, blank=True, verbose_name=_("commands"))
 
     objects = SectionManager()
 
     class Meta:
+        verbose_name = _("section")
+        verbose_name_plural = _("sections")
         ordering = ["position"]
         constraints = [
             models.CheckConstraint(
@@ -258,28 +299,40 @@ class QuickCheck(models.Model):
     """A distinct question/answer line of a module, stored once however many steps show it."""
 
     class Role(models.TextChoices):
-        FLASHCARD = quick_check_roles.FLASHCARD, "flashcard (a review card)"
-        DEFINITION = quick_check_roles.DEFINITION, "the step's definition (its definition card)"
-        GENERIC = quick_check_roles.GENERIC, "reflection prompt (recurs in most steps)"
-        INSTRUCTION = quick_check_roles.INSTRUCTION, "reflection prompt (an instruction)"
+        FLASHCARD = quick_check_roles.FLASHCARD, _("flashcard (a review card)")
+        DEFINITION = quick_check_roles.DEFINITION, _("the step's definition (its definition card)")
+        GENERIC = quick_check_roles.GENERIC, _("reflection prompt (recurs in most steps)")
+        INSTRUCTION = quick_check_roles.INSTRUCTION, _("reflection prompt (an instruction)")
 
-    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="quick_checks")
-    question = models.TextField()
-    answer = models.TextField()
-    text_hash = models.CharField(max_length=64, help_text="sha256 of question + answer.")
-    is_active = models.BooleanField(default=True)
+    module = models.ForeignKey(
+        Module, on_delete=models.CASCADE, related_name="quick_checks", verbose_name=_("module")
+    )
+    question = models.TextField(verbose_name=_("question"))
+    answer = models.TextField(verbose_name=_("answer"))
+    text_hash = models.CharField(
+        max_length=64, help_text="sha256 of question + answer.", verbose_name=_("text hash")
+    )
+    is_active = models.BooleanField(default=True, verbose_name=_("active"))
     # What it is for, from the module's content (courses.quick_check_roles): set by the import,
     # and again after an admin edits a step's quick checks.
     # A default in the database too: bulk loads (the benchmark's COPY) name only the columns
     # they fill.
     role = models.CharField(
-        max_length=12, choices=Role.choices, default=Role.FLASHCARD, db_default=Role.FLASHCARD
+        max_length=12,
+        choices=Role.choices,
+        default=Role.FLASHCARD,
+        db_default=Role.FLASHCARD,
+        verbose_name=_("role"),
     )
-    steps = models.ManyToManyField(Step, through="StepQuickCheck", related_name="quick_checks")
+    steps = models.ManyToManyField(
+        Step, through="StepQuickCheck", related_name="quick_checks", verbose_name=_("steps")
+    )
 
     objects = QuickCheckManager()
 
     class Meta:
+        verbose_name = _("quick check")
+        verbose_name_plural = _("quick checks")
         ordering = ["module", "id"]
         constraints = [
             models.UniqueConstraint(fields=["module", "text_hash"], name="quickcheck_module_text"),
@@ -320,13 +373,19 @@ class StepQuickCheckManager(models.Manager):
 class StepQuickCheck(models.Model):
     """Where a quick check stands in a step's "5. Prüfen" block."""
 
-    step = models.ForeignKey(Step, on_delete=models.CASCADE, related_name="quick_check_links")
-    quick_check = models.ForeignKey(QuickCheck, on_delete=models.CASCADE, related_name="links")
-    position = models.PositiveIntegerField()
+    step = models.ForeignKey(
+        Step, on_delete=models.CASCADE, related_name="quick_check_links", verbose_name=_("step")
+    )
+    quick_check = models.ForeignKey(
+        QuickCheck, on_delete=models.CASCADE, related_name="links", verbose_name=_("quick check")
+    )
+    position = models.PositiveIntegerField(verbose_name=_("position"))
 
     objects = StepQuickCheckManager()
 
     class Meta:
+        verbose_name = _("quick check of a step")
+        verbose_name_plural = _("quick checks of steps")
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["step", "position"], name="stepquickcheck_position"),

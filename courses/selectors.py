@@ -127,6 +127,11 @@ def step_get(*, module_slug: str, number: int) -> StepContent:
     )
     if step is None:
         raise StepNotFound(module_slug, number)
+    return _step_content(step)
+
+
+def _step_content(step: Step) -> StepContent:
+    number = step.number
     card = getattr(step, "term_card", None)
     owner = Q(step=step) | Q(card=card) if card else Q(step=step)
     sections = list(Section.objects.filter(owner).order_by("position"))
@@ -142,6 +147,59 @@ def step_get(*, module_slug: str, number: int) -> StepContent:
         previous_number=number - 1 if number > 1 else None,
         next_number=number + 1 if number < step.total else None,
     )
+
+
+@dataclass
+class StepPreview:
+    """A step as the learner's page shows it to a reader who is not enrolled: the context of
+    the learner's template ``web/courses/step.html``, built as ``web.views.learning.step_detail``
+    builds it (``tests/courses/test_step_admin.py`` compares both pages)."""
+
+    content: StepContent
+
+    def template_context(self) -> dict:
+        content = self.content
+        links = content.quick_check_links
+        return {
+            "module": content.step.module,
+            "step": content.step,
+            "blocks": _preview_blocks(content.sections),
+            "quick_checks": [
+                {
+                    "id": link.quick_check.id,
+                    "question": link.quick_check.question,
+                    "answer": link.quick_check.answer,
+                    "rating": None,
+                }
+                for link in links
+                if not link.quick_check.is_reflection_prompt
+            ],
+            "reflection_prompts": [
+                {"question": link.quick_check.question, "answer": link.quick_check.answer}
+                for link in links
+                if link.quick_check.is_reflection_prompt
+            ],
+            "card": content.card,
+            "card_blocks": _preview_blocks(content.card_sections),
+            "previous_number": content.previous_number,
+            "next_number": content.next_number,
+            "learner": None,
+        }
+
+
+def _preview_blocks(sections: list[Section]) -> list[dict]:
+    blocks = []
+    for section in sections:
+        commands = set(section.commands or [])
+        items = [{"text": line, "command": line in commands} for line in section.lines if line]
+        blocks.append({"section": section, "items": items, "note": ""})
+    return blocks
+
+
+def step_preview_get(*, step_id: int) -> StepPreview | None:
+    """Any step (retired ones too) for the admin's preview of the learner's page: 3 queries."""
+    step = Step.objects.select_related("module", "term_card").filter(pk=step_id).first()
+    return StepPreview(_step_content(step)) if step else None
 
 
 def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:

@@ -1,14 +1,27 @@
-"""Admin for learner progress: enrollments per module with their progress, and progress rows."""
+"""Admin for learner progress: enrollments per module with their progress, and progress rows.
+
+Apps above progress add columns to the enrollments list and its CSV (quizzes: the exam's best
+score, passed, certificate) through ``EnrollmentAdmin.extra_column_add``: progress knows
+nothing of exams, and each column loads its values for a whole page in a fixed number of
+queries.
+"""
+
+from __future__ import annotations
 
 import datetime
+from typing import Any, Protocol
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
 from django.db.models import Case, F, IntegerField, Value, When
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from courses import api as courses_api
 from lms.csv_export import csv_response
@@ -33,11 +46,15 @@ ENROLLMENTS_CSV_COLUMNS = (
 class ActivityFilter(admin.SimpleListFilter):
     """Filter learners by their last activity in the module."""
 
-    title = "last activity"
+    title = _("last activity")
     parameter_name = "activity"
 
     def lookups(self, request, model_admin):
-        return [("7d", "in the last 7 days"), ("older", "longer ago"), ("never", "never")]
+        return [
+            ("7d", _("in the last 7 days")),
+            ("older", _("longer ago")),
+            ("never", _("never")),
+        ]
 
     def queryset(self, request, queryset):
         week_ago = timezone.now() - datetime.timedelta(days=7)
@@ -48,6 +65,36 @@ class ActivityFilter(admin.SimpleListFilter):
         if self.value() == "never":
             return queryset.filter(last_activity_at__isnull=True)
         return queryset
+
+
+def local_time(value: datetime.datetime | None) -> str:
+    """A time as the admin reads it: in the admin's zone (``lms.admin_site``), to the minute."""
+    if value is None:
+        return ""
+    return date_format(timezone.localtime(value), "SHORT_DATETIME_FORMAT")
+
+
+class EnrollmentColumn(Protocol):
+    """A column another app adds to the enrollments list and its CSV."""
+
+    name: str
+    description: Any
+    csv_header: tuple[str, ...]
+
+    def load(self, enrollments: list[Enrollment]) -> None:
+        """Read the values of these rows at once (a fixed number of queries)."""
+
+    def cell(self, enrollment: Enrollment) -> str: ...
+
+    def csv_values(self, enrollment: Enrollment) -> list: ...
+
+
+class EnrollmentChangeList(ChangeList):
+    def get_results(self, request):
+        super().get_results(request)
+        rows = list(self.result_list)
+        for column in self.model_admin.extra_columns:
+            column.load(rows)
 
 
 class EnrollmentAdmin(admin.ModelAdmin):
@@ -84,6 +131,30 @@ class EnrollmentAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.extra_columns: list[EnrollmentColumn] = []
+
+    def extra_column_add(self, column: EnrollmentColumn) -> None:
+        """Add a column (another app's data) to the list and the CSV export."""
+        self.extra_columns.append(column)
+
+    def get_list_display(self, request):
+        columns = []
+        for column in self.extra_columns:
+
+            def cell(enrollment, column=column):
+                return column.cell(enrollment)
+
+            cell.short_description = column.description
+            cell.__name__ = column.name
+            columns.append(cell)
+        display = list(super().get_list_display(request))
+        return (*display[:5], *columns, *display[5:])
+
+    def get_changelist(self, request, **kwargs):
+        return EnrollmentChangeList
+
     def has_add_permission(self, request):
         return False
 
@@ -98,31 +169,34 @@ class EnrollmentAdmin(admin.ModelAdmin):
             )
         )
 
-    @admin.display(description="last activity", ordering="last_activity_at")
-    def last_activity(self, enrollment: Enrollment):
-        return enrollment.last_activity_at
+    @admin.display(description=_("last activity"), ordering="last_activity_at")
+    def last_activity(self, enrollment: Enrollment) -> str:
+        # A method's value is shown as it is (the admin localizes only fields): format it.
+        return local_time(enrollment.last_activity_at) or "—"
 
-    @admin.display(description="e-mail", ordering="learner__email")
+    @admin.display(description=_("e-mail"), ordering="learner__email")
     def learner_email(self, enrollment: Enrollment) -> str:
         return enrollment.learner.email
 
-    @admin.display(description="complete", ordering="percent_complete")
+    @admin.display(description=_("complete"), ordering="percent_complete")
     def percent_display(self, enrollment: Enrollment) -> str:
         return f"{enrollment.percent_complete} %"
 
-    @admin.display(description="steps done", ordering="completed_steps")
+    @admin.display(description=_("steps done"), ordering="completed_steps")
     def completed_display(self, enrollment: Enrollment) -> str:
         return f"{enrollment.completed_steps} / {enrollment.total_steps}"
 
-    @admin.display(description="step-by-step progress")
+    @admin.display(description=_("step-by-step progress"))
     def step_progress_table(self, enrollment: Enrollment) -> str:
         steps = courses_api.module_steps(enrollment.module_id)
+        kinds = courses_api.section_kind_labels()
         rows = {
             row.step_id: row
             for row in StepProgress.objects.filter(
                 learner_id=enrollment.learner_id, step__module_id=enrollment.module_id
             )
         }
+        not_started = StepProgress.Status.NOT_STARTED.label
         body = format_html_join(
             "",
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -130,26 +204,36 @@ class EnrollmentAdmin(admin.ModelAdmin):
                 (
                     step.number,
                     step.term,
-                    rows[step.id].get_status_display() if step.id in rows else "not started",
-                    ", ".join(rows[step.id].sections_viewed) if step.id in rows else "",
-                    rows[step.id].first_opened_at or "" if step.id in rows else "",
-                    rows[step.id].completed_at or "" if step.id in rows else "",
+                    rows[step.id].get_status_display() if step.id in rows else not_started,
+                    ", ".join(kinds.get(kind, kind) for kind in rows[step.id].sections_viewed)
+                    if step.id in rows
+                    else "",
+                    local_time(rows[step.id].first_opened_at) if step.id in rows else "",
+                    local_time(rows[step.id].completed_at) if step.id in rows else "",
                 )
                 for step in steps
             ),
         )
         return format_html(
-            "<table><thead><tr><th>#</th><th>step</th><th>status</th><th>sections viewed</th>"
-            "<th>first opened</th><th>completed</th></tr></thead><tbody>{}</tbody></table>",
+            "<table><thead><tr><th>#</th><th>{}</th><th>{}</th><th>{}</th>"
+            "<th>{}</th><th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            gettext("step"),
+            gettext("status"),
+            gettext("sections viewed"),
+            gettext("first opened"),
+            gettext("completed"),
             body,
         )
 
-    @admin.action(description="Export selected enrollments as CSV")
+    @admin.action(description=_("Export selected enrollments as CSV"))
     def export_csv(self, request, queryset):
-        enrollments = queryset.select_related("learner", "module").order_by("module", "id")
+        enrollments = list(queryset.select_related("learner", "module").order_by("module", "id"))
+        for column in self.extra_columns:
+            column.load(enrollments)
+        extra_header = [name for column in self.extra_columns for name in column.csv_header]
         return csv_response(
             filename="enrollments.csv",
-            header=ENROLLMENTS_CSV_COLUMNS,
+            header=(*ENROLLMENTS_CSV_COLUMNS, *extra_header),
             rows=(
                 [
                     enrollment.learner.username,
@@ -162,6 +246,11 @@ class EnrollmentAdmin(admin.ModelAdmin):
                     enrollment.completed_steps,
                     enrollment.total_steps,
                     enrollment.percent_complete,
+                    *(
+                        value
+                        for column in self.extra_columns
+                        for value in column.csv_values(enrollment)
+                    ),
                 ]
                 for enrollment in enrollments
             ),
@@ -204,7 +293,7 @@ class StepProgressAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="module", ordering="step__module")
+    @admin.display(description=_("module"), ordering="step__module")
     def module(self, progress: StepProgress) -> str:
         return progress.step.module.slug
 
@@ -217,7 +306,7 @@ admin.site.register(StepProgress, StepProgressAdmin)
 
 
 class BulkEnrollForm(forms.Form):
-    module = forms.TypedChoiceField(coerce=int, label="Module")
+    module = forms.TypedChoiceField(coerce=int, label=_("Module"))
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -226,7 +315,7 @@ class BulkEnrollForm(forms.Form):
         ]
 
 
-@admin.action(description="Enroll selected users in a module…", permissions=["change"])
+@admin.action(description=_("Enroll selected users in a module…"), permissions=["change"])
 def enroll_in_module(modeladmin, request, queryset):
     """Intermediate page: choose the module, then enroll every selected user."""
     form = BulkEnrollForm(request.POST if "apply" in request.POST else None)
@@ -236,7 +325,8 @@ def enroll_in_module(modeladmin, request, queryset):
         created = enrollments_bulk_create(learner_ids=learner_ids, module_id=module_id)
         modeladmin.message_user(
             request,
-            f"Enrolled {created} user(s); {len(learner_ids) - created} were enrolled already.",
+            gettext("Enrolled %(created)d user(s); %(already)d were enrolled already.")
+            % {"created": created, "already": len(learner_ids) - created},
             messages.SUCCESS,
         )
         return None
@@ -245,7 +335,7 @@ def enroll_in_module(modeladmin, request, queryset):
         "admin/progress/bulk_enroll.html",
         {
             **modeladmin.admin_site.each_context(request),
-            "title": "Enroll in a module",
+            "title": gettext("Enroll in a module"),
             "opts": modeladmin.model._meta,
             "users": queryset.order_by("username"),
             "form": form,

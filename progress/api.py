@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterable
 
 from django.db.models import Count
@@ -9,6 +10,8 @@ from django.db.models import Count
 from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
+from progress import selectors as _selectors
+from progress.data import ModuleLearnerStats
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
@@ -99,3 +102,9 @@ def learners_with_data_by_step(step_ids: Iterable[int]) -> dict[int, tuple[int, 
         step_id: (progress.get(step_id, 0), notes.get(step_id, 0))
         for step_id in set(progress) | set(notes)
     }
+
+
+def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
+    """Enrolled and active learners, the completion funnel, the median days to complete (the
+    course dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
+    return _selectors.module_learner_stats(module_id=module_id, now=now)

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
+from django.utils.translation import gettext_lazy as _
 
 # A note is free text the learner writes for one prompt of a step; 10 000 characters is several
 # pages, far more than the prompts ask for, and small enough to keep rows and responses bounded.
@@ -21,21 +22,31 @@ class Enrollment(models.Model):
     """A learner takes a module."""
 
     class Source(models.TextChoices):
-        SELF = "self", "self-enrolled"
-        ADMIN = "admin", "enrolled by an admin"
+        SELF = "self", _("self-enrolled")
+        ADMIN = "admin", _("enrolled by an admin")
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrollments"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="enrollments",
+        verbose_name=_("learner"),
     )
     module = models.ForeignKey(
-        "courses.Module", on_delete=models.CASCADE, related_name="enrollments"
+        "courses.Module",
+        on_delete=models.CASCADE,
+        related_name="enrollments",
+        verbose_name=_("module"),
     )
-    source = models.CharField(max_length=10, choices=Source.choices, default=Source.SELF)
-    enrolled_at = models.DateTimeField()
+    source = models.CharField(
+        max_length=10, choices=Source.choices, default=Source.SELF, verbose_name=_("source")
+    )
+    enrolled_at = models.DateTimeField(verbose_name=_("enrolled"))
     # Last activity and the resume point are read from the progress rows
     # (StepProgress.last_event_at), so recording an event never has to write this row too.
 
     class Meta:
+        verbose_name = _("enrollment")
+        verbose_name_plural = _("enrollments")
         db_table = "courses_enrollment"
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="enrollment_unique")
@@ -50,29 +61,40 @@ class StepProgress(models.Model):
     """One learner's progress on one step."""
 
     class Status(models.TextChoices):
-        NOT_STARTED = "not_started", "not started"
-        IN_PROGRESS = "in_progress", "in progress"
-        COMPLETED = "completed", "completed"
+        NOT_STARTED = "not_started", _("not started")
+        IN_PROGRESS = "in_progress", _("in progress")
+        COMPLETED = "completed", _("completed")
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="step_progress"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="step_progress",
+        verbose_name=_("learner"),
     )
-    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="progress")
-    status = models.CharField(max_length=12, choices=Status.choices, default=Status.NOT_STARTED)
-    first_opened_at = models.DateTimeField(null=True, blank=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.CASCADE, related_name="progress", verbose_name=_("step")
+    )
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.NOT_STARTED, verbose_name=_("status")
+    )
+    first_opened_at = models.DateTimeField(null=True, blank=True, verbose_name=_("first opened"))
+    completed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("completed"))
     # Section kinds the learner has opened (stable across re-imports, unlike section rows).
-    sections_viewed = models.JSONField(default=list, blank=True)
-    last_section = models.CharField(max_length=30, blank=True)
+    sections_viewed = models.JSONField(default=list, blank=True, verbose_name=_("sections viewed"))
+    last_section = models.CharField(max_length=30, blank=True, verbose_name=_("last section"))
     # When (event time) the status last changed: an offline "completed"/"reopened" older than
     # this is stale and must not undo a newer change.
-    status_changed_at = models.DateTimeField(null=True, blank=True)
+    status_changed_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("status changed")
+    )
     # Event time of the newest event on this step: the module's last activity is the newest of
     # these, and the step with the newest one is where "resume" starts looking.
-    last_event_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField()
+    last_event_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last event"))
+    updated_at = models.DateTimeField(verbose_name=_("updated"))
 
     class Meta:
+        verbose_name = _("step progress")
+        verbose_name_plural = _("step progress")
         db_table = "courses_stepprogress"
         constraints = [
             models.UniqueConstraint(fields=["learner", "step"], name="stepprogress_unique"),
@@ -81,7 +103,6 @@ class StepProgress(models.Model):
                 name="stepprogress_completed_has_time",
             ),
         ]
-        verbose_name_plural = "step progress"
 
     def __str__(self) -> str:
         return f"{self.learner_id}/{self.step_id}: {self.status}"
@@ -95,30 +116,40 @@ class ProgressEvent(models.Model):
     """
 
     class Kind(models.TextChoices):
-        OPENED = "opened", "opened"
-        SECTION_VIEWED = "section_viewed", "section viewed"
-        COMPLETED = "completed", "completed"
-        REOPENED = "reopened", "reopened"
+        OPENED = "opened", _("opened")
+        SECTION_VIEWED = "section_viewed", _("section viewed")
+        COMPLETED = "completed", _("completed")
+        REOPENED = "reopened", _("reopened")
 
     class Result(models.TextChoices):
-        APPLIED = "applied", "applied"
-        UNCHANGED = "unchanged", "already in effect"
-        STALE = "stale", "older than the step's last status change"
+        APPLIED = "applied", _("applied")
+        UNCHANGED = "unchanged", _("already in effect")
+        STALE = "stale", _("older than the step's last status change")
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="progress_events"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="progress_events",
+        verbose_name=_("learner"),
     )
-    client_event_id = models.CharField(max_length=64)
+    client_event_id = models.CharField(max_length=64, verbose_name=_("client event id"))
     step = models.ForeignKey(
-        "courses.Step", on_delete=models.CASCADE, related_name="progress_events"
+        "courses.Step",
+        on_delete=models.CASCADE,
+        related_name="progress_events",
+        verbose_name=_("step"),
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    section = models.CharField(max_length=30, blank=True)
-    occurred_at = models.DateTimeField(help_text="Client time (clamped to the time received).")
-    received_at = models.DateTimeField()
-    result = models.CharField(max_length=10, choices=Result.choices)
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    section = models.CharField(max_length=30, blank=True, verbose_name=_("section"))
+    occurred_at = models.DateTimeField(
+        help_text="Client time (clamped to the time received).", verbose_name=_("occurred")
+    )
+    received_at = models.DateTimeField(verbose_name=_("received"))
+    result = models.CharField(max_length=10, choices=Result.choices, verbose_name=_("result"))
 
     class Meta:
+        verbose_name = _("progress event")
+        verbose_name_plural = _("progress events")
         db_table = "courses_progressevent"
         constraints = [
             models.UniqueConstraint(
@@ -138,15 +169,22 @@ class StepNote(models.Model):
         LERNAUFTRAG = "lernauftrag", "Lernauftrag für diesen Schritt"
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="step_notes"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="step_notes",
+        verbose_name=_("learner"),
     )
-    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="notes")
-    prompt = models.CharField(max_length=20, choices=Prompt.choices)
-    text = models.TextField(max_length=NOTE_MAX_LENGTH)
-    created_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.CASCADE, related_name="notes", verbose_name=_("step")
+    )
+    prompt = models.CharField(max_length=20, choices=Prompt.choices, verbose_name=_("prompt"))
+    text = models.TextField(max_length=NOTE_MAX_LENGTH, verbose_name=_("text"))
+    created_at = models.DateTimeField(verbose_name=_("created"))
+    updated_at = models.DateTimeField(verbose_name=_("updated"))
 
     class Meta:
+        verbose_name = _("step note")
+        verbose_name_plural = _("step notes")
         db_table = "courses_stepnote"
         constraints = [
             models.UniqueConstraint(fields=["learner", "step", "prompt"], name="stepnote_unique"),

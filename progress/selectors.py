@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ from django.db.models.functions import Coalesce
 from courses import api as courses_api
 from lms.errors import NotEnrolled
 from lms.sql import aware, json_value
+from progress.data import ModuleLearnerStats, StepCompletions
 from progress.models import Enrollment, StepNote, StepProgress
 from progress.note_versions import notes_etag
 from progress.sql import enrollment_progress_rows
@@ -356,3 +358,53 @@ def step_notes_get(*, learner_id: int, module_slug: str, number: int) -> StepNot
         for note in StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
     }
     return StepNotes(module_slug=module_slug, number=number, notes=notes)
+
+
+def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
+    """Enrolled and active learners, the completion funnel and the median time to complete the
+    module: 4 queries, whatever the number of learners and steps (plus courses' outline)."""
+    steps = courses_api.module_steps(module_id)
+    counts = Enrollment.objects.filter(module_id=module_id).aggregate(enrolled=Count("id"))
+    rows = StepProgress.objects.filter(step__module_id=module_id)
+    active = rows.aggregate(
+        active_7=Count(
+            "learner_id",
+            distinct=True,
+            filter=Q(last_event_at__gte=now - datetime.timedelta(days=7)),
+        ),
+        active_30=Count(
+            "learner_id",
+            distinct=True,
+            filter=Q(last_event_at__gte=now - datetime.timedelta(days=30)),
+        ),
+    )
+    completed = rows.filter(courses_api.active_step_q("step__"), status=_COMPLETED)
+    per_step = dict(
+        completed.order_by().values("step_id").annotate(n=Count("id")).values_list("step_id", "n")
+    )
+    enrolled_at = Enrollment.objects.filter(
+        learner_id=OuterRef("learner_id"), module_id=module_id
+    ).values("enrolled_at")[:1]
+    finishers = (
+        completed.order_by()
+        .values("learner_id")
+        .annotate(n=Count("id"), last=Max("completed_at"), enrolled=Subquery(enrolled_at))
+        .filter(n=len(steps))
+        .values_list("last", "enrolled")
+    )
+    days = sorted(
+        max((last - enrolled).total_seconds(), 0) / 86400
+        for last, enrolled in finishers
+        if last is not None and enrolled is not None
+    )
+    return ModuleLearnerStats(
+        enrolled=counts["enrolled"],
+        active_7_days=active["active_7"],
+        active_30_days=active["active_30"],
+        funnel=tuple(
+            StepCompletions(number=step.number, term=step.term, learners=per_step.get(step.id, 0))
+            for step in steps
+        ),
+        completed_all=len(days),
+        median_days_to_completion=statistics.median(days) if days else None,
+    )

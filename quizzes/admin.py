@@ -7,10 +7,15 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import path
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from courses import api as courses_api
 from lms.csv_export import csv_response
 from lms.errors import ModuleNotFound
+from lms.svg_charts import Point, scatter_chart
+from quizzes.admin_dashboard import ModuleDashboardMixin
+from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
 from quizzes.models import (
     Certificate,
@@ -104,11 +109,13 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
     )
     actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft", "export_gift"]
 
-    @admin.display(description="prompt")
+    @admin.display(description=gettext_lazy("prompt"))
     def short_prompt(self, item: ExamItem) -> str:
         return item.prompt if len(item.prompt) <= 90 else item.prompt[:89] + "…"
 
-    @admin.action(description="Copy as hand-written (and deactivate the generated original)")
+    @admin.action(
+        description=gettext_lazy("Copy as hand-written (and deactivate the generated original)")
+    )
     def copy_as_hand_written(self, request, queryset):
         copied = 0
         for item in queryset.filter(origin=ExamItem.Origin.GENERATED):
@@ -131,18 +138,22 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             item.is_active = False
             item.save(update_fields=["is_active", "updated_at"])
             copied += 1
-        self.message_user(request, f"{copied} item(s) copied as hand-written.", messages.SUCCESS)
+        self.message_user(
+            request,
+            _("%(count)d item(s) copied as hand-written.") % {"count": copied},
+            messages.SUCCESS,
+        )
 
     # --- review of the bank (issue 14) ---
 
-    def _review(self, request, queryset, status: str, verb: str) -> None:
+    def _review(self, request, queryset, status: str, message: str) -> None:
         module_ids = set(queryset.values_list("module_id", flat=True))
         changed = exam_items_review(
             item_ids=queryset.values_list("id", flat=True),
             status=status,
             reviewer_id=request.user.pk,
         )
-        self.message_user(request, f"{changed} item(s) {verb}.", messages.SUCCESS)
+        self.message_user(request, message % {"count": changed}, messages.SUCCESS)
         self._bank_message(request, module_ids)
 
     def _bank_message(self, request, module_ids) -> None:
@@ -150,32 +161,48 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         modules = courses_api.modules_by_ids(module_ids)
         for state in exam_bank_states(module_ids=module_ids):
             title = modules[state.module_id].title if state.module_id in modules else "?"
+            values = {
+                "title": title,
+                "approved": state.approved,
+                "drawn": state.items_per_attempt,
+            }
             if state.certifying:
                 text = (
-                    f"{title}: {state.approved} approved items, an attempt draws "
-                    f"{state.items_per_attempt}: new attempts are certifying."
+                    _(
+                        "%(title)s: %(approved)d approved items, an attempt draws %(drawn)d: "
+                        "new attempts are certifying."
+                    )
+                    % values
                 )
                 level = messages.INFO
             else:
                 text = (
-                    f"{title}: only {state.approved} approved items, an attempt draws "
-                    f"{state.items_per_attempt}: new attempts are practice exams without a "
-                    "certificate until enough items are approved."
+                    _(
+                        "%(title)s: only %(approved)d approved items, an attempt draws "
+                        "%(drawn)d: new attempts are practice exams without a certificate "
+                        "until enough items are approved."
+                    )
+                    % values
                 )
                 level = messages.WARNING
             self.message_user(request, text, level)
 
-    @admin.action(description="Approve the selected items (they can certify)")
+    @admin.action(description=gettext_lazy("Approve the selected items (they can certify)"))
     def approve(self, request, queryset):
-        self._review(request, queryset, ExamItem.Status.APPROVED, "approved")
+        self._review(request, queryset, ExamItem.Status.APPROVED, _("%(count)d item(s) approved."))
 
-    @admin.action(description="Reject the selected items (never drawn)")
+    @admin.action(description=gettext_lazy("Reject the selected items (never drawn)"))
     def reject(self, request, queryset):
-        self._review(request, queryset, ExamItem.Status.REJECTED, "rejected")
+        self._review(request, queryset, ExamItem.Status.REJECTED, _("%(count)d item(s) rejected."))
 
-    @admin.action(description="Send the selected items back to draft")
+    @admin.action(description=gettext_lazy("Send the selected items back to draft"))
     def back_to_draft(self, request, queryset):
-        self._review(request, queryset, ExamItem.Status.DRAFT, "sent back to draft")
+        self._review(
+            request,
+            queryset,
+            ExamItem.Status.DRAFT,
+            _("%(count)d item(s) sent back to draft."),
+        )
 
     def save_model(self, request, obj, form, change):
         """Record who decided on the item; an edit of an approved item's text returns it to
@@ -191,8 +218,10 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         if returned:
             self.message_user(
                 request,
-                "The item's text changed, so it is a draft again: approve it once you "
-                "stand behind the new text.",
+                _(
+                    "The item's text changed, so it is a draft again: approve it once you "
+                    "stand behind the new text."
+                ),
                 messages.WARNING,
             )
         if returned or "status" in form.changed_data or not change:
@@ -219,15 +248,72 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         if slug in slugs:
             module = courses_api.module_by_slug(slug)
             rows = item_statistics_rows(module_id=module.id)
+        kinds = dict(ExamItem.Kind.choices)
+        origins = dict(ExamItem.Origin.choices)
+        shown = [
+            {
+                "row": row,
+                "kind": kinds.get(row.kind, row.kind),
+                "origin": origins.get(row.origin, row.origin),
+                "flags": item_flags(row),
+            }
+            for row in rows
+        ]
+        measured = [item for item in shown if item["row"].discrimination is not None]
+        chart = scatter_chart(
+            [
+                Point(
+                    x=item["row"].correct_share,
+                    y=item["row"].discrimination,
+                    title=_("Item %(id)d (%(kind)s): share correct %(p).2f, discrimination %(d).2f")
+                    % {
+                        "id": item["row"].id,
+                        "kind": item["kind"],
+                        "p": item["row"].correct_share,
+                        "d": item["row"].discrimination,
+                    },
+                    flagged=bool(item["flags"]),
+                )
+                for item in measured
+            ],
+            label=_("Share correct against discrimination, one point per item"),
+            x_label=_("share correct (easier →)"),
+            y_label=_("discrimination"),
+            y_threshold=DISCRIMINATION_FLAG_BELOW,
+        )
         context = {
             **self.admin_site.each_context(request),
-            "title": "Exam item statistics",
+            "title": _("Exam item statistics"),
             "opts": self.model._meta,
             "modules": slugs,
             "module": slug,
-            "rows": rows,
+            "rows": shown,
+            "chart": chart,
+            "measured": len(measured),
+            "flagged": [item for item in measured if item["flags"]],
         }
         return TemplateResponse(request, "admin/quizzes/examitem/statistics.html", context)
+
+
+# An item is flagged when it hardly separates strong from weak learners, or when (nearly)
+# everyone or (nearly) no one answers it right.
+DISCRIMINATION_FLAG_BELOW = 0.2
+EASY_ABOVE = 0.95
+HARD_BELOW = 0.2
+
+
+def item_flags(row) -> list[str]:
+    """Why an item's statistics call for a look (empty: none, or too few answers)."""
+    if row.discrimination is None or row.correct_share is None:
+        return []
+    flags = []
+    if row.discrimination < DISCRIMINATION_FLAG_BELOW:
+        flags.append(_("hardly discriminates"))
+    if row.correct_share > EASY_ABOVE:
+        flags.append(_("almost everyone right"))
+    if row.correct_share < HARD_BELOW:
+        flags.append(_("almost no one right"))
+    return flags
 
 
 @admin.register(ExamPolicy)
@@ -295,7 +381,7 @@ class ExamAttemptItemInline(admin.TabularInline):
 
 
 @admin.register(ExamAttempt)
-class ExamAttemptAdmin(admin.ModelAdmin):
+class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
     """Attempts with their scores; read-only (grading happens on the server only)."""
 
     change_list_template = "admin/quizzes/examattempt/change_list.html"
@@ -328,20 +414,20 @@ class ExamAttemptAdmin(admin.ModelAdmin):
     fields = readonly_fields
     inlines = [ExamAttemptItemInline]
 
-    @admin.display(description="score %", ordering="result__score_percent")
+    @admin.display(description=gettext_lazy("score %"), ordering="result__score_percent")
     def score(self, attempt: ExamAttempt):
         result = getattr(attempt, "result", None)
         return result.score_percent if result else None
 
-    @admin.display(description="passed", boolean=True)
+    @admin.display(description=gettext_lazy("passed"), boolean=True)
     def passed(self, attempt: ExamAttempt):
         result = getattr(attempt, "result", None)
         return result.passed if result else None
 
-    @admin.display(description="finalized")
+    @admin.display(description=gettext_lazy("outcome"))
     def finalized_reason(self, attempt: ExamAttempt):
         result = getattr(attempt, "result", None)
-        return result.get_reason_display() if result else "in progress"
+        return result.get_reason_display() if result else _("in progress")
 
     def has_add_permission(self, request):
         return False
@@ -356,6 +442,7 @@ class ExamAttemptAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.grades_csv_view),
                 name="quizzes_examattempt_grades_csv",
             ),
+            *self.dashboard_urls(),
             *super().get_urls(),
         ]
 
@@ -408,18 +495,32 @@ class CertificateAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Revoke selected certificates", permissions=["change"])
+    @admin.action(description=gettext_lazy("Revoke selected certificates"), permissions=["change"])
     def revoke(self, request, queryset):
         count = certificates_revoke(
             certificate_ids=queryset.values_list("pk", flat=True),
             reason=f"revoked by {request.user.get_username()}",
         )
-        self.message_user(request, f"{count} certificate(s) revoked.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("%(count)d certificate revoked.", "%(count)d certificates revoked.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
-    @admin.action(description="Reinstate selected certificates", permissions=["change"])
+    @admin.action(
+        description=gettext_lazy("Reinstate selected certificates"), permissions=["change"]
+    )
     def reinstate(self, request, queryset):
         count = certificates_reinstate(certificate_ids=queryset.values_list("pk", flat=True))
-        self.message_user(request, f"{count} certificate(s) reinstated.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext(
+                "%(count)d certificate reinstated.", "%(count)d certificates reinstated.", count
+            )
+            % {"count": count},
+            messages.SUCCESS,
+        )
 
 
 @admin.register(QuickCheckRating)
@@ -440,3 +541,6 @@ class QuickCheckRatingAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+exam_column_install()

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from quizzes import attempt_rules
 from quizzes.answers import (
@@ -34,24 +35,34 @@ class QuickCheckRating(models.Model):
     """A learner's latest self-rating of one quick check (one row per learner and quick check)."""
 
     class Rating(models.TextChoices):
-        KNEW = "knew", "knew it"
-        PARTLY = "partly", "partly"
-        NOT_YET = "not_yet", "not yet"
+        KNEW = "knew", _("knew it")
+        PARTLY = "partly", _("partly")
+        NOT_YET = "not_yet", _("not yet")
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quick_check_ratings"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="quick_check_ratings",
+        verbose_name=_("learner"),
     )
     quick_check = models.ForeignKey(
-        "courses.QuickCheck", on_delete=models.CASCADE, related_name="ratings"
+        "courses.QuickCheck",
+        on_delete=models.CASCADE,
+        related_name="ratings",
+        verbose_name=_("quick check"),
     )
     # The step where the learner last rated it (a generic quick check is shown by many steps).
-    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="+")
-    rating = models.CharField(max_length=10, choices=Rating.choices)
-    times_rated = models.PositiveIntegerField(default=1)
-    first_rated_at = models.DateTimeField()
-    updated_at = models.DateTimeField()
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.CASCADE, related_name="+", verbose_name=_("step")
+    )
+    rating = models.CharField(max_length=10, choices=Rating.choices, verbose_name=_("rating"))
+    times_rated = models.PositiveIntegerField(default=1, verbose_name=_("times rated"))
+    first_rated_at = models.DateTimeField(verbose_name=_("first rated"))
+    updated_at = models.DateTimeField(verbose_name=_("updated"))
 
     class Meta:
+        verbose_name = _("quick-check rating")
+        verbose_name_plural = _("quick-check ratings")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner", "quick_check"], name="quickcheckrating_unique"
@@ -70,16 +81,28 @@ class QuickCheckRatingEvent(models.Model):
     """Every self-rating as it happened (the history behind ``QuickCheckRating``)."""
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("learner"),
     )
     quick_check = models.ForeignKey(
-        "courses.QuickCheck", on_delete=models.CASCADE, related_name="+"
+        "courses.QuickCheck",
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("quick check"),
     )
-    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="+")
-    rating = models.CharField(max_length=10, choices=QuickCheckRating.Rating.choices)
-    rated_at = models.DateTimeField()
+    step = models.ForeignKey(
+        "courses.Step", on_delete=models.CASCADE, related_name="+", verbose_name=_("step")
+    )
+    rating = models.CharField(
+        max_length=10, choices=QuickCheckRating.Rating.choices, verbose_name=_("rating")
+    )
+    rated_at = models.DateTimeField(verbose_name=_("rated"))
 
     class Meta:
+        verbose_name = _("quick-check rating event")
+        verbose_name_plural = _("quick-check rating events")
         indexes = [models.Index(fields=["learner", "quick_check", "rated_at"])]
 
     def __str__(self) -> str:
@@ -108,38 +131,51 @@ class ExamItem(models.Model):
     """
 
     class Kind(models.TextChoices):
-        SINGLE_CHOICE = "single_choice", "single choice"
-        MULTIPLE_CHOICE = "multiple_choice", "multiple choice"
-        TRUE_FALSE = "true_false", "true/false"
+        SINGLE_CHOICE = "single_choice", _("single choice")
+        MULTIPLE_CHOICE = "multiple_choice", _("multiple choice")
+        TRUE_FALSE = "true_false", _("true/false")
         # The typed kinds: the answer is in ``answer_key`` (quizzes/answers.py), not in options.
-        SHORT_ANSWER = "short_answer", "short answer"
-        NUMERICAL = "numerical", "numerical"
-        MATCHING = "matching", "matching"
+        SHORT_ANSWER = "short_answer", _("short answer")
+        NUMERICAL = "numerical", _("numerical")
+        MATCHING = "matching", _("matching")
 
     class Origin(models.TextChoices):
-        GENERATED = "generated", "generated from the content"
-        HAND_WRITTEN = "hand_written", "hand-written"
+        GENERATED = "generated", _("generated from the content")
+        HAND_WRITTEN = "hand_written", _("hand-written")
 
     # --- review of the bank (issue 14) ---
     class Status(models.TextChoices):
-        DRAFT = "draft", "draft (not reviewed)"
-        APPROVED = "approved", "approved"
-        REJECTED = "rejected", "rejected (never drawn)"
+        DRAFT = "draft", _("draft (not reviewed)")
+        APPROVED = "approved", _("approved")
+        REJECTED = "rejected", _("rejected (never drawn)")
 
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    step = models.ForeignKey(
-        "courses.Step", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    prompt = models.TextField()
+    step = models.ForeignKey(
+        "courses.Step",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("step"),
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    prompt = models.TextField(verbose_name=_("prompt"))
     # Choice kinds: the options and the correct ones. Empty for the typed kinds.
     options = models.JSONField(
-        default=list, blank=True, help_text='[{"key": "a", "text": "..."}, ...]'
+        default=list,
+        blank=True,
+        help_text='[{"key": "a", "text": "..."}, ...]',
+        verbose_name=_("options"),
     )
     correct_keys = models.JSONField(
-        default=list, blank=True, help_text='The keys of the correct options, e.g. ["b"].'
+        default=list,
+        blank=True,
+        help_text='The keys of the correct options, e.g. ["b"].',
+        verbose_name=_("correct options"),
     )
-    explanation = models.TextField(blank=True)
+    explanation = models.TextField(blank=True, verbose_name=_("explanation"))
     # --- the typed kinds and GIFT (quizzes/answers.py, quizzes/gift.py) ---
     # The answer of a short-answer, numerical or matching item; {} for the choice kinds.
     answer_key = models.JSONField(
@@ -150,21 +186,28 @@ class ExamItem(models.Model):
             '"tolerance": "0.5"} or {"min": "13", "max": "15"}]}; matching: {"pairs": '
             '[{"left": "...", "right": "..."}]}. Empty ({}) for choice items.'
         ),
+        verbose_name=_("answer key"),
     )
     # The question's name in Moodle (GIFT ``::title::``); not shown to learners.
-    title = models.CharField(max_length=255, blank=True, default="")
+    title = models.CharField(max_length=255, blank=True, default="", verbose_name=_("title"))
     # --- end of the typed kinds ---
-    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN)
+    origin = models.CharField(
+        max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN, verbose_name=_("origin")
+    )
     # Stable identity of a generated item ("<step slug>:<template>"): regeneration updates the
     # row with the same key in place. Empty for hand-written items.
-    generator_key = models.CharField(max_length=200, null=True, blank=True, editable=False)
+    generator_key = models.CharField(
+        max_length=200, null=True, blank=True, editable=False, verbose_name=_("generator key")
+    )
     # Admin switch: an inactive item is never drawn. Regeneration never changes it.
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("active"))
     # Set by regeneration when the generator no longer produces the item (its step was retired).
-    is_retired = models.BooleanField(default=False, editable=False)
+    is_retired = models.BooleanField(default=False, editable=False, verbose_name=_("retired"))
     # Review: who approved or rejected the item and when (``quizzes.services.item_review``).
     # The reviewer is a course admin; deleting their account keeps the decision.
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.DRAFT, verbose_name=_("status")
+    )
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -172,14 +215,19 @@ class ExamItem(models.Model):
         blank=True,
         editable=False,
         related_name="+",
+        verbose_name=_("reviewed by"),
     )
-    reviewed_at = models.DateTimeField(null=True, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    reviewed_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("reviewed")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))
 
     objects = ExamItemQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("exam item")
+        verbose_name_plural = _("exam items")
         ordering = ["module", "step", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -275,62 +323,83 @@ class ExamPolicy(models.Model):
     """How a module's exam runs; created with the defaults on first use, edited in the admin."""
 
     class GradingMethod(models.TextChoices):
-        HIGHEST = "highest", "highest attempt"
-        LAST = "last", "last attempt"
-        FIRST = "first", "first attempt"
-        AVERAGE = "average", "average of all attempts"
+        HIGHEST = "highest", _("highest attempt")
+        LAST = "last", _("last attempt")
+        FIRST = "first", _("first attempt")
+        AVERAGE = "average", _("average of all attempts")
 
     class ReviewContent(models.TextChoices):
-        SCORE_ONLY = "score_only", "score only"
-        CORRECTNESS = "correctness", "correctness per item"
-        CORRECT_ANSWERS = "correct_answers", "correctness and the correct answers"
+        SCORE_ONLY = "score_only", _("score only")
+        CORRECTNESS = "correctness", _("correctness per item")
+        CORRECT_ANSWERS = "correct_answers", _("correctness and the correct answers")
 
     class ReviewTiming(models.TextChoices):
-        IMMEDIATELY = "immediately", "immediately after the attempt"
-        AFTER_PASSING = "after_passing", "once the learner has passed"
-        AFTER_LAST_ATTEMPT = "after_last_attempt", "once no attempt is left (or passed)"
+        IMMEDIATELY = "immediately", _("immediately after the attempt")
+        AFTER_PASSING = "after_passing", _("once the learner has passed")
+        AFTER_LAST_ATTEMPT = "after_last_attempt", _("once no attempt is left (or passed)")
 
-    module = models.OneToOneField("courses.Module", on_delete=models.CASCADE, related_name="+")
+    module = models.OneToOneField(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
     items_per_attempt = models.PositiveSmallIntegerField(
-        default=10, validators=[MinValueValidator(1), MaxValueValidator(200)]
+        default=10,
+        validators=[MinValueValidator(1), MaxValueValidator(200)],
+        verbose_name=_("items per attempt"),
     )
     time_limit_minutes = models.PositiveSmallIntegerField(
-        default=20, validators=[MinValueValidator(1), MaxValueValidator(600)]
+        default=20,
+        validators=[MinValueValidator(1), MaxValueValidator(600)],
+        verbose_name=_("time limit (minutes)"),
     )
     pass_mark_percent = models.DecimalField(
         max_digits=5,
         decimal_places=2,
         default=Decimal("80.00"),
         validators=[MinValueValidator(Decimal(0)), MaxValueValidator(Decimal(100))],
+        verbose_name=_("pass mark (%)"),
     )
     max_attempts = models.PositiveSmallIntegerField(
-        default=3, validators=[MinValueValidator(1), MaxValueValidator(100)]
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        verbose_name=_("maximum attempts"),
     )
     wait_between_attempts_minutes = models.PositiveIntegerField(
-        default=0, help_text="Minutes between finishing an attempt and starting the next."
+        default=0,
+        help_text="Minutes between finishing an attempt and starting the next.",
+        verbose_name=_("wait between attempts (minutes)"),
     )
     grading_method = models.CharField(
-        max_length=10, choices=GradingMethod.choices, default=GradingMethod.HIGHEST
+        max_length=10,
+        choices=GradingMethod.choices,
+        default=GradingMethod.HIGHEST,
+        verbose_name=_("grading method"),
     )
     review_content = models.CharField(
-        max_length=20, choices=ReviewContent.choices, default=ReviewContent.CORRECTNESS
+        max_length=20,
+        choices=ReviewContent.choices,
+        default=ReviewContent.CORRECTNESS,
+        verbose_name=_("review content"),
     )
     review_timing = models.CharField(
-        max_length=20, choices=ReviewTiming.choices, default=ReviewTiming.AFTER_LAST_ATTEMPT
+        max_length=20,
+        choices=ReviewTiming.choices,
+        default=ReviewTiming.AFTER_LAST_ATTEMPT,
+        verbose_name=_("review timing"),
     )
     # --- completion gate (issue 14) ---
     # Share of the module's active steps a learner must have completed before starting: every
     # step by default, so a certificate says the learner went through the course.
     required_step_share = models.PositiveSmallIntegerField(
-        "required share of steps completed (%)",
+        _("required share of steps completed (%)"),
         default=100,
         validators=[MinValueValidator(0), MaxValueValidator(100)],
         help_text="0: no steps needed; 100: every step (the default).",
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))
 
     class Meta:
-        verbose_name_plural = "exam policies"
+        verbose_name = _("exam policy")
+        verbose_name_plural = _("exam policies")
         constraints = [
             models.CheckConstraint(
                 condition=Q(items_per_attempt__gte=1), name="exampolicy_items_positive"
@@ -362,23 +431,36 @@ class ExamAttempt(models.Model):
     """One try at a module's exam. It is finalized once it has its ``ExamResult``."""
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exam_attempts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="exam_attempts",
+        verbose_name=_("learner"),
     )
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    policy = models.ForeignKey(ExamPolicy, on_delete=models.PROTECT, related_name="attempts")
-    number = models.PositiveSmallIntegerField(help_text="1 for the learner's first attempt.")
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    policy = models.ForeignKey(
+        ExamPolicy, on_delete=models.PROTECT, related_name="attempts", verbose_name=_("exam policy")
+    )
+    number = models.PositiveSmallIntegerField(
+        help_text="1 for the learner's first attempt.", verbose_name=_("attempt number")
+    )
     # Seed of the draw and of the option order: the attempt can be reproduced from it.
-    seed = models.BigIntegerField()
-    item_count = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField(verbose_name=_("seed"))
+    item_count = models.PositiveSmallIntegerField(verbose_name=_("items"))
     # Graded with the pass mark in force when the attempt started.
-    pass_mark_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    pass_mark_percent = models.DecimalField(
+        max_digits=5, decimal_places=2, verbose_name=_("pass mark (%)")
+    )
     # Decided at the start: drawn from approved items only (it can earn the certificate), or a
     # practice attempt over drafts and approved items (graded, never a certificate).
-    certifying = models.BooleanField()
-    started_at = models.DateTimeField()
-    deadline_at = models.DateTimeField()
+    certifying = models.BooleanField(verbose_name=_("certifying"))
+    started_at = models.DateTimeField(verbose_name=_("started"))
+    deadline_at = models.DateTimeField(verbose_name=_("deadline"))
 
     class Meta:
+        verbose_name = _("exam attempt")
+        verbose_name_plural = _("exam attempts")
         ordering = ["learner", "module", "number"]
         constraints = [
             models.UniqueConstraint(
@@ -407,33 +489,46 @@ class ExamAttemptItem(models.Model):
     """
 
     attempt = models.ForeignKey(
-        ExamAttempt, on_delete=models.CASCADE, related_name="items", db_index=False
+        ExamAttempt,
+        on_delete=models.CASCADE,
+        related_name="items",
+        db_index=False,
+        verbose_name=_("attempt"),
     )
-    position = models.PositiveSmallIntegerField()
+    position = models.PositiveSmallIntegerField(verbose_name=_("position"))
     item = models.ForeignKey(
-        ExamItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempt_items"
+        ExamItem,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="attempt_items",
+        verbose_name=_("bank item"),
     )
-    kind = models.CharField(max_length=20, choices=ExamItem.Kind.choices)
-    prompt = models.TextField()
-    options = models.JSONField(help_text="The options in the order this attempt showed them.")
-    correct_keys = models.JSONField()
-    explanation = models.TextField(blank=True)
-    selected_keys = models.JSONField(null=True, blank=True)
+    kind = models.CharField(max_length=20, choices=ExamItem.Kind.choices, verbose_name=_("kind"))
+    prompt = models.TextField(verbose_name=_("prompt"))
+    options = models.JSONField(
+        help_text="The options in the order this attempt showed them.", verbose_name=_("options")
+    )
+    correct_keys = models.JSONField(verbose_name=_("correct options"))
+    explanation = models.TextField(blank=True, verbose_name=_("explanation"))
+    selected_keys = models.JSONField(null=True, blank=True, verbose_name=_("selected options"))
     # --- the typed kinds (quizzes/answers.py); NULL for the choice kinds ---
     # Matching: the answers to choose from, in the order shown ([{"key": "1", "text": ...}]).
-    choices = models.JSONField(null=True, blank=True)
+    choices = models.JSONField(null=True, blank=True, verbose_name=_("choices"))
     # The answer key as this attempt shows the item (matching: {"pairs": {"a": "2", ...}}).
-    answer_key = models.JSONField(null=True, blank=True)
+    answer_key = models.JSONField(null=True, blank=True, verbose_name=_("answer key"))
     # Short answer and numerical: what the learner typed (a number as typed: "7,5").
-    answer_text = models.TextField(null=True, blank=True)
+    answer_text = models.TextField(null=True, blank=True, verbose_name=_("answer text"))
     # Matching: the learner's pairs, {"a": "2", ...} (option key -> choice key).
-    answer_pairs = models.JSONField(null=True, blank=True)
+    answer_pairs = models.JSONField(null=True, blank=True, verbose_name=_("answer pairs"))
     # --- end of the typed kinds ---
-    answered_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("answered"))
     # Set when the attempt is finalized.
-    is_correct = models.BooleanField(null=True, blank=True)
+    is_correct = models.BooleanField(null=True, blank=True, verbose_name=_("correct"))
 
     class Meta:
+        verbose_name = _("item of an attempt")
+        verbose_name_plural = _("items of attempts")
         ordering = ["attempt", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -449,22 +544,31 @@ class ExamResult(models.Model):
     """The one graded result of an attempt: the OneToOne key makes a second grading impossible."""
 
     class Reason(models.TextChoices):
-        SUBMITTED = attempt_rules.SUBMITTED, "submitted by the learner"
-        EXPIRED = attempt_rules.EXPIRED, "finalized after the deadline"
+        SUBMITTED = attempt_rules.SUBMITTED, _("submitted by the learner")
+        EXPIRED = attempt_rules.EXPIRED, _("finalized after the deadline")
 
-    attempt = models.OneToOneField(ExamAttempt, on_delete=models.CASCADE, related_name="result")
-    learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    attempt = models.OneToOneField(
+        ExamAttempt, on_delete=models.CASCADE, related_name="result", verbose_name=_("attempt")
     )
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    score_percent = models.DecimalField(max_digits=5, decimal_places=2)
-    correct_count = models.PositiveSmallIntegerField()
-    item_count = models.PositiveSmallIntegerField()
-    passed = models.BooleanField()
-    reason = models.CharField(max_length=10, choices=Reason.choices)
-    finalized_at = models.DateTimeField()
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("learner"),
+    )
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    score_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("score (%)"))
+    correct_count = models.PositiveSmallIntegerField(verbose_name=_("correct answers"))
+    item_count = models.PositiveSmallIntegerField(verbose_name=_("items"))
+    passed = models.BooleanField(verbose_name=_("passed"))
+    reason = models.CharField(max_length=10, choices=Reason.choices, verbose_name=_("reason"))
+    finalized_at = models.DateTimeField(verbose_name=_("finalized"))
 
     class Meta:
+        verbose_name = _("exam result")
+        verbose_name_plural = _("exam results")
         constraints = [
             models.CheckConstraint(
                 condition=Q(score_percent__gte=0) & Q(score_percent__lte=100),
@@ -485,26 +589,37 @@ class Certificate(models.Model):
     """Proof that a learner passed a module's exam; anyone with the code can verify it."""
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="certificates"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="certificates",
+        verbose_name=_("learner"),
     )
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    attempt = models.OneToOneField(ExamAttempt, on_delete=models.PROTECT, related_name="+")
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    attempt = models.OneToOneField(
+        ExamAttempt, on_delete=models.PROTECT, related_name="+", verbose_name=_("attempt")
+    )
     # secrets.token_urlsafe: unguessable, so the public page cannot be enumerated.
-    code = models.CharField(max_length=64, unique=True)
+    code = models.CharField(max_length=64, unique=True, verbose_name=_("code"))
     # Snapshots at issue: the certificate states what was true when it was issued. The name is
     # the learner's full name then (accounts.api.certificate_name); renaming the account later
     # leaves it as it is.
-    learner_name = models.CharField(max_length=200)
-    score_percent = models.DecimalField(max_digits=5, decimal_places=2)
-    issued_at = models.DateTimeField()
+    learner_name = models.CharField(max_length=200, verbose_name=_("name on the certificate"))
+    score_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("score (%)"))
+    issued_at = models.DateTimeField(verbose_name=_("issued"))
     # Revoked by a course admin (admin action): the public page says so, the JSON verification
     # answers 404 as for an unknown code, and the row stays (one certificate per module).
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked"))
     # A default in the database too: the certificate is inserted with plain SQL (quizzes.sql),
     # which names only the columns of an issue.
-    revocation_reason = models.CharField(max_length=200, blank=True, db_default="")
+    revocation_reason = models.CharField(
+        max_length=200, blank=True, db_default="", verbose_name=_("revocation reason")
+    )
 
     class Meta:
+        verbose_name = _("certificate")
+        verbose_name_plural = _("certificates")
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="certificate_unique"),
         ]
@@ -523,22 +638,31 @@ class ExamAccommodation(models.Model):
     policy's maximum. Set by a course admin."""
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exam_accommodations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="exam_accommodations",
+        verbose_name=_("learner"),
     )
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
     extra_time_minutes = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(600)],
         help_text="Added to the policy's time limit of every attempt this learner starts.",
+        verbose_name=_("extra time (minutes)"),
     )
     extra_attempts = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(100)],
         help_text="Added to the policy's maximum number of attempts.",
+        verbose_name=_("extra attempts"),
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))
 
     class Meta:
+        verbose_name = _("exam accommodation")
+        verbose_name_plural = _("exam accommodations")
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="examaccommodation_unique"),
             models.CheckConstraint(
@@ -563,14 +687,25 @@ class ArchivedItemResponse(models.Model):
     account, which is gone). ``quizzes.api.learner_erase`` writes these rows.
     """
 
-    item = models.ForeignKey(ExamItem, on_delete=models.CASCADE, related_name="archived_responses")
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    respondent = models.UUIDField()
-    attempt_number = models.PositiveSmallIntegerField()
-    attempt_score = models.DecimalField(max_digits=5, decimal_places=2)
-    is_correct = models.BooleanField()
+    item = models.ForeignKey(
+        ExamItem,
+        on_delete=models.CASCADE,
+        related_name="archived_responses",
+        verbose_name=_("item"),
+    )
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    respondent = models.UUIDField(verbose_name=_("respondent"))
+    attempt_number = models.PositiveSmallIntegerField(verbose_name=_("attempt number"))
+    attempt_score = models.DecimalField(
+        max_digits=5, decimal_places=2, verbose_name=_("attempt score")
+    )
+    is_correct = models.BooleanField(verbose_name=_("correct"))
 
     class Meta:
+        verbose_name = _("archived item response")
+        verbose_name_plural = _("archived item responses")
         indexes = [models.Index(fields=["module", "respondent"])]
         constraints = [
             models.CheckConstraint(

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
@@ -843,3 +843,101 @@ def item_bank_gift(*, module_id: int | None = None, item_ids: Iterable[int] | No
     else:
         items = items.filter(module_id=module_id, is_active=True, is_retired=False)
     return gift_write(gift_items(items))
+
+
+# --- the course admin's views: the enrollments' exam column, the module dashboard -------------
+
+
+@dataclass(frozen=True)
+class LearnerExamSummary:
+    """One learner's exam in one module: attempts, best score, passed, a valid certificate."""
+
+    attempts: int
+    best_score: Decimal | None
+    passed: bool
+    certificate_code: str | None
+    certificate_issued_at: datetime.datetime | None
+
+
+def learner_exam_summaries(
+    pairs: Iterable[tuple[int, int]],
+) -> dict[tuple[int, int], LearnerExamSummary]:
+    """By ``(learner_id, module_id)``: the summary of each pair that has an attempt. 3 queries
+    however many pairs (attempts, results and certificates of the pairs' learners)."""
+    pairs = set(pairs)
+    learner_ids = {learner for learner, _module in pairs}
+    module_ids = {module for _learner, module in pairs}
+    scope = {"learner_id__in": learner_ids, "module_id__in": module_ids}
+    attempts = {
+        (row["learner_id"], row["module_id"]): row["n"]
+        for row in ExamAttempt.objects.filter(**scope)
+        .order_by()
+        .values("learner_id", "module_id")
+        .annotate(n=Count("id"))
+    }
+    results = {
+        (row["learner_id"], row["module_id"]): row
+        for row in ExamResult.objects.filter(**scope)
+        .order_by()
+        .values("learner_id", "module_id")
+        .annotate(best=Max("score_percent"), passed=Count("id", filter=Q(passed=True)))
+    }
+    certificates = {
+        (row.learner_id, row.module_id): row
+        for row in Certificate.objects.filter(revoked_at__isnull=True, **scope).only(
+            "learner_id", "module_id", "code", "issued_at"
+        )
+    }
+    summaries = {}
+    for pair in pairs:
+        if pair not in attempts:
+            continue
+        result = results.get(pair)
+        certificate = certificates.get(pair)
+        summaries[pair] = LearnerExamSummary(
+            attempts=attempts[pair],
+            best_score=result["best"] if result else None,
+            passed=bool(result and result["passed"]),
+            certificate_code=certificate.code if certificate else None,
+            certificate_issued_at=certificate.issued_at if certificate else None,
+        )
+    return summaries
+
+
+@dataclass(frozen=True)
+class ModuleExamStats:
+    """A module's exam at a glance (the course dashboard)."""
+
+    attempts: int
+    finalized: int
+    learners: int
+    learners_passed: int
+    # Finalized attempts by score, in tens: 0–9, 10–19, … 90–100 (100 falls into the last).
+    score_histogram: tuple[int, ...]
+    certificates: int
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Share of the learners with a finalized attempt who passed."""
+        return self.learners_passed / self.learners if self.learners else None
+
+
+def module_exam_stats(*, module_id: int) -> ModuleExamStats:
+    """Attempts, pass rate, score histogram and valid certificates of a module: 3 queries."""
+    attempts = ExamAttempt.objects.filter(module_id=module_id).count()
+    results = ExamResult.objects.filter(module_id=module_id)
+    histogram = [0] * 10
+    learners: dict[int, bool] = {}
+    for learner_id, score, passed in results.values_list("learner_id", "score_percent", "passed"):
+        histogram[min(int(score // 10), 9)] += 1
+        learners[learner_id] = learners.get(learner_id, False) or passed
+    return ModuleExamStats(
+        attempts=attempts,
+        finalized=sum(histogram),
+        learners=len(learners),
+        learners_passed=sum(learners.values()),
+        score_histogram=tuple(histogram),
+        certificates=Certificate.objects.filter(
+            module_id=module_id, revoked_at__isnull=True
+        ).count(),
+    )

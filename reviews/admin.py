@@ -2,6 +2,7 @@
 notifications. The planner's schedule itself is under "Periodic tasks" (django-celery-beat)."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 
@@ -24,11 +25,11 @@ class ReviewCardAdmin(admin.ModelAdmin):
     )
     actions = ["suspend", "unsuspend"]
 
-    @admin.action(description="Suspend the selected cards")
+    @admin.action(description=_("Suspend the selected cards"))
     def suspend(self, request, queryset):
         queryset.update(suspended=True)
 
-    @admin.action(description="Unsuspend the selected cards")
+    @admin.action(description=_("Unsuspend the selected cards"))
     def unsuspend(self, request, queryset):
         queryset.update(suspended=False)
 
@@ -38,7 +39,7 @@ class ReviewLogAdmin(admin.ModelAdmin):
     list_display = ("id", "learner", "card", "source", "rating", "reviewed_at", "duration_ms")
     list_filter = ("source", "rating")
     search_fields = ("learner__username", "client_review_id")
-    list_select_related = ("learner",)
+    list_select_related = ("learner", "card")
     date_hierarchy = "reviewed_at"
 
     # The log is the history FSRS parameters are optimized from: read-only.

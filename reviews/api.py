@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from django.db.models import Count
 
 from lms.privacy import export_rows
+from reviews import selectors as _selectors
+from reviews.data import ModuleReviewStats
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
 
@@ -78,4 +80,14 @@ def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
         .values("step_id")
         .annotate(learners=Count("learner_id", distinct=True))
         .values_list("step_id", "learners")
+    )
+
+
+def module_review_stats(
+    *, module_id: int, now: datetime.datetime, days: int, time_zone: datetime.tzinfo
+) -> ModuleReviewStats:
+    """Reviews per day, true retention and the cards due now of one module (the course
+    dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
+    return _selectors.module_review_stats(
+        module_id=module_id, now=now, days=days, time_zone=time_zone
     )

@@ -10,21 +10,22 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class ReviewCard(models.Model):
     """One learner's flashcard: a step's definition or one of its quick checks."""
 
     class Kind(models.TextChoices):
-        DEFINITION = "definition", "definition (term → definition)"
-        QUICK_CHECK = "quick_check", "quick check (question → answer)"
+        DEFINITION = "definition", _("definition (term → definition)")
+        QUICK_CHECK = "quick_check", _("quick check (question → answer)")
 
     class State(models.IntegerChoices):
         # The values of fsrs.State (FSRS 6 has no separate "new" state: a new card is learning
         # with no last review).
-        LEARNING = 1, "learning"
-        REVIEW = 2, "review"
-        RELEARNING = 3, "relearning"
+        LEARNING = 1, _("learning")
+        REVIEW = 2, _("review")
+        RELEARNING = 3, _("relearning")
 
     # The (learner, due) index leads with learner, so it serves the foreign key too.
     learner = models.ForeignKey(
@@ -32,30 +33,43 @@ class ReviewCard(models.Model):
         on_delete=models.CASCADE,
         related_name="review_cards",
         db_index=False,
+        verbose_name=_("learner"),
     )
-    kind = models.CharField(max_length=12, choices=Kind.choices)
+    kind = models.CharField(max_length=12, choices=Kind.choices, verbose_name=_("kind"))
     # The step the card was made for; a quick check shown by several steps has one card per
     # learner, attached to the first step that created it.
-    step = models.ForeignKey("courses.Step", on_delete=models.CASCADE, related_name="review_cards")
+    step = models.ForeignKey(
+        "courses.Step",
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        verbose_name=_("step"),
+    )
     quick_check = models.ForeignKey(
         "courses.QuickCheck",
         on_delete=models.CASCADE,
         related_name="review_cards",
         null=True,
         blank=True,
+        verbose_name=_("quick check"),
     )
-    state = models.PositiveSmallIntegerField(choices=State.choices, default=State.LEARNING)
-    learning_step = models.PositiveSmallIntegerField(null=True, blank=True)
-    stability = models.FloatField(null=True, blank=True)
-    difficulty = models.FloatField(null=True, blank=True)
-    due = models.DateTimeField()
-    last_review = models.DateTimeField(null=True, blank=True)
+    state = models.PositiveSmallIntegerField(
+        choices=State.choices, default=State.LEARNING, verbose_name=_("state")
+    )
+    learning_step = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("learning step")
+    )
+    stability = models.FloatField(null=True, blank=True, verbose_name=_("stability"))
+    difficulty = models.FloatField(null=True, blank=True, verbose_name=_("difficulty"))
+    due = models.DateTimeField(verbose_name=_("due"))
+    last_review = models.DateTimeField(null=True, blank=True, verbose_name=_("last review"))
     # Set by an admin. Cards of retired steps / inactive quick checks are left out of the queue
     # by the selectors (joined on content status), so a revived step brings its cards back.
-    suspended = models.BooleanField(default=False)
-    created_at = models.DateTimeField()
+    suspended = models.BooleanField(default=False, verbose_name=_("suspended"))
+    created_at = models.DateTimeField(verbose_name=_("created"))
 
     class Meta:
+        verbose_name = _("review card")
+        verbose_name_plural = _("review cards")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner", "step"],
@@ -103,34 +117,51 @@ class ReviewLog(models.Model):
     (for undo) and after it (so a replayed client review id returns the original result)."""
 
     class Source(models.TextChoices):
-        REVIEW = "review", "review queue"
-        QUICK_CHECK = "quick_check", "quick-check self-rating on the step page"
+        REVIEW = "review", _("review queue")
+        QUICK_CHECK = "quick_check", _("quick-check self-rating on the step page")
 
-    card = models.ForeignKey(ReviewCard, on_delete=models.CASCADE, related_name="logs")
+    card = models.ForeignKey(
+        ReviewCard, on_delete=models.CASCADE, related_name="logs", verbose_name=_("review card")
+    )
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         related_name="review_logs",
         db_index=False,
+        verbose_name=_("learner"),
     )
-    source = models.CharField(max_length=12, choices=Source.choices, default=Source.REVIEW)
-    rating = models.PositiveSmallIntegerField()
-    reviewed_at = models.DateTimeField()
-    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    source = models.CharField(
+        max_length=12, choices=Source.choices, default=Source.REVIEW, verbose_name=_("source")
+    )
+    rating = models.PositiveSmallIntegerField(verbose_name=_("rating"))
+    reviewed_at = models.DateTimeField(verbose_name=_("reviewed"))
+    duration_ms = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=_("duration (ms)")
+    )
     # Chosen by the client (a UUID); a replayed id changes nothing (offline sync).
-    client_review_id = models.CharField(max_length=64, null=True, blank=True)
-    before_state = models.PositiveSmallIntegerField()
-    before_learning_step = models.PositiveSmallIntegerField(null=True, blank=True)
-    before_stability = models.FloatField(null=True, blank=True)
-    before_difficulty = models.FloatField(null=True, blank=True)
-    before_due = models.DateTimeField()
-    before_last_review = models.DateTimeField(null=True, blank=True)
-    after_state = models.PositiveSmallIntegerField()
-    after_stability = models.FloatField()
-    after_difficulty = models.FloatField()
-    after_due = models.DateTimeField()
+    client_review_id = models.CharField(
+        max_length=64, null=True, blank=True, verbose_name=_("client review id")
+    )
+    before_state = models.PositiveSmallIntegerField(verbose_name=_("state before"))
+    before_learning_step = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("learning step before")
+    )
+    before_stability = models.FloatField(null=True, blank=True, verbose_name=_("stability before"))
+    before_difficulty = models.FloatField(
+        null=True, blank=True, verbose_name=_("difficulty before")
+    )
+    before_due = models.DateTimeField(verbose_name=_("due before"))
+    before_last_review = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("last review before")
+    )
+    after_state = models.PositiveSmallIntegerField(verbose_name=_("state after"))
+    after_stability = models.FloatField(verbose_name=_("stability after"))
+    after_difficulty = models.FloatField(verbose_name=_("difficulty after"))
+    after_due = models.DateTimeField(verbose_name=_("due after"))
 
     class Meta:
+        verbose_name = _("review log entry")
+        verbose_name_plural = _("review log")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner", "client_review_id"], name="reviewlog_client_review_id_unique"
@@ -166,35 +197,46 @@ class ReminderDigest(models.Model):
     """
 
     class Kind(models.TextChoices):
-        DIGEST = "digest", "daily review digest"
+        DIGEST = "digest", _("daily review digest")
 
     class Status(models.TextChoices):
-        CLAIMED = "claimed", "claimed, not sent yet"
-        SENT = "sent", "sent"
-        SKIPPED = "skipped", "skipped (nothing due, reviewed already, unsubscribed …)"
-        FAILED = "failed", "failed (mail server kept refusing)"
+        CLAIMED = "claimed", _("claimed, not sent yet")
+        SENT = "sent", _("sent")
+        SKIPPED = "skipped", _("skipped (nothing due, reviewed already, unsubscribed …)")
+        FAILED = "failed", _("failed (mail server kept refusing)")
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         related_name="reminder_digests",
         db_index=False,
+        verbose_name=_("learner"),
     )
-    local_date = models.DateField(help_text="The learner's local day this reminder is for.")
-    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.DIGEST)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.CLAIMED)
-    claimed_at = models.DateTimeField()
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    due_count = models.PositiveIntegerField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
+    local_date = models.DateField(
+        help_text="The learner's local day this reminder is for.", verbose_name=_("local date")
+    )
+    kind = models.CharField(
+        max_length=10, choices=Kind.choices, default=Kind.DIGEST, verbose_name=_("kind")
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.CLAIMED, verbose_name=_("status")
+    )
+    claimed_at = models.DateTimeField(verbose_name=_("claimed"))
+    enqueued_at = models.DateTimeField(null=True, blank=True, verbose_name=_("enqueued"))
+    sent_at = models.DateTimeField(null=True, blank=True, verbose_name=_("sent"))
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("send attempts"))
+    due_count = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("cards due"))
+    last_error = models.TextField(blank=True, verbose_name=_("last error"))
     # The random key the unsubscribe link of this e-mail carries (signed, with its time:
     # reviews.services.reminder_unsubscribe), set when it is sent. Opaque on purpose: the link
     # names neither the learner nor this row.
-    unsubscribe_key = models.CharField(max_length=32, null=True, blank=True, unique=True)
+    unsubscribe_key = models.CharField(
+        max_length=32, null=True, blank=True, unique=True, verbose_name=_("unsubscribe key")
+    )
 
     class Meta:
+        verbose_name = _("reminder digest")
+        verbose_name_plural = _("reminder digests")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner", "local_date", "kind"], name="reminderdigest_once_per_day"
@@ -221,18 +263,19 @@ class Notification(models.Model):
     """An in-app notification (mobile apps and the web show these), e.g. the daily digest."""
 
     class Kind(models.TextChoices):
-        REVIEW_DIGEST = "review_digest", "cards due for review"
+        REVIEW_DIGEST = "review_digest", _("cards due for review")
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         related_name="notifications",
         db_index=False,
+        verbose_name=_("learner"),
     )
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    title = models.CharField(max_length=200)
-    body = models.TextField(blank=True)
-    payload = models.JSONField(default=dict, blank=True)
+    kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    body = models.TextField(blank=True, verbose_name=_("text"))
+    payload = models.JSONField(default=dict, blank=True, verbose_name=_("payload"))
     # One notification per digest, however often the send task runs.
     digest = models.OneToOneField(
         ReminderDigest,
@@ -240,11 +283,14 @@ class Notification(models.Model):
         null=True,
         blank=True,
         related_name="notification",
+        verbose_name=_("digest"),
     )
-    created_at = models.DateTimeField()
-    read_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(verbose_name=_("created"))
+    read_at = models.DateTimeField(null=True, blank=True, verbose_name=_("read"))
 
     class Meta:
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
         indexes = [
             models.Index(fields=["learner", "-created_at"], name="notification_learner_recent")
         ]

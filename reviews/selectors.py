@@ -12,6 +12,7 @@ from typing import Protocol
 
 from django.db.models import Count, Q, QuerySet
 from django.db.models.functions import TruncDate
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from courses import api as courses_api
@@ -19,6 +20,7 @@ from courses.data import CardBacks, RetiredContent
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
 from reviews import sql
+from reviews.data import DayReviews, ModuleReviewStats
 from reviews.fronts import card_front
 from reviews.models import Notification, ReviewCard, ReviewLog
 from reviews.scheduling import IntervalPreview, intervals_preview
@@ -398,3 +400,55 @@ def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet
     if unread_only:
         notifications = notifications.filter(read_at__isnull=True)
     return notifications.order_by("-created_at", "-id")
+
+
+# FSRS's "Again" (the learner did not recall the card); every higher rating is a recall.
+AGAIN = 1
+
+
+def module_review_stats(
+    *, module_id: int, now: datetime.datetime, days: int, time_zone: datetime.tzinfo
+) -> ModuleReviewStats:
+    """Reviews per day and true retention over the last ``days`` days (days in ``time_zone``),
+    and the live cards due now, of one module's cards: 2 queries (plus courses' retired ids)."""
+    first_day = timezone.localtime(now, time_zone).date() - datetime.timedelta(days=days - 1)
+    logs = ReviewLog.objects.filter(
+        card__step__module_id=module_id,
+        source=ReviewLog.Source.REVIEW,
+        reviewed_at__gte=datetime.datetime.combine(first_day, datetime.time(), time_zone),
+    )
+    recalled = Q(rating__gt=AGAIN)
+    per_day = {
+        row["day"]: row
+        for row in logs.annotate(day=TruncDate("reviewed_at", tzinfo=time_zone))
+        .order_by()
+        .values("day")
+        .annotate(
+            n=Count("id"),
+            recalled=Count("id", filter=recalled),
+            mature=Count("id", filter=Q(before_state=ReviewCard.State.REVIEW)),
+            mature_recalled=Count("id", filter=Q(before_state=ReviewCard.State.REVIEW) & recalled),
+        )
+    }
+    series = []
+    for offset in range(days):
+        day = first_day + datetime.timedelta(days=offset)
+        row = per_day.get(day)
+        series.append(
+            DayReviews(
+                day=day, reviews=row["n"] if row else 0, recalled=row["recalled"] if row else 0
+            )
+        )
+    mature = sum(row["mature"] for row in per_day.values())
+    mature_recalled = sum(row["mature_recalled"] for row in per_day.values())
+    due_now = (
+        ReviewCard.objects.filter(_live_cards_now(), step__module_id=module_id, due__lte=now)
+        .order_by()
+        .count()
+    )
+    return ModuleReviewStats(
+        days=tuple(series),
+        reviews=sum(day.reviews for day in series),
+        retention=mature_recalled / mature if mature else None,
+        due_now=due_now,
+    )

@@ -18,7 +18,8 @@ CSRF_TRUSTED_ORIGINS = env.list("DJANGO_CSRF_TRUSTED_ORIGINS", default=[])
 SITE_URL = env("LERNPFAD_SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin with Lernpfad's site: its header, the infrastructure for superusers only.
+    "lms.admin_config.LernpfadAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

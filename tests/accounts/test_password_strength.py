@@ -85,7 +85,7 @@ def test_the_test_and_demo_passwords_still_pass(username):
     # demo_setup sets its passwords without the validators (Django's similarity check refused
     # them before); the strength check alone takes them.
     strength = PasswordStrengthValidator()
-    for demo_name, demo_password, _staff in DEMO_USERS:
+    for demo_name, demo_password, *_flags in DEMO_USERS:
         strength.validate(demo_password, user=User(username=demo_name, email=""))
 
 

@@ -1,6 +1,7 @@
 """Admin: bulk enrollment from the users list, learners per module with progress, CSV export."""
 
 import csv
+import datetime
 import io
 
 import pytest
@@ -18,6 +19,7 @@ def learners(make_learner):
 
 
 def test_bulk_enroll_users_through_an_intermediate_page(course, admin_client, learners):
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
     anna, ben, _ = learners
     Enrollment.objects.create(learner=ben, module=course, enrolled_at=timezone.now())
     selected = {"action": "enroll_in_module", "_selected_action": [anna.pk, ben.pk]}
@@ -105,17 +107,34 @@ def test_csv_export(enrollments, admin_client, learners):
 
 def test_step_by_step_progress_of_a_learner(enrollments, admin_client):
     enrollment = Enrollment.objects.get(learner__username="ben")
-    page = admin_client.get(f"/admin/progress/enrollment/{enrollment.pk}/change/")
+    StepProgress.objects.filter(learner=enrollment.learner, step__number=1).update(
+        sections_viewed=["verstehen", "anwenden"],
+        completed_at=datetime.datetime(2026, 3, 1, 23, 30, 15, 123456, tzinfo=datetime.UTC),
+    )
+    page = admin_client.get(
+        f"/admin/progress/enrollment/{enrollment.pk}/change/", HTTP_ACCEPT_LANGUAGE="de"
+    )
     assert page.status_code == 200
     text = page.content.decode()
-    assert "<td>1</td><td>GPU compute</td><td>completed</td>" in text
-    assert "<td>2</td><td>CUDA</td><td>not started</td>" in text
+    # German, section kinds by their headings, times in the admin's zone (Europe/Berlin) to
+    # the minute: no slugs, no UTC ISO with microseconds.
+    assert (
+        "<td>1</td><td>GPU compute</td><td>abgeschlossen</td>"
+        "<td>1. Verstehen, 2. Anwenden</td>" in text
+    )
+    assert "<td>02.03.2026 00:30</td></tr>" in text
+    assert "<td>2</td><td>CUDA</td><td>nicht begonnen</td>" in text
+    assert "123456" not in text and "+00:00" not in text
+    english = admin_client.get(
+        f"/admin/progress/enrollment/{enrollment.pk}/change/", HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "<td>2</td><td>CUDA</td><td>not started</td>" in english
 
 
 def test_step_progress_list(enrollments, admin_client, course):
     page = admin_client.get(f"/admin/progress/stepprogress/?step__module__id__exact={course.pk}")
     assert page.status_code == 200
-    assert b"17 step progress" in page.content
+    assert "17 Lernfortschritte" in page.content.decode()
 
 
 def test_enrollment_changelist_query_count_is_constant(

@@ -1,0 +1,81 @@
+"""The course-admin role "Kursverwaltung": a group and exactly the permissions it holds.
+
+A course admin works on the course (content, enrollments, the item bank and its review, exam
+policies, accommodations, certificates) and reads the learners' progress; the infrastructure
+(tokens and devices, Celery beat's schedules, reminder digests, log-in lockouts, users'
+passwords and permissions) stays with superusers (``lms.admin_site``). The list names models by
+app label and model name only, so accounts imports no other app. A migration applies it
+(``accounts/migrations/0008_course_admin_group.py``); when the list changes, a new migration
+calls ``course_admin_group_sync`` again, and ``manage.py demo_setup`` does so on every run.
+"""
+
+from __future__ import annotations
+
+COURSE_ADMIN_GROUP = "Kursverwaltung"
+
+VIEW = ("view",)
+EDIT = ("view", "change")
+FULL = ("view", "add", "change", "delete")
+
+# (app label, model name) -> the actions the role may take on it.
+COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
+    # Content: edited in the admin, brought in by the import (steps retire, never deleted).
+    ("courses", "module"): EDIT,
+    ("courses", "step"): EDIT,
+    ("courses", "section"): FULL,
+    ("courses", "termcard"): EDIT,
+    ("courses", "quickcheck"): ("view", "add", "change"),
+    ("courses", "stepquickcheck"): FULL,
+    # Enrollments (added with the users list's action, which needs "change user"; the user
+    # form of a course admin leaves out passwords and permissions: accounts.admin).
+    ("progress", "enrollment"): FULL,
+    ("accounts", "user"): EDIT,
+    # Learner progress: read only.
+    ("progress", "stepprogress"): VIEW,
+    ("quizzes", "examattempt"): VIEW,
+    ("quizzes", "quickcheckrating"): VIEW,
+    ("reviews", "reviewcard"): VIEW,
+    ("reviews", "reviewlog"): VIEW,
+    # The item bank and its review, policies, accommodations, certificates.
+    ("quizzes", "examitem"): FULL,
+    ("quizzes", "exampolicy"): ("view", "add", "change"),
+    ("quizzes", "examaccommodation"): FULL,
+    ("quizzes", "certificate"): EDIT,
+}
+
+
+def course_admin_permission_codenames() -> set[tuple[str, str]]:
+    """``(app_label, codename)`` of every permission of the role."""
+    return {
+        (app_label, f"{action}_{model}")
+        for (app_label, model), actions in COURSE_ADMIN_PERMISSIONS.items()
+        for action in actions
+    }
+
+
+def course_admin_group_sync(apps=None) -> None:
+    """Create the group if it is missing and give it exactly the role's permissions.
+
+    ``apps`` is a migration's app registry (or None for the live one). Permissions are
+    normally created after ``migrate``; they are created here first so that a fresh database
+    gets the whole role in the migration itself.
+    """
+    from django.apps import apps as global_apps
+    from django.contrib.auth.management import create_permissions
+
+    registry = apps or global_apps
+    for app_config in global_apps.get_app_configs():
+        if app_config.label in {label for label, _model in COURSE_ADMIN_PERMISSIONS}:
+            create_permissions(app_config, apps=registry, verbosity=0)
+    Group = registry.get_model("auth", "Group")
+    Permission = registry.get_model("auth", "Permission")
+    wanted = course_admin_permission_codenames()
+    permissions = [
+        permission
+        for permission in Permission.objects.filter(
+            codename__in={codename for _label, codename in wanted}
+        ).select_related("content_type")
+        if (permission.content_type.app_label, permission.codename) in wanted
+    ]
+    group, _created = Group.objects.get_or_create(name=COURSE_ADMIN_GROUP)
+    group.permissions.set(permissions)

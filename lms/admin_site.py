@@ -1,0 +1,111 @@
+"""The admin site: "Lernpfad · Kursverwaltung", in the admin's language, with the
+infrastructure for superusers only.
+
+Course admins (the group "Kursverwaltung", ``accounts/roles.py``) see the course; tokens and
+devices, Celery beat's schedules, reminder digests and notifications and the log-in lockouts
+(django-axes) are the operators'. Their model admins are wrapped as they are registered so that
+only a superuser may see or change them, whatever permissions a staff account was given: the
+index hides them and their pages answer 403. Third-party apps get Lernpfad's own (translated)
+names on the index.
+"""
+
+from __future__ import annotations
+
+import functools
+import zoneinfo
+
+from django.contrib import admin
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+# app label, or "app_label.model_name": for superusers only.
+SUPERUSER_ONLY = frozenset(
+    {
+        "knox",
+        "django_celery_beat",
+        "axes",
+        "accounts.device",
+        "reviews.reminderdigest",
+        "reviews.notification",
+    }
+)
+
+# The names the index shows for apps that are not Lernpfad's own.
+APP_NAMES = {
+    "auth": _("Groups and permissions"),
+    "knox": _("API tokens"),
+    "django_celery_beat": _("Scheduled tasks"),
+    "axes": _("Log-in lockouts"),
+}
+
+
+def is_superuser_only(model) -> bool:
+    meta = model._meta
+    return meta.app_label in SUPERUSER_ONLY or meta.label_lower in SUPERUSER_ONLY
+
+
+class SuperuserOnlyMixin:
+    """Every permission of the model admin needs a superuser (staff get 403, no index entry)."""
+
+    def has_module_permission(self, request):
+        return request.user.is_superuser and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, *args, **kwargs):
+        return request.user.is_superuser and super().has_add_permission(request, *args, **kwargs)
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser and super().has_delete_permission(request, obj)
+
+
+def _zone_of(user) -> zoneinfo.ZoneInfo | None:
+    name = getattr(user, "time_zone", "") or ""
+    try:
+        return zoneinfo.ZoneInfo(name) if name else None
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+class LernpfadAdminSite(admin.AdminSite):
+    site_header = _("Lernpfad · Kursverwaltung")
+    site_title = _("Lernpfad · Kursverwaltung")
+    index_title = _("Course administration")
+
+    def admin_view(self, view, cacheable=False):
+        """Every admin page shows times in the admin's own time zone (``User.time_zone``)."""
+        inner = super().admin_view(view, cacheable)
+
+        @functools.wraps(inner)
+        def in_admins_zone(request, *args, **kwargs):
+            with timezone.override(_zone_of(request.user)):
+                response = inner(request, *args, **kwargs)
+                # A template response renders later, outside this block: render it here.
+                if hasattr(response, "render") and not response.is_rendered:
+                    response.render()
+                return response
+
+        return in_admins_zone
+
+    def register(self, model_or_iterable, admin_class=None, **options):
+        models = (
+            [model_or_iterable] if isinstance(model_or_iterable, type) else list(model_or_iterable)
+        )
+        for model in models:
+            model_admin = admin_class or admin.ModelAdmin
+            if is_superuser_only(model) and not issubclass(model_admin, SuperuserOnlyMixin):
+                model_admin = type(
+                    f"SuperuserOnly{model_admin.__name__}", (SuperuserOnlyMixin, model_admin), {}
+                )
+            super().register(model, model_admin, **options)
+
+    def get_app_list(self, request, app_label=None):
+        app_list = super().get_app_list(request, app_label)
+        for app in app_list:
+            if app["app_label"] in APP_NAMES:
+                app["name"] = APP_NAMES[app["app_label"]]
+        return app_list

@@ -1,0 +1,78 @@
+"""The enrollments list's exam column (and its CSV columns): best score, passed, certificate.
+
+The list is progress'; the exam is quizzes', which sits above progress, so quizzes adds the
+column (``EnrollmentAdmin.extra_column_add``) rather than progress reaching up. The values of a
+whole page come from ``quizzes.selectors.learner_exam_summaries`` in 3 queries.
+"""
+
+from __future__ import annotations
+
+from django.apps import apps
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from quizzes.selectors import LearnerExamSummary, learner_exam_summaries
+
+
+class ExamColumn:
+    name = "exam"
+    description = _("exam")
+    csv_header = ("exam_attempts", "exam_best_score", "exam_passed", "certificate_code")
+
+    def load(self, enrollments) -> None:
+        summaries = learner_exam_summaries(
+            (enrollment.learner_id, enrollment.module_id) for enrollment in enrollments
+        )
+        for enrollment in enrollments:
+            enrollment.exam_summary = summaries.get((enrollment.learner_id, enrollment.module_id))
+
+    def _summary(self, enrollment) -> LearnerExamSummary | None:
+        return getattr(enrollment, "exam_summary", None)
+
+    def cell(self, enrollment) -> str:
+        summary = self._summary(enrollment)
+        if summary is None:
+            return gettext("no attempt")
+        score = (
+            f"{number_format(summary.best_score, 0)} %"
+            if summary.best_score is not None
+            else gettext("in progress")
+        )
+        verdict = gettext("passed") if summary.passed else gettext("not passed")
+        certificate = ""
+        if summary.certificate_code:
+            certificate = format_html(
+                ' · <a href="{}?q={}">{}</a>',
+                reverse("admin:quizzes_certificate_changelist"),
+                summary.certificate_code,
+                gettext("certificate"),
+            )
+        return format_html(
+            '<span title="{}">{} · {}</span>{}',
+            gettext("best score of %(attempts)d attempt(s)") % {"attempts": summary.attempts},
+            score,
+            verdict,
+            certificate,
+        )
+
+    def csv_values(self, enrollment) -> list:
+        summary = self._summary(enrollment)
+        if summary is None:
+            return [0, "", "", ""]
+        return [
+            summary.attempts,
+            "" if summary.best_score is None else str(summary.best_score),
+            "yes" if summary.passed else "no",
+            summary.certificate_code or "",
+        ]
+
+
+def exam_column_install() -> None:
+    """Add the column to the enrollments list (progress.admin registers it first:
+    ``progress`` comes before ``quizzes`` in INSTALLED_APPS)."""
+    enrollment_admin = admin.site.get_model_admin(apps.get_model("progress", "Enrollment"))
+    enrollment_admin.extra_column_add(ExamColumn())
