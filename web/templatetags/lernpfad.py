@@ -62,7 +62,9 @@ def percent(value: float | int | None) -> str:
 @register.filter
 def learner_zone(user) -> str:
     """The signed-in learner's time zone for display; UTC for visitors."""
-    return getattr(user, "time_zone", "") or "UTC" if user.is_authenticated else "UTC"
+    if not getattr(user, "is_authenticated", False):  # also no user at all (the 500 page)
+        return "UTC"
+    return getattr(user, "time_zone", "") or "UTC"
 
 
 @register.filter
@@ -80,3 +82,16 @@ def qr_svg(url: str) -> str:
             svgclass="qr-code",
         )
     )
+
+
+@register.simple_tag
+def reading_time(minutes: int) -> str:
+    """An estimated reading time: "about 45 min", "about 3 h 20 min" (rounded to 5 minutes
+    from an hour on)."""
+    if minutes < 60:
+        return _("about %(m)d min") % {"m": minutes}
+    minutes = 5 * round(minutes / 5)
+    hours, rest = divmod(minutes, 60)
+    if not rest:
+        return _("about %(h)d h") % {"h": hours}
+    return _("about %(h)d h %(m)d min") % {"h": hours, "m": rest}
