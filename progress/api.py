@@ -8,6 +8,7 @@ from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
+from progress.services import demo as _demo
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
 
@@ -71,3 +72,15 @@ def learner_export(learner_id: int) -> dict:
         ),
         "notes": export_rows(StepNote.objects.filter(learner_id=learner_id), context=step),
     }
+
+
+def demo_progress_create(
+    *, learner_id: int, module_slug: str, completed_days_ago: list[int], now
+) -> int:
+    """The demo learner's steps read and completed on past days (``manage.py demo_setup``)."""
+    return _demo.demo_progress_create(
+        learner_id=learner_id,
+        module_slug=module_slug,
+        completed_days_ago=completed_days_ago,
+        now=now,
+    )

@@ -11,6 +11,7 @@ import datetime
 from lms.privacy import export_rows
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
+from reviews.services import demo as _demo
 
 
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
@@ -61,3 +62,8 @@ def learner_export(learner_id: int) -> dict:
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
     }
+
+
+def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
+    """The demo learner's review sessions of the last ``days`` days (``manage.py demo_setup``)."""
+    return _demo.demo_reviews_replay(learner=learner, days=days, now=now)
