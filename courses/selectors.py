@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce, Length
 
 from courses.data import ModuleOutline, OutlineStep
 from courses.models import (
@@ -28,11 +40,20 @@ def module_list() -> QuerySet[Module]:
 
 
 def module_get(*, slug: str) -> Module:
-    """The module with its active steps (each with its section kinds and term card): 3 queries."""
+    """The module with its active steps (each with its section kinds, term card and the
+    characters of its sections' text, ``body_chars``, for a reading time): 3 queries."""
+    body_chars = (
+        Section.objects.filter(step_id=OuterRef("pk"))
+        .order_by()
+        .values("step_id")
+        .annotate(n=Sum(Length("body")))
+        .values("n")
+    )
     active_steps = (
         Step.objects.active()
         .select_related("term_card")
         .only("id", "module_id", "slug", "number", "term", "definition", "level", "term_card__id")
+        .annotate(body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()))
         .prefetch_related(
             Prefetch("sections", queryset=Section.objects.only("id", "step_id", "kind", "position"))
         )

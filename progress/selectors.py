@@ -260,6 +260,8 @@ class OutlineStatus:
     total_steps: int
     completed_steps: int
     next_step_number: int | None
+    # The section kinds read per step id (steps without a progress row are absent).
+    sections_viewed_by_step: dict[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     @property
     def percent_complete(self) -> int:
@@ -288,6 +290,7 @@ def outline_status_get(
             step_id=F("mine__step_id"),
             status=F("mine__status"),
             last_event_at=F("mine__last_event_at"),
+            sections_viewed=F("mine__sections_viewed"),
         )
     )
     if not joined:
@@ -309,6 +312,11 @@ def outline_status_get(
         total_steps=len(steps),
         completed_steps=sum(1 for s in status_by_step.values() if s == _COMPLETED),
         next_step_number=next((s.number for s in steps if s.id == resume_id), None),
+        sections_viewed_by_step={
+            row["step_id"]: tuple(json_value(row["sections_viewed"]) or ())
+            for row in joined
+            if row["step_id"] is not None
+        },
     )
 
 
@@ -351,3 +359,55 @@ def step_notes_get(*, learner_id: int, module_slug: str, number: int) -> StepNot
         for note in StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
     }
     return StepNotes(module_slug=module_slug, number=number, notes=notes)
+
+
+# --- the step reader ----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class StepReaderState:
+    """What the step page shows of an enrolled learner: the step's status, the section kinds
+    read, and the notes by prompt (``StepNote.Prompt``)."""
+
+    status: str
+    sections_viewed: tuple[str, ...]
+    notes: dict[str, str]
+
+
+def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
+    """The learner's state on one step for its page; None when not enrolled in the module.
+
+    One query: the enrollment, with the step's progress row and each prompt's note as
+    subqueries (the prompts are a fixed set, so one subquery each).
+    """
+    progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
+    notes = {
+        f"note_{prompt}": Subquery(
+            StepNote.objects.filter(learner_id=learner_id, step_id=step_id, prompt=prompt).values(
+                "text"
+            )[:1]
+        )
+        for prompt in StepNote.Prompt.values
+    }
+    row = (
+        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
+        .annotate(
+            step_status=Subquery(progress.values("status")[:1]),
+            step_sections_viewed=Subquery(progress.values("sections_viewed")[:1]),
+            **notes,
+        )
+        .values("step_status", "step_sections_viewed", *notes)
+        .first()
+    )
+    if row is None:
+        return None
+    viewed = json_value(row["step_sections_viewed"]) if row["step_sections_viewed"] else []
+    return StepReaderState(
+        status=row["step_status"] or _NOT_STARTED,
+        sections_viewed=tuple(viewed),
+        notes={
+            prompt: row[f"note_{prompt}"]
+            for prompt in StepNote.Prompt.values
+            if row[f"note_{prompt}"] is not None
+        },
+    )

@@ -244,6 +244,7 @@ def learner_eligibility(
     final_passed: bool,
     full_name_given: bool,
     now: datetime.datetime,
+    completed_step_ids: frozenset[int] | None = None,
 ) -> Eligibility:
     """Whether the learner may start an attempt of the module's exam now, and why not.
 
@@ -251,8 +252,11 @@ def learner_eligibility(
     steps (retired ones never count). ``certifying`` is the mode a start would have now.
     ``full_name_given``: the learner gave the name a certificate states
     (``accounts.api.certificate_name_given`` of the request's user: no query).
+    ``completed_step_ids``: the learner's completed steps when the caller has them (no query).
     """
-    done = progress_api.completed_step_ids(learner_id=learner_id, module_id=outline.id)
+    done = completed_step_ids
+    if done is None:
+        done = progress_api.completed_step_ids(learner_id=learner_id, module_id=outline.id)
     gate = step_gate(
         required_share=setup.policy.required_step_share,
         steps=[
@@ -297,6 +301,13 @@ def policy_view(policy: ExamPolicy) -> PolicyView:
         required_step_share=policy.required_step_share,
         answer_grace_seconds=int(ANSWER_GRACE.total_seconds()),
     )
+
+
+def exam_rule_get(*, module_id: int) -> PolicyView:
+    """The module's exam rule (items, time, pass mark, attempts, required step share) as a
+    module overview states it to anyone: one query; the defaults before a policy is saved."""
+    policy = ExamPolicy.objects.filter(module_id=module_id).first()
+    return policy_view(policy or ExamPolicy(module_id=module_id))
 
 
 def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
@@ -532,15 +543,20 @@ def exam_overview(
     module_slug: str,
     full_name_given: bool,
     now: datetime.datetime | None = None,
+    completed_step_ids: frozenset[int] | None = None,
 ) -> ExamOverview:
     """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
     final grade. Five queries (the outline's none while this process trusts its copy).
-    ``full_name_given`` as ``learner_eligibility`` takes it."""
+    ``full_name_given`` as ``learner_eligibility`` takes it. A caller that has just read the
+    learner's enrollment and completed steps (the dashboard) passes ``completed_step_ids``:
+    the learner is enrolled, and two queries fewer."""
     now = now or timezone.now()
     outline = courses_api.module_outline(module_slug)
     setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
     policy = setup.policy
-    enrolled = progress_api.enrollment_exists(learner_id=learner_id, module_id=outline.id)
+    enrolled = completed_step_ids is not None or progress_api.enrollment_exists(
+        learner_id=learner_id, module_id=outline.id
+    )
     attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=outline.id)
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(
@@ -553,6 +569,7 @@ def exam_overview(
         final_passed=passed,
         full_name_given=full_name_given,
         now=now,
+        completed_step_ids=completed_step_ids,
     )
     in_progress = next((a for a in attempts if not attempt_is_finalized(a)), None)
     return ExamOverview(
@@ -600,6 +617,16 @@ def quick_check_ratings_for_step(
         )
         for position, qc in enumerate(quick_checks, start=1)
     ]
+
+
+def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) -> dict[int, str]:
+    """The learner's latest rating per quick check, for a page that already has the step's
+    quick checks (the step reader): one query."""
+    return dict(
+        QuickCheckRating.objects.filter(
+            learner_id=learner_id, quick_check_id__in=list(quick_check_ids)
+        ).values_list("quick_check_id", "rating")
+    )
 
 
 # --- certificates -----------------------------------------------------------------------------

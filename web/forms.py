@@ -22,6 +22,7 @@ from accounts.services import (
 )
 from lms.errors import DomainError
 from lms.local_time import time_zone_names
+from progress.services.notes import NOTE_MAX_LENGTH, NOTE_PROMPTS
 
 # A retention as the page's language writes it (0.80 / 0,80), when the form is shown.
 _retention_text = lazy(lambda value: number_format(value, decimal_pos=2), str)
@@ -172,10 +173,29 @@ class LanguageForm(forms.Form):
 
 
 class NoteForm(forms.Form):
-    """A personal note for one writing prompt of a step; empty text deletes the note."""
+    """Both writing prompts' notes of a step in one form, so saving one never drops the other's
+    text. A prompt whose field the form did not send stays as it is; empty text deletes it."""
 
-    prompt = forms.ChoiceField(choices=[("praxisaufgabe", ""), ("lernauftrag", "")])
-    text = forms.CharField(required=False, strip=False, widget=forms.Textarea(attrs={"rows": 6}))
+    PROMPTS = NOTE_PROMPTS
+
+    praxisaufgabe = forms.CharField(required=False, strip=False)
+    lernauftrag = forms.CharField(required=False, strip=False)
+
+    def clean(self):
+        cleaned = super().clean()
+        if not any(prompt in self.data for prompt in self.PROMPTS):
+            raise forms.ValidationError(_("The form sent no note."), code="no_note")
+        for prompt in self.PROMPTS:
+            if len(cleaned.get(prompt) or "") > NOTE_MAX_LENGTH:
+                self.add_error(
+                    prompt,
+                    _("A note has at most %(max)d characters.") % {"max": NOTE_MAX_LENGTH},
+                )
+        return cleaned
+
+    def notes(self) -> dict[str, str]:
+        """The notes the form sent, by prompt."""
+        return {prompt: self.cleaned_data[prompt] for prompt in self.PROMPTS if prompt in self.data}
 
 
 class QuickCheckRatingForm(forms.Form):

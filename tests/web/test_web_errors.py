@@ -25,7 +25,7 @@ def test_posts_to_a_module_or_step_that_does_not_exist_are_404(learner_client, e
     assert (
         learner_client.post(MODULE + "steps/99/progress/", {"event": "reopened"}).status_code == 404
     )
-    note = {"prompt": "lernauftrag", "text": "x"}
+    note = {"lernauftrag": "x"}
     assert learner_client.post(MODULE + "steps/99/notes/", note).status_code == 404
     rating = {"rating": "knew"}
     assert learner_client.post(MODULE + "steps/99/quick-checks/1/", rating).status_code == 404
@@ -39,7 +39,7 @@ def test_progress_without_enrollment_sends_the_learner_to_the_module(learner_cli
 
 
 def test_a_note_without_enrollment_is_404(learner_client, course):
-    note = {"prompt": "lernauftrag", "text": "x"}
+    note = {"lernauftrag": "x"}
     assert learner_client.post(MODULE + "steps/1/notes/", note).status_code == 404
 
 
@@ -61,7 +61,7 @@ def test_a_refused_note_is_the_services_message_at_the_note(learner_client, enro
     from progress.models import NOTE_MAX_LENGTH
 
     response = learner_client.post(
-        MODULE + "steps/1/notes/", {"prompt": "lernauftrag", "text": "x" * (NOTE_MAX_LENGTH + 1)}
+        MODULE + "steps/1/notes/", {"lernauftrag": "x" * (NOTE_MAX_LENGTH + 1)}
     )
     assert response.status_code == 302
     assert response["Location"] == MODULE + "steps/1/#note-lernauftrag"

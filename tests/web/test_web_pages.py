@@ -167,7 +167,7 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
     assert 'action="/modules/self-hosting-27/enroll/"' in html
     assert learner_client.post(MODULE + "enroll/").status_code == 302
     step = learner_client.get(MODULE + "steps/1/").content.decode()
-    assert 'name="rating" value="knew"' in step and 'name="text"' in step
+    assert 'name="rating" value="knew"' in step and 'name="lernauftrag" form="step-notes"' in step
 
     from quizzes.selectors import quick_check_ratings_for_step
 
@@ -183,9 +183,7 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
         == "partly"
     )
 
-    learner_client.post(
-        MODULE + "steps/1/notes/", {"prompt": "lernauftrag", "text": "Meine Definition."}
-    )
+    learner_client.post(MODULE + "steps/1/notes/", {"lernauftrag": "Meine Definition."})
     step = learner_client.get(MODULE + "steps/1/").content.decode()
     assert "Meine Definition.</textarea>" in step
     assert 'aria-pressed="true"' in step

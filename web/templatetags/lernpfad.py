@@ -80,3 +80,16 @@ def qr_svg(url: str) -> str:
             svgclass="qr-code",
         )
     )
+
+
+@register.simple_tag
+def reading_time(minutes: int) -> str:
+    """An estimated reading time: "about 45 min", "about 3 h 20 min" (rounded to 5 minutes
+    from an hour on)."""
+    if minutes < 60:
+        return _("about %(m)d min") % {"m": minutes}
+    minutes = 5 * round(minutes / 5)
+    hours, rest = divmod(minutes, 60)
+    if not rest:
+        return _("about %(h)d h") % {"h": hours}
+    return _("about %(h)d h %(m)d min") % {"h": hours, "m": rest}

@@ -15,13 +15,15 @@ from web.views.exam import exam_status_for_dashboard
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Every enrolled module with percent, resume step and exam status; the due review count.
 
-    Per enrolled module the progress selector runs its fixed queries; nothing grows with the
-    number of steps, progress rows or review cards.
+    Per enrolled module the progress selector runs its fixed queries and the exam overview
+    reuses its completed steps (DASHBOARD_QUERIES in tests/web/test_web_queries.py); nothing
+    grows with the number of steps, progress rows or review cards.
     """
     learner = request.user
     enrolled = []
     for enrollment in enrollment_list(learner_id=learner.pk):
         progress = module_progress_get(learner_id=learner.pk, module_slug=enrollment.module.slug)
+        completed_ids = frozenset(s.id for s in progress.steps if s.status == "completed")
         enrolled.append(
             {
                 "module": enrollment.module,
@@ -30,7 +32,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "total": progress.total_steps,
                 "next_step": progress.next_step,
                 "exam": exam_status_for_dashboard(
-                    learner=learner, module_slug=enrollment.module.slug
+                    learner=learner,
+                    module_slug=enrollment.module.slug,
+                    completed_step_ids=completed_ids,
                 ),
             }
         )

@@ -34,13 +34,17 @@ from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import domain_errors_as_pages, error_message
 
 
-def exam_status_for_dashboard(*, learner, module_slug: str) -> dict:
+def exam_status_for_dashboard(
+    *, learner, module_slug: str, completed_step_ids: frozenset[int] | None = None
+) -> dict:
     """A short exam status for the dashboard card: passed (only ever by a certifying exam),
-    running, open after the steps still missing, and whether it is a practice exam."""
+    running, open after the steps still missing, and whether it is a practice exam.
+    ``completed_step_ids``: the learner's, when the caller read them (``exam_overview``)."""
     overview = exam_overview(
         learner_id=learner.pk,
         module_slug=module_slug,
         full_name_given=accounts_api.certificate_name_given(learner),
+        completed_step_ids=completed_step_ids,
     )
     final = overview.final_grade
     gate = overview.eligibility.steps

@@ -6,6 +6,7 @@ every write go through the same services and selectors the REST API uses.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,33 +19,59 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, step_get
-from lms.errors import NotEnrolled, NotFound
-from progress.selectors import module_progress_get, outline_status_get, step_notes_get
+from lms.errors import NotEnrolled
+from progress.selectors import outline_status_get, step_reader_state
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
 from progress.services.step_events import step_complete, step_event_record, step_open_record
-from quizzes.selectors import quick_check_ratings_for_step
+from quizzes.selectors import exam_rule_get, quick_check_ratings_get
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
 from web.views.common import domain_errors_as_pages, safe_next
 
+# Words a minute an adult reads a German technical text at, and the characters of one word
+# with its space: the module overview's reading time is an estimate from these.
+READING_WORDS_PER_MINUTE = 180
+CHARACTERS_PER_WORD = 7
+
 
 @dataclass
 class Block:
-    """A section prepared for the template: its lines, each marked as text or command."""
+    """A section prepared for the template: its lines, each marked as text or command (the
+    first line of a term card's exercise, "Sicher ausprobieren", as its subtitle); whether the
+    learner has read it and their note on it."""
 
     section: Any  # a courses Section, as courses.selectors.step_get reads it
     items: list[dict] = field(default_factory=list)
     note: str = ""
+    read: bool = False
+
+    @property
+    def anchor(self) -> str:
+        return f"section-{self.section.kind}-{self.section.position}"
 
 
 def _blocks(sections: list[Any]) -> list[Block]:
     blocks = []
     for section in sections:
         commands = set(section.commands or [])
-        items = [{"text": line, "command": line in commands} for line in section.lines if line]
+        lines = [line for line in section.lines if line]
+        items = [
+            {
+                "text": line,
+                "command": line in commands,
+                # courses.documents: an exercise ("uebung") starts with its subtitle.
+                "subtitle": section.kind == "uebung" and index == 0,
+            }
+            for index, line in enumerate(lines)
+        ]
         blocks.append(Block(section=section, items=items))
     return blocks
+
+
+def reading_minutes(characters: int) -> int:
+    """Minutes to read ``characters`` of text at READING_WORDS_PER_MINUTE (at least one)."""
+    return max(1, math.ceil(characters / CHARACTERS_PER_WORD / READING_WORDS_PER_MINUTE))
 
 
 def _step_page(request: HttpRequest, *, module: str, number: int, **_url_kwargs) -> str:
@@ -52,8 +79,10 @@ def _step_page(request: HttpRequest, *, module: str, number: int, **_url_kwargs)
 
 
 def _step_page_at_note(request: HttpRequest, *, module: str, number: int) -> str:
-    """The step page scrolled to the note the form sent (NoteForm checks the prompt)."""
-    return f"{_step_page(request, module=module, number=number)}#note-{request.POST['prompt']}"
+    """The step page scrolled to the first note the form sent."""
+    prompt = next((p for p in NoteForm.PROMPTS if p in request.POST), None)
+    anchor = f"#note-{prompt}" if prompt else ""
+    return f"{_step_page(request, module=module, number=number)}{anchor}"
 
 
 def _step_page_at_quick_check(
@@ -64,20 +93,35 @@ def _step_page_at_quick_check(
 
 @domain_errors_as_pages()
 def module_detail(request: HttpRequest, module: str) -> HttpResponse:
-    """The outline with completion marks, level, progress bar and "continue where I left off"."""
+    """The overview (steps, levels, reading time, term cards, the exam's rule), the outline
+    with each step's status and sections read, and "continue where I left off"."""
     module_obj = module_get(slug=module)
+    steps = module_obj.active_steps
     progress = None
     if request.user.is_authenticated:
         progress = _module_progress(learner_id=request.user.pk, module=module_obj)
-    levels = sorted({step.level for step in module_obj.active_steps})
+    outline = [
+        {
+            "step": step,
+            "status": progress["status_by_number"].get(step.number) if progress else None,
+            "sections_total": len(step.sections.all()),
+            "sections_read": progress["read_by_number"].get(step.number, 0) if progress else 0,
+        }
+        for step in steps
+    ]
     return render(
         request,
         "web/courses/module.html",
         {
             "module": module_obj,
-            "steps": module_obj.active_steps,
+            "steps": steps,
+            "outline": outline,
             "progress": progress,
-            "levels": levels,
+            "levels": sorted({step.level for step in steps}),
+            "term_cards": sum(1 for step in steps if getattr(step, "term_card", None)),
+            "reading_minutes": reading_minutes(sum(step.body_chars for step in steps)),
+            "reading_wpm": READING_WORDS_PER_MINUTE,
+            "exam_rule": exam_rule_get(module_id=module_obj.pk),
         },
     )
 
@@ -129,59 +173,60 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
 
 
 def _module_progress(*, learner_id: int, module) -> dict | None:
-    """Completion marks, counts and the resume step for the module page (None: not enrolled)."""
+    """Status and sections read per step, counts and the resume step for the module page
+    (None: not enrolled)."""
     steps = module.active_steps
     outline = outline_status_get(learner_id=learner_id, module_id=module.pk, steps=steps)
     if outline is None:
         return None
     resume = next((s for s in steps if s.number == outline.next_step_number), None)
+    read_by_number = {}
+    for step in steps:
+        kinds = {section.kind for section in step.sections.all()}
+        viewed = outline.sections_viewed_by_step.get(step.pk, ())
+        read_by_number[step.number] = len(kinds.intersection(viewed))
     return {
         "percent": outline.percent_complete,
         "completed": outline.completed_steps,
         "total": outline.total_steps,
-        "completed_numbers": {
-            s.number for s in steps if outline.status_by_step.get(s.pk) == "completed"
-        },
+        "status_by_number": {s.number: outline.status_by_step.get(s.pk) for s in steps},
+        "read_by_number": read_by_number,
         "resume_number": resume.number if resume else None,
         "resume_term": resume.term if resume else "",
+        # Anything opened, read or done: the button continues, else it begins.
+        "started": any(
+            outline.status_by_step.get(s.pk) not in (None, "not_started") for s in steps
+        ),
     }
 
 
 def _step_learner_state(
     request: HttpRequest, *, content, blocks: list[Block], quick_checks: list[dict]
 ) -> dict:
-    """Record the visit (as the API does) and read the learner's status, notes and ratings."""
+    """Record the visit (as the API does) and read the learner's status, sections read,
+    notes and ratings: two queries after the visit (STEP_PAGE_QUERIES in the tests)."""
     step = content.step
     module_slug = step.module.slug
     learner_id = request.user.pk
     step_open_record(learner_id=learner_id, module_slug=module_slug, number=step.number)
-    try:
-        progress = module_progress_get(learner_id=learner_id, module_slug=module_slug)
-    except NotFound:
+    state = step_reader_state(learner_id=learner_id, module_id=step.module_id, step_id=step.pk)
+    if state is None:
         return {"enrolled": False}
-    status = next((s for s in progress.steps if s.number == step.number), None)
-    notes = step_notes_get(learner_id=learner_id, module_slug=module_slug, number=step.number)
     for block in blocks:
-        note = notes.notes.get(block.section.kind)
-        block.note = note.text if note else ""
-    ratings = _quick_check_ratings(
-        learner_id=learner_id, module_slug=module_slug, number=step.number
-    )
+        block.note = state.notes.get(block.section.kind, "")
+        block.read = block.section.kind in state.sections_viewed
+    ratings = {}
+    if quick_checks:
+        ratings = quick_check_ratings_get(
+            learner_id=learner_id, quick_check_ids=[qc["id"] for qc in quick_checks]
+        )
     for qc in quick_checks:
         qc["rating"] = ratings.get(qc["id"])
     return {
         "enrolled": True,
-        "status": status.status if status else "not_started",
-        "missing_sections": status.missing_sections if status else [],
+        "status": state.status,
+        "sections_read": sum(1 for block in blocks if block.read),
     }
-
-
-def _quick_check_ratings(*, learner_id: int, module_slug: str, number: int) -> dict[int, str]:
-    """The learner's latest self-rating per quick check of the step (the quizzes selector)."""
-    rows = quick_check_ratings_for_step(
-        learner_id=learner_id, module_slug=module_slug, step_number=number
-    )
-    return {row.id: row.rating for row in rows if row.rating}
 
 
 @login_required
@@ -234,15 +279,15 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
 @require_POST
 @domain_errors_as_pages(back=_step_page_at_note)
 def note_save(request: HttpRequest, module: str, number: int) -> HttpResponse:
+    """Save both notes of the step in one go (one form spans both writing prompts)."""
     form = NoteForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("The note could not be saved."))
-        return redirect(_step_page(request, module=module, number=number))
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return redirect(_step_page_at_note(request, module=module, number=number))
     step_notes_put(
-        learner_id=request.user.pk,
-        module_slug=module,
-        number=number,
-        notes={form.cleaned_data["prompt"]: form.cleaned_data["text"]},
+        learner_id=request.user.pk, module_slug=module, number=number, notes=form.notes()
     )
     messages.success(request, _("Your notes are saved."))
     return redirect(_step_page_at_note(request, module=module, number=number))

@@ -1,0 +1,73 @@
+"""The reading pages' query counts, pinned: the same with one completed step and its cards as
+with every step completed, hundreds of cards, reviews, notes and ratings (issue 18: the step
+page made 17 queries and the dashboard 13 before).
+
+Counted warm, as on a busy server (the per-process content caches of a second are filled).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from tests.web.test_web_queries import MODULE, fill_learner_data, warm_count_queries
+
+pytestmark = pytest.mark.django_db
+
+# Session and user (2); the step, its sections, its quick checks (3); recording the opening
+# (progress.services.step_events.step_open_record: savepoint, read, write, release, 4); the
+# learner's status, sections read and both notes (progress.selectors.step_reader_state, 1);
+# the ratings of its quick checks (quizzes.selectors.quick_check_ratings_get, 1).
+STEP_PAGE_QUERIES = 11
+# Session and user (2); enrollments (1); per module its progress (1), the exam policy with
+# the accommodation and item count (1) and the attempts (1) - the completed steps come from
+# the progress read; the other modules (1); the reviews due (2).
+DASHBOARD_QUERIES = 9
+# Session and user (2); module, steps, sections (3); the learner's outline status with the
+# sections read (1); the exam's rule (1).
+MODULE_PAGE_QUERIES = 7
+
+
+def _first_step_done(learner, course) -> None:
+    from progress.services.step_events import step_event_record
+    from reviews.api import cards_for_step_ensure
+
+    first = course.steps.get(number=1)
+    for kind in first.sections.values_list("kind", flat=True):
+        step_event_record(
+            learner_id=learner.pk,
+            module_slug=course.slug,
+            number=1,
+            kind="section_viewed",
+            section=kind,
+        )
+    step_event_record(learner_id=learner.pk, module_slug=course.slug, number=1, kind="completed")
+    cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=timezone.now())
+
+
+def _counts(client) -> dict[str, int]:
+    return {
+        "step": warm_count_queries(client, MODULE + "steps/1/"),
+        "step_12": warm_count_queries(client, MODULE + "steps/12/"),
+        "dashboard": warm_count_queries(client, "/"),
+        "module": warm_count_queries(client, MODULE),
+    }
+
+
+def test_reading_pages_are_pinned_and_constant(client, enrolled, course):
+    from progress.models import StepProgress
+    from quizzes.services.items import exam_policy_get
+
+    exam_policy_get(module_id=course.pk)  # the policy is saved, as once an admin saw it
+    client.force_login(enrolled)
+    _first_step_done(enrolled, course)
+    expected = {
+        "step": STEP_PAGE_QUERIES,
+        "step_12": STEP_PAGE_QUERIES,
+        "dashboard": DASHBOARD_QUERIES,
+        "module": MODULE_PAGE_QUERIES,
+    }
+    assert _counts(client) == expected
+    StepProgress.objects.filter(learner=enrolled).delete()
+    fill_learner_data(enrolled, course)
+    assert _counts(client) == expected
