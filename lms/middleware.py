@@ -10,14 +10,14 @@ import contextlib
 
 from django.conf import settings
 from django.core.cache import caches
-from django.http import HttpResponse, HttpResponseNotAllowed
+from django.http import HttpResponseNotAllowed
 from django.urls import NoReverseMatch, reverse
 from django.utils.connection import ConnectionProxy
 from django.utils.translation import gettext as _
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from lms.views import health_live, health_ready
+from lms.views import health_live, health_ready, too_many_requests
 
 DEFAULT_CSP = (
     "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -112,11 +112,9 @@ class FormThrottleMiddleware:
             throttle = FormLoginRateThrottle()
             if not throttle.allow_request(request, None):
                 wait = max(1, int(throttle.wait() or 60))
-                response = HttpResponse(
-                    _("Too many attempts. Please wait a minute and try again."),
-                    status=429,
-                    content_type="text/plain; charset=utf-8",
+                return too_many_requests(
+                    request,
+                    message=_("Too many attempts. Please wait a minute and try again."),
+                    retry_after=wait,
                 )
-                response["Retry-After"] = str(wait)
-                return response
         return self.get_response(request)

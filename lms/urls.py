@@ -36,5 +36,6 @@ urlpatterns = [
     path("", include("web.urls")),
 ]
 
+handler403 = "lms.views.permission_denied"
 handler404 = "lms.views.page_not_found"
 handler500 = "lms.views.server_error"

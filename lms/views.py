@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db import Error as DatabaseError
 from django.http import HttpResponse, JsonResponse
+from django.template import TemplateDoesNotExist, loader
 from kombu import Connection
 from kombu.exceptions import KombuError
 
@@ -27,16 +28,61 @@ logger = logging.getLogger(__name__)
 BROKER_CHECK_TIMEOUT = 2.0
 
 
+# The styled pages live with the learner's pages (web/templates/web/errors/); if they are missing,
+# the plain text below still answers.
+ERROR_TEMPLATES = "web/errors/{status}.html"
+
+
+def error_page(request, *, status: int, fallback: str, context: dict | None = None) -> HttpResponse:
+    """The styled error page for ``status`` in the request's language, else ``fallback``.
+
+    Rendered with the request (navigation, the learner's name), except for a 500: then it is
+    rendered without context processors, so a broken database cannot break the error page too.
+    """
+    name = ERROR_TEMPLATES.format(status=status)
+    try:
+        if status >= 500:
+            body = loader.get_template(name).render({"status": status, **(context or {})})
+        else:
+            body = loader.render_to_string(
+                name, {"status": status, **(context or {})}, request=request
+            )
+    except TemplateDoesNotExist:
+        body = fallback
+    except Exception:  # the page about an error must not become a second one
+        logger.exception("error page %s could not be rendered", status)
+        body = fallback
+    return HttpResponse(body, status=status)
+
+
 def page_not_found(request, exception=None):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("not_found", "Not found."), status=404)
-    return HttpResponse("<h1>404</h1><p>Seite nicht gefunden.</p>", status=404)
+    return error_page(request, status=404, fallback="<h1>404</h1><p>Seite nicht gefunden.</p>")
+
+
+def permission_denied(request, exception=None):
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body("permission_denied", "Permission denied."), status=403)
+    return error_page(request, status=403, fallback="<h1>403</h1><p>Kein Zugriff.</p>")
 
 
 def server_error(request):
     if request.path.startswith("/api/"):
         return JsonResponse(error_body("server_error", "Internal server error."), status=500)
-    return HttpResponse("<h1>500</h1><p>Interner Fehler.</p>", status=500)
+    return error_page(request, status=500, fallback="<h1>500</h1><p>Interner Fehler.</p>")
+
+
+def too_many_requests(request, *, message: str, retry_after: int) -> HttpResponse:
+    """A 429 page for a throttled form (``lms.middleware.FormThrottleMiddleware``)."""
+    response = error_page(
+        request,
+        status=429,
+        fallback=message,
+        context={"message": message, "retry_after": retry_after},
+    )
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 def health_live(request) -> JsonResponse:

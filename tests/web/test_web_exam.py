@@ -170,3 +170,25 @@ def test_exam_page_asks_for_the_full_name_and_links_to_the_settings_field(
     page = learner_client.get(MODULE + "exam/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Your certificate will state your full name “Lena Lernende”." in page
     assert 'action="/modules/self-hosting-27/exam/start/"' in page
+
+
+def test_marks_for_later_reach_the_confirmation_without_javascript(learner_client, studied, course):
+    """The attempt page has a question overview and a "mark for later" box per question; the
+    marks travel with the form to the confirmation, which lists them (issue 18)."""
+    from quizzes.models import ExamAttemptItem
+
+    attempt_id, url = start(learner_client)
+    html = learner_client.get(url).content.decode()
+    items = list(ExamAttemptItem.objects.filter(attempt_id=attempt_id).order_by("position"))
+    assert html.count('class="exam-overview__link') == len(items)
+    assert html.count('name="marked"') == len(items)
+    second = items[1]
+    response = learner_client.post(url, {"marked": [str(second.id), "999999", "x"]})
+    assert response.status_code == 302
+    assert response["Location"].endswith(f"/submit/?marked={second.id}")
+    confirm = learner_client.get(response["Location"]).content.decode()
+    assert "Für später markiert:" in confirm
+    assert f'href="{url}#item-{second.id}"' in confirm
+    # Without marks the confirmation has no such list.
+    plain = learner_client.get(url + "submit/").content.decode()
+    assert "Für später markiert:" not in plain

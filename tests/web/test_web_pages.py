@@ -28,6 +28,10 @@ def test_module_page_shows_the_outline(client, course):
     html = client.get(MODULE).content.decode()
     assert html.count('class="outline__level badge"') == 32
     assert "GPU compute" in html and "S4" in html
+    # The overview and the level's explanation (issue 18).
+    assert 'class="card module-overview"' in html and 'id="levels"' in html
+    # No space before the comma: one sentence with its links, not pieces joined by spaces.
+    assert "</a>, um deinen Fortschritt" in html and "</a> ," not in html
 
 
 def test_step_reader_shows_sections_in_document_order(client, course):
@@ -51,7 +55,12 @@ def test_step_reader_shows_sections_in_document_order(client, course):
     assert 'data-copy-target="cmd-' in html
     # The term card of step 12, quick checks with a reveal, the pager.
     assert "CUDA out of memory — GPU, CUDA und Inferenzoptimierung" in html
-    assert html.count("<details") == 6
+    # The quick checks' reveals (and the header's menu).
+    assert html.count("<details") == 6 + 1
+    # The term card's exercise starts with its subtitle, a heading (issue 18).
+    assert '<h4 class="term-card__subtitle">Sicher ausprobieren</h4>' in html
+    # The step's outline links each section.
+    assert html.count('<li data-toc-kind="') == len(headings)
     assert 'rel="prev" href="/modules/self-hosting-27/steps/11/"' in html
     assert 'rel="next" href="/modules/self-hosting-27/steps/13/"' in html
 

@@ -62,7 +62,9 @@ def percent(value: float | int | None) -> str:
 @register.filter
 def learner_zone(user) -> str:
     """The signed-in learner's time zone for display; UTC for visitors."""
-    return getattr(user, "time_zone", "") or "UTC" if user.is_authenticated else "UTC"
+    if not getattr(user, "is_authenticated", False):  # also no user at all (the 500 page)
+        return "UTC"
+    return getattr(user, "time_zone", "") or "UTC"
 
 
 @register.filter

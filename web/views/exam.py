@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
@@ -163,7 +164,11 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
             if exc.code == "deadline_passed":
                 return redirect("web:attempt_submit", attempt)
             return redirect("web:attempt", attempt)
-        return redirect("web:attempt_submit", attempt)
+        marked = _marked_item_ids(request.POST.getlist("marked"), view.items)
+        submit_url = reverse("web:attempt_submit", args=[attempt])
+        if marked:
+            submit_url += "?" + urlencode({"marked": ",".join(map(str, marked))})
+        return redirect(submit_url)
     return render(
         request,
         "web/exams/attempt.html",
@@ -187,7 +192,23 @@ def attempt_submit(request: HttpRequest, attempt: int) -> HttpResponse:
         exam_attempt_submit(learner=request.user, attempt_id=attempt)
         return redirect("web:attempt_result", attempt)
     unanswered = [item for item in view.items if not item.answered]
-    return render(request, "web/exams/confirm.html", {"attempt": view, "unanswered": unanswered})
+    marked_ids = set(_marked_item_ids(request.GET.get("marked", "").split(","), view.items))
+    marked = [item for item in view.items if item.id in marked_ids]
+    return render(
+        request,
+        "web/exams/confirm.html",
+        {"attempt": view, "unanswered": unanswered, "marked": marked},
+    )
+
+
+def _marked_item_ids(values: list[str], items) -> list[int]:
+    """The attempt's items the learner marked for later, in order; anything else is dropped.
+
+    Marks live in the page (the browser keeps them per attempt, app.js) and travel to the
+    confirmation with the form: they are a reminder for the learner, not part of the answers.
+    """
+    wanted = {value.strip() for value in values}
+    return [item.id for item in items if str(item.id) in wanted]
 
 
 @login_required

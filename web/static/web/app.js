@@ -73,7 +73,9 @@
           observer.unobserve(entry.target);
           if (seen[kind]) return;
           seen[kind] = true;
-          sendJson("POST", url, { event: "section_viewed", section: kind });
+          sendJson("POST", url, { event: "section_viewed", section: kind }).then(function (response) {
+            if (response.ok) markSectionRead(kind);
+          });
         });
       },
       { threshold: 0.2 }
@@ -333,5 +335,109 @@
     initSectionTracking();
     initReviewKeys();
     initExam();
+  });
+
+  /* ---- Reading pages (issue 18) ---------------------------------------------------------- */
+
+  /* Step outline: tick a section once the progress API recorded it, and update the count. */
+  function markSectionRead(kind) {
+    var item = document.querySelector("[data-toc-kind='" + kind + "']");
+    if (!item || item.classList.contains("step-toc__item--read")) return;
+    item.classList.add("step-toc__item--read");
+    var mark = item.querySelector("[data-read-mark]");
+    if (mark) mark.hidden = false;
+    var count = document.querySelector("[data-sections-read]");
+    if (!count) return;
+    var read = parseInt(count.getAttribute("data-read"), 10) + 1;
+    var total = count.getAttribute("data-total");
+    count.setAttribute("data-read", String(read));
+    count.textContent =
+      document.documentElement.lang === "en"
+        ? read + " of " + total + " sections read"
+        : read + " von " + total + " Abschnitten gelesen";
+  }
+
+  /* Notes: warn before leaving the page with text that was not saved (both notes are saved by
+     one form, so submitting it is not leaving them). */
+  function initNotesGuard() {
+    var form = document.querySelector("[data-notes-form]");
+    var notes = document.querySelectorAll("textarea[data-note]");
+    if (!form || !notes.length) return;
+    var saving = false;
+    form.addEventListener("submit", function () {
+      saving = true;
+    });
+    function unsaved() {
+      for (var i = 0; i < notes.length; i++) {
+        if (notes[i].value !== notes[i].defaultValue) return true;
+      }
+      return false;
+    }
+    window.addEventListener("beforeunload", function (event) {
+      if (saving || !unsaved()) return;
+      event.preventDefault();
+      event.returnValue = "";
+    });
+  }
+
+  /* Exam: marks for later are kept by the browser per attempt (sessionStorage) and shown in
+     the question overview, which also shows what is answered. Without JS the marks still
+     travel to the confirmation page with the form. */
+  function initExamOverview() {
+    var form = document.querySelector("[data-exam-attempt]");
+    if (!form) return;
+    var key = "lernpfad-marks-" + form.getAttribute("data-attempt-id");
+    var marks = {};
+    try {
+      marks = JSON.parse(window.sessionStorage.getItem(key) || "{}") || {};
+    } catch (e) {
+      marks = {};
+    }
+    function showMark(id, on) {
+      var link = document.querySelector("[data-overview-item='" + id + "']");
+      if (!link) return;
+      var flag = link.querySelector("[data-overview-flag]");
+      if (flag) flag.hidden = !on;
+      link.classList.toggle("exam-overview__link--marked", on);
+    }
+    form.querySelectorAll("[data-mark-item]").forEach(function (box) {
+      var id = box.getAttribute("data-mark-item");
+      if (marks[id]) box.checked = true;
+      showMark(id, box.checked);
+      box.addEventListener("change", function () {
+        if (box.checked) marks[id] = true;
+        else delete marks[id];
+        try {
+          window.sessionStorage.setItem(key, JSON.stringify(marks));
+        } catch (e) {
+          /* storage full or off: the mark stays on this page only */
+        }
+        showMark(id, box.checked);
+      });
+    });
+    function answered(fieldset) {
+      var kind = fieldset.getAttribute("data-kind");
+      if (kind === "matching") {
+        var selects = fieldset.querySelectorAll("select");
+        for (var i = 0; i < selects.length; i++) if (!selects[i].value) return false;
+        return selects.length > 0;
+      }
+      var text = fieldset.querySelector("input[type=text]");
+      if (text) return text.value.trim() !== "";
+      return !!fieldset.querySelector("input[name^='item-']:checked");
+    }
+    form.addEventListener("input", function (event) {
+      var fieldset = event.target.closest("[data-item]");
+      if (!fieldset) return;
+      var link = document.querySelector(
+        "[data-overview-item='" + fieldset.getAttribute("data-item") + "']"
+      );
+      if (link) link.classList.toggle("exam-overview__link--answered", answered(fieldset));
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    initNotesGuard();
+    initExamOverview();
   });
 })();
