@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench bench-smoke fuzz install
+.PHONY: run test lint bench bench-smoke fuzz install test-tools
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -13,6 +13,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+## The browser tests' axe-core (package.json, from the npm registry). Without npm the tests that
+## need it skip (CI installs npm and fails them instead).
+AXE := node_modules/axe-core/axe.min.js
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(AXE)
+
+test-tools:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(AXE); \
+	else echo "npm not found: the axe-core browser tests will skip (apt-get install npm)"; fi
 
 ## Run Lernpfad: web, Celery worker and beat on SQLite and a folder broker, with demo data.
 ## `make run PORT=8001` serves another port; `make run ADDR=0.0.0.0:8000` every interface.
@@ -29,7 +40,7 @@ run: $(STAMP)
 
 ## The whole test suite. Without DATABASE_URL on an embedded PostgreSQL (tests/embedded_postgres.py);
 ## Redis tests run when CELERY_BROKER_URL=redis://... points at a server.
-test: $(STAMP)
+test: $(STAMP) test-tools
 	$(PY) manage.py makemigrations --check --dry-run --settings=lms.settings.test
 	$(PY) -m pytest $(PYTEST_ARGS)
 

@@ -49,7 +49,7 @@ from accounts.tokens import (
     ConfirmationTokenInvalid,
     email_confirmation_claim,
 )
-from lms.errors import InvalidInput, NotFound, TooManyRequests
+from lms.errors import Forbidden, InvalidInput, NotFound, TooManyRequests
 from lms.local_time import is_time_zone
 
 logger = logging.getLogger(__name__)
@@ -346,6 +346,24 @@ def login_lockouts_lift(*, usernames: Iterable[str]) -> int:
     return sum(axes_reset(username=name) for name in set(usernames) if name)
 
 
+def _password_counted_check(*, request: HttpRequest, user: User, password: str) -> bool:
+    """Whether ``password`` is the user's, checked like a log-in: django-axes counts a wrong
+    one, and a locked account or address raises TooManyRequests (login_locked)."""
+    if password and authenticate(request, username=user.get_username(), password=password) == user:
+        return True
+    if getattr(request, "axes_locked_out", False):
+        raise login_locked_error()
+    return False
+
+
+def password_reenter(*, request: HttpRequest, user: User, password: str) -> None:
+    """The password entered again before a grave step (the web's account deletion), counted
+    like a log-in so a stolen browser session cannot guess it. Raises Forbidden
+    (password_incorrect) or TooManyRequests (login_locked)."""
+    if not _password_counted_check(request=request, user=user, password=password):
+        raise Forbidden(_("The password is not correct."), code="password_incorrect")
+
+
 def password_change(
     *, request: HttpRequest, user: User, old_password: str, new_password: str
 ) -> User:
@@ -358,12 +376,7 @@ def password_change(
     ``update_session_auth_hash``.
     """
     errors = _Errors()
-    if (
-        not old_password
-        or authenticate(request, username=user.get_username(), password=old_password) != user
-    ):
-        if getattr(request, "axes_locked_out", False):
-            raise login_locked_error()
+    if not _password_counted_check(request=request, user=user, password=old_password):
         errors.add("old_password", _("Your current password is not correct."))
     try:
         password_validation.validate_password(new_password, user=user)

@@ -13,6 +13,7 @@ from lms.privacy import export_rows
 from progress import selectors as _selectors
 from progress.data import ModuleLearnerStats
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
+from progress.services import demo as _demo
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
 
@@ -108,3 +109,15 @@ def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLea
     """Enrolled and active learners, the completion funnel, the median days to complete (the
     course dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
     return _selectors.module_learner_stats(module_id=module_id, now=now)
+
+
+def demo_progress_create(
+    *, learner_id: int, module_slug: str, completed_days_ago: list[int], now
+) -> int:
+    """The demo learner's steps read and completed on past days (``manage.py demo_setup``)."""
+    return _demo.demo_progress_create(
+        learner_id=learner_id,
+        module_slug=module_slug,
+        completed_days_ago=completed_days_ago,
+        now=now,
+    )

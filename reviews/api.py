@@ -16,6 +16,7 @@ from reviews import selectors as _selectors
 from reviews.data import ModuleReviewStats
 from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
+from reviews.services import demo as _demo
 
 
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
@@ -91,3 +92,8 @@ def module_review_stats(
     return _selectors.module_review_stats(
         module_id=module_id, now=now, days=days, time_zone=time_zone
     )
+
+
+def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
+    """The demo learner's review sessions of the last ``days`` days (``manage.py demo_setup``)."""
+    return _demo.demo_reviews_replay(learner=learner, days=days, now=now)

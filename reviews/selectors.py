@@ -133,12 +133,15 @@ class DueCard:
 
 @dataclass(frozen=True)
 class DueQueue:
-    """``due_count`` is what the learner can review now within today's limits."""
+    """``due_count`` is what the learner can review now within today's limits; ``due_total``
+    every live card due now (the rest waits for the limits), ``due_later_today`` the live cards
+    that come due later, before the learner's local midnight."""
 
     due_count: int
     new_count: int
     review_count: int
     due_total: int
+    due_later_today: int
     budget: DailyBudget
     cards: list[DueCard]
 
@@ -247,6 +250,7 @@ def due_queue(
         new_count=new_count,
         review_count=review_count,
         due_total=page.due_total,
+        due_later_today=page.due_later_today,
         budget=budget,
         cards=cards,
     )

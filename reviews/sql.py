@@ -151,6 +151,11 @@ counts AS (
            COALESCE(SUM(CASE WHEN c.{_cards.last_review} IS NULL THEN 1 ELSE 0 END), 0) AS new
     FROM {_cards.table} c WHERE {live_due}
 ),
+later AS (
+    SELECT COUNT(*) AS total FROM {_cards.table} c
+    WHERE c.{_cards.learner} = %(learner)s AND c.{_cards.due} > %(at)s
+      AND c.{_cards.due} < %(day_end)s AND {live}
+),
 seen AS (
     SELECT c.{_cards.id} AS id, 0 AS is_new, c.{_cards.due} AS due FROM {_cards.table} c
     WHERE {live_due} AND c.{_cards.last_review} IS NOT NULL
@@ -166,11 +171,12 @@ page AS (
     ORDER BY is_new, due, id LIMIT %(limit)s
 )
 SELECT today.reviewed AS reviewed_today, today.new AS new_today,
-       counts.total AS due_total, counts.new AS due_new,
+       counts.total AS due_total, counts.new AS due_new, later.total AS due_later_today,
        card.{_cards.id} AS id, card.{_cards.kind} AS kind, card.{_cards.step} AS step_id,
        card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")}
 FROM today
 CROSS JOIN counts
+CROSS JOIN later
 LEFT JOIN page ON 1 = 1
 LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
 ORDER BY page.is_new, page.due, page.id
@@ -183,6 +189,7 @@ class _DueQueueRow:
     new_today: int
     due_total: int
     due_new: int
+    due_later_today: int
     # The page's card; all None when the page is empty (the counts still come).
     id: int | None
     kind: str | None
@@ -207,12 +214,14 @@ class DueQueueCard:
 
 @dataclass(frozen=True)
 class DueQueuePage:
-    """Today's review counts, the live due counts and the next page of due cards."""
+    """Today's review counts, the live due counts (now, and later before the local day ends)
+    and the next page of due cards."""
 
     reviewed_today: int
     new_today: int
     due_total: int
     due_new: int
+    due_later_today: int
     cards: list[DueQueueCard]
 
 
@@ -226,7 +235,8 @@ def due_queue_read(
     live: Q,
 ) -> DueQueuePage:
     """One statement: the learner's cards that are due and ``live`` (the live-card rule as a Q),
-    seen ones first (oldest due first), then new ones, ``limit`` at most."""
+    seen ones first (oldest due first), then new ones, ``limit`` at most; and how many more come
+    due before ``day_end``."""
     params: dict[str, Any] = {
         "learner": learner_id,
         "at": datetime_param(at),
@@ -247,6 +257,7 @@ def due_queue_read(
         new_today=first.new_today,
         due_total=first.due_total,
         due_new=first.due_new,
+        due_later_today=first.due_later_today,
         cards=[
             DueQueueCard(
                 id=row.id,

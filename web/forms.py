@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import decimal
+
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
@@ -12,11 +14,14 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.services import (
+    NEW_CARDS_PER_DAY_MAX,
+    REVIEWS_PER_DAY_MAX,
     email_confirmation_resend_request,
     password_reset_request,
     user_authenticate_by_login,
 )
 from lms.errors import DomainError
+from lms.local_time import time_zone_names
 from progress.services.notes import NOTE_MAX_LENGTH, NOTE_PROMPTS
 
 # A retention as the page's language writes it (0.80 / 0,80), when the form is shown.
@@ -225,11 +230,10 @@ class SettingsForm(forms.Form):
         label=_("E-mail address"), widget=forms.EmailInput(attrs={"autocomplete": "email"})
     )
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES)
-    time_zone = forms.CharField(
+    time_zone = forms.ChoiceField(
         label=_("Time zone"),
-        max_length=64,
-        help_text=_("An IANA name such as Europe/Berlin; reminders and “today” follow it."),
-        widget=forms.TextInput(attrs={"list": "time-zones", "autocomplete": "off"}),
+        choices=lambda: time_zone_choices(),
+        help_text=_("Reminders and “today” follow it."),
     )
     reminder_email = forms.BooleanField(
         label=_("Send me review reminders by e-mail"), required=False
@@ -250,8 +254,15 @@ class SettingsForm(forms.Form):
         required=False,
         widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
     )
-    desired_retention = forms.FloatField(
+    # A decimal with two places, localized: German pages show and read "0,90" (and still read
+    # "0.90"), as the help text writes the range.
+    desired_retention = forms.DecimalField(
         label=_("Desired retention"),
+        localize=True,
+        max_digits=3,
+        decimal_places=2,
+        min_value=decimal.Decimal(f"{DESIRED_RETENTION_MIN:.2f}"),
+        max_value=decimal.Decimal(f"{DESIRED_RETENTION_MAX:.2f}"),
         help_text=format_lazy(
             _(
                 "How sure you want to be to remember a card when it comes back: {low} to "
@@ -260,11 +271,74 @@ class SettingsForm(forms.Form):
             low=_retention_text(DESIRED_RETENTION_MIN),
             high=_retention_text(DESIRED_RETENTION_MAX),
         ),
-        widget=forms.NumberInput(
-            attrs={
-                "step": "0.01",
-                "min": f"{DESIRED_RETENTION_MIN:.2f}",
-                "max": f"{DESIRED_RETENTION_MAX:.2f}",
-            }
+        widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off", "size": 5}),
+    )
+    new_cards_per_day = forms.IntegerField(
+        label=_("New cards per day"),
+        min_value=0,
+        max_value=NEW_CARDS_PER_DAY_MAX,
+        help_text=_("At most this many cards you have never seen come up each day; 0 for none."),
+    )
+    reviews_per_day = forms.IntegerField(
+        label=_("Reviews per day"),
+        min_value=0,
+        max_value=REVIEWS_PER_DAY_MAX,
+        help_text=_(
+            "At most this many reviews a day, new cards included; the rest wait for tomorrow."
         ),
+    )
+
+    @staticmethod
+    def initial_from(user) -> dict:
+        """The form's values from the learner's row (the retention with its two places)."""
+        initial = {name: getattr(user, name) for name in SettingsForm.base_fields}
+        initial["desired_retention"] = decimal.Decimal(f"{user.desired_retention:.2f}")
+        return initial
+
+    def clean_desired_retention(self) -> float:
+        # The service stores a float; the form only reads the learner's way of writing it.
+        return float(self.cleaned_data["desired_retention"])
+
+
+# The IANA areas a time zone's name starts with, as the picker's groups name them.
+_TIME_ZONE_AREAS = {
+    "Africa": _("Africa"),
+    "America": _("America"),
+    "Antarctica": _("Antarctica"),
+    "Arctic": _("Arctic"),
+    "Asia": _("Asia"),
+    "Atlantic": _("Atlantic"),
+    "Australia": _("Australia"),
+    "Europe": _("Europe"),
+    "Indian": _("Indian Ocean"),
+    "Pacific": _("Pacific"),
+}
+
+
+def time_zone_choices() -> list:
+    """Every zone ``lms.local_time.time_zone_names`` allows, grouped by area for a ``<select>``
+    with ``<optgroup>``s (no script needed): "Europe" › "Berlin". Zones outside the areas
+    (UTC, the old country aliases such as ``Japan``) come last, under "Other"."""
+    groups: dict[str, list[tuple[str, str]]] = {area: [] for area in _TIME_ZONE_AREAS}
+    other: list[tuple[str, str]] = []
+    for name in sorted(time_zone_names()):
+        area, _slash, place = name.partition("/")
+        if place and area in groups:
+            groups[area].append((name, place.replace("_", " ").replace("/", " – ")))
+        else:
+            other.append((name, name.replace("_", " ")))
+    choices = [(_TIME_ZONE_AREAS[area], zones) for area, zones in groups.items() if zones]
+    if other:
+        choices.append((_("Other"), other))
+    return choices
+
+
+class AccountDeleteForm(forms.Form):
+    """The password again, as ``privacy.services.account_delete`` asks for it."""
+
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        max_length=4096,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )

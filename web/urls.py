@@ -34,6 +34,9 @@ urlpatterns = [
     path("settings/", account.settings_page, name="settings"),
     path("settings/password/", account.password_change_page, name="password_change"),
     path("settings/logout-everywhere/", account.logout_everywhere, name="logout_everywhere"),
+    path("settings/export/", account.data_export, name="data_export"),
+    path("settings/delete/", account.account_delete_page, name="account_delete"),
+    path("account-deleted/", account.account_deleted, name="account_deleted"),
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),

@@ -279,6 +279,8 @@ def test_settings_page_saves_through_the_service(learner_client, learner):
             "quiet_hours_start": "22:00",
             "quiet_hours_end": "07:00",
             "desired_retention": "0.85",
+            "new_cards_per_day": "15",
+            "reviews_per_day": "150",
         },
     )
     assert response.status_code == 302
@@ -289,6 +291,7 @@ def test_settings_page_saves_through_the_service(learner_client, learner):
         False,
     )
     assert str(learner.reminder_time) == "07:30:00" and learner.desired_retention == 0.85
+    assert (learner.new_cards_per_day, learner.reviews_per_day) == (15, 150)
 
 
 def test_settings_page_shows_service_errors(learner_client, learner):
@@ -301,6 +304,8 @@ def test_settings_page_shows_service_errors(learner_client, learner):
             "reminder_time": "18:00",
             "quiet_hours_start": "22:00",
             "desired_retention": "0.5",
+            "new_cards_per_day": "20",
+            "reviews_per_day": "200",
         },
     )
     assert response.status_code == 200

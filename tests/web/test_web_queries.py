@@ -249,3 +249,38 @@ def test_a_get_writes_nothing(client, enrolled, course):
         started_at=hour_ago, deadline_at=hour_ago + datetime.timedelta(minutes=30)
     )
     assert writes_of(attempt + "result/") == []
+
+
+# The learner's pages of issue 18, pinned: session and user, then the page's own reads (warm
+# per-process caches, as on a busy server). The same with one card and with 128 cards, 60
+# reviews over 80 days and 32 completed steps (test above).
+PINNED = {
+    # the due queue with the next card (one statement), the card's faces
+    "/review/": 4,
+    # review_stats (two), the due queue (one, the same as the review page's), the enrollments,
+    # each enrolled module's progress (one)
+    "/stats/": 7,
+    # the form is filled from the user row the session loaded
+    "/settings/": 2,
+    # the policy, accommodation, active item count, enrollment, attempts, completed steps
+    MODULE + "exam/": 8,
+}
+
+
+def test_settings_review_statistics_and_exam_pages_make_the_pinned_number_of_queries(
+    client, enrolled, course
+):
+    from reviews.api import cards_for_step_ensure
+
+    client.force_login(enrolled)
+    first = course.steps.get(number=1)
+    cards_for_step_ensure(learner_id=enrolled.pk, step_id=first.pk, at=timezone.now())
+    for url in PINNED:
+        count_queries(client, url)
+    few = {url: warm_count_queries(client, url) for url in PINNED}
+    from progress.models import StepProgress
+
+    StepProgress.objects.filter(learner=enrolled).delete()
+    fill_learner_data(enrolled, course)
+    many = {url: warm_count_queries(client, url) for url in PINNED}
+    assert few == many == PINNED

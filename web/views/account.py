@@ -1,32 +1,38 @@
-"""The settings page (language, time zone, reminders, quiet hours, desired retention), the
-password change and "log out everywhere"."""
+"""The settings page (language, time zone, reminders, quiet hours, desired retention, daily
+limits), the password change, "log out everywhere", the data export and the account deletion."""
 
 from __future__ import annotations
+
+import json
 
 from django.contrib import messages
 from django.contrib.auth import logout, update_session_auth_hash
 from django.contrib.auth.decorators import login_required
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from accounts.services import credentials_revoke, password_change, user_update
-from lms.errors import DomainError, TooManyRequests
-from lms.local_time import time_zone_names
-from web.forms import PasswordChangeForm, SettingsForm
+from accounts.services import (
+    credentials_revoke,
+    password_change,
+    password_reenter,
+    user_update,
+)
+from lms.errors import DomainError, Forbidden, TooManyRequests
+from privacy.services import account_delete, account_export
+from web.forms import AccountDeleteForm, PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
-
-FIELDS = tuple(SettingsForm.base_fields)
 
 
 @login_required
 def settings_page(request: HttpRequest) -> HttpResponse:
     """Show and change the preferences through ``accounts.services.user_update``."""
     user = request.user
-    initial = {name: getattr(user, name) for name in FIELDS}
-    form = SettingsForm(request.POST or None, initial=initial)
+    form = SettingsForm(request.POST or None, initial=SettingsForm.initial_from(user))
     if request.method == "POST" and form.is_valid():
         asked_for = form.cleaned_data["email"].strip().lower()
         address_change = asked_for not in (user.email.lower(), user.pending_email.lower())
@@ -56,12 +62,54 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "web/account/settings.html",
-        {"form": form, "nav": "settings", "time_zones": _common_time_zones()},
+        {"form": form, "nav": "settings"},
     )
 
 
-def _common_time_zones() -> list[str]:
-    return sorted(z for z in time_zone_names() if "/" in z and not z.startswith("Etc"))
+@login_required
+def data_export(request: HttpRequest) -> HttpResponse:
+    """Everything Lernpfad stores about the learner as a JSON download: the same
+    ``privacy.services.account_export`` as ``GET /api/v1/me/export/``."""
+    export = account_export(user=request.user)
+    response = HttpResponse(
+        json.dumps(export, cls=DjangoJSONEncoder, ensure_ascii=False, indent=2),
+        content_type="application/json; charset=utf-8",
+    )
+    filename = f"lernpfad-{request.user.username}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+def account_delete_page(request: HttpRequest) -> HttpResponse:
+    """Delete the account after the password is entered again (``privacy.services
+    .account_delete``, as ``DELETE /api/v1/me/``). The password is checked like a log-in first
+    (``accounts.services.password_reenter``: django-axes counts wrong ones and locks), so a
+    stolen session cannot guess it."""
+    form = AccountDeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        password = form.cleaned_data["password"]
+        try:
+            password_reenter(request=request, user=request.user, password=password)
+            account_delete(user=request.user, password=password)
+        except TooManyRequests:
+            return login_locked(request)
+        except Forbidden:
+            form.add_error("password", _("The password is not correct. Nothing was deleted."))
+        else:
+            logout(request)
+            return redirect("web:account_deleted")
+    return render(
+        request,
+        "web/account/delete.html",
+        {"form": form, "nav": "settings", "export_url": reverse("web:data_export")},
+    )
+
+
+def account_deleted(request: HttpRequest) -> HttpResponse:
+    """Where a deletion ends: the account is gone and this browser is logged out."""
+    return render(request, "web/account/deleted.html")
 
 
 # The service's field names on the form.

@@ -19,7 +19,7 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
 from lms.errors import Conflict
-from reviews.selectors import card_faces, due_queue
+from reviews.selectors import card_faces, daily_budget, due_queue
 from reviews.services import reviewing
 from web.forms import ReviewRatingForm
 from web.views.common import domain_errors_as_pages
@@ -57,6 +57,10 @@ def review_session(request: HttpRequest) -> HttpResponse:
         {
             "nav": "review",
             "queue": queue,
+            "held_back": queue.due_total - queue.due_count,
+            # Undo takes back this local day's reviews, as a session's undo does; yesterday's
+            # history is not rewritten from a button that shows up on a fresh morning.
+            "can_undo": queue.budget.reviewed_today > 0,
             "card": card,
             "faces": faces,
             "buttons": buttons,
@@ -92,7 +96,10 @@ def review_rate(request: HttpRequest) -> HttpResponse:
 @require_POST
 @domain_errors_as_pages(back=_review_session, not_found_is_404=False)
 def review_undo(request: HttpRequest) -> HttpResponse:
+    """Undo the last review of the learner's local day (the page offers nothing else)."""
     try:
+        if daily_budget(learner=request.user, at=timezone.now()).reviewed_today == 0:
+            raise Conflict("There is no review to undo today.", code="nothing_to_undo")
         reviewing.review_undo(learner=request.user)
     except Conflict as exc:
         if exc.code != "nothing_to_undo":

@@ -11,23 +11,28 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from progress.selectors import enrollment_list, module_progress_get
-from reviews.selectors import review_stats
+from reviews.selectors import due_queue, review_stats
 
-# Heatmap geometry: one column per week, one row per weekday (Monday on top).
-CELL = 13
-GAP = 3
-TOP = 18
-LEFT = 28
+# Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
+# scaled to the page's width (CSS), so these are proportions more than pixels.
+CELL = 16
+GAP = 4
+TOP = 22
+LEFT = 34
+# Room a month label ("Dez", "Sept") takes to the right of its column, and the fewest columns
+# between two labels (a month that starts in the first days of the range gets no label).
+MONTH_LABEL_WIDTH = 34
+MONTH_LABEL_MIN_COLUMNS = 2
 
 # The progress chart shows at least this many days, so a first day's progress is not a wall.
 MIN_CHART_DAYS = 30
-# Progress chart geometry.
-CHART_WIDTH = 560
-CHART_HEIGHT = 200
-PAD_LEFT = 36
-PAD_BOTTOM = 24
-PAD_TOP = 10
-PAD_RIGHT = 10
+# Progress chart geometry (scaled to the page's width by CSS).
+CHART_WIDTH = 720
+CHART_HEIGHT = 260
+PAD_LEFT = 40
+PAD_BOTTOM = 28
+PAD_TOP = 12
+PAD_RIGHT = 12
 
 
 def heat_level(count: int, peak: int) -> int:
@@ -59,12 +64,18 @@ def heatmap(per_day) -> dict:
             }
         )
         if day.date.day == 1 or index == 0:
-            months.append({"x": x, "label": date_format(day.date, "M")})
+            months.append({"x": x, "column": column, "label": date_format(day.date, "M")})
+    # The range's first, partial month keeps its label only if the next one leaves it room.
+    if len(months) > 1 and months[1]["column"] - months[0]["column"] < MONTH_LABEL_MIN_COLUMNS:
+        months.pop(0)
     columns = (len(per_day) + offset + 6) // 7
+    width = LEFT + columns * (CELL + GAP)
+    if months:
+        width = max(width, months[-1]["x"] + MONTH_LABEL_WIDTH)
     return {
         "cells": cells,
         "months": months,
-        "width": LEFT + columns * (CELL + GAP),
+        "width": width,
         "height": TOP + 7 * (CELL + GAP),
         "weekdays": [
             {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
@@ -112,16 +123,19 @@ def progress_chart(completed_at: list[datetime.datetime], total: int, *, today: 
         "done": done,
         "start": start,
         "today": today,
-        "label_y": CHART_HEIGHT - 6,
+        "label_y": CHART_HEIGHT - 8,
     }
 
 
 @login_required
 def stats(request: HttpRequest) -> HttpResponse:
-    """Review figures and heatmap (reviews selector) and per-module progress over time."""
+    """Review figures and heatmap (reviews selectors), what is due now and later today (the
+    review page's due queue read, so both pages say the same) and per-module progress."""
     learner = request.user
     now = timezone.now()
     figures = review_stats(learner=learner, at=now)
+    # What is due now, and later today, counted as the review page counts it (one read).
+    queue = due_queue(learner=learner, at=now, limit=1)
     # The heatmap ends on the learner's local today as the reviews selector reads it (time
     # zone, unknown-zone fallback): the progress chart ends on the same day.
     today = figures.per_day[-1].date
@@ -142,6 +156,8 @@ def stats(request: HttpRequest) -> HttpResponse:
         {
             "nav": "stats",
             "figures": figures,
+            "queue": queue,
+            "held_back": queue.due_total - queue.due_count,
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "cell": CELL,

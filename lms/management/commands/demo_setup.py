@@ -1,11 +1,28 @@
 """manage.py demo_setup: create the demo admin, course admin and learner, approve the seed item
-bank (as a course admin would, so the demo's exam certifies) and print how to log in."""
+bank (as a course admin would, so the demo's exam certifies), give the demo learner a study
+history and print how to log in.
+
+The history goes through the services a learner's pages use, at past times: eight steps of the
+first module read and completed over two and a half weeks (the last one today, so its cards are
+new and due), the next step begun, and a review session on most of the past days replayed
+through the due queue and ``review_record``. Run again, it adds nothing: completing a step is
+idempotent and a learner who has reviewed keeps their reviews.
+"""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
 from accounts import api as accounts_api
+from courses import api as courses_api
+from progress import api as progress_api
 from quizzes import api as quizzes_api
+from reviews import api as reviews_api
+
+# Days before now on which the demo learner completed steps 1, 2, 3 …
+DEMO_COMPLETED_DAYS_AGO = [16, 14, 12, 9, 7, 5, 2, 0]
+# How many past days of review sessions are replayed.
+DEMO_REVIEW_DAYS = 16
 
 DEMO_USERS = (
     # username, password, is_staff (a superuser), course admin (group "Kursverwaltung"), name
@@ -35,6 +52,8 @@ class Command(BaseCommand):
             )
             if is_staff:
                 reviewer = user
+            elif not course_admin:
+                self._learner_history(user)
         # The demo admin stands behind the generated seed bank, so the demo shows the whole
         # way to a certificate; a real course admin reviews each item (README "Item bank").
         approved = quizzes_api.exam_banks_approve(reviewer_id=reviewer.pk if reviewer else None)
@@ -49,4 +68,22 @@ class Command(BaseCommand):
                 f"  learner:      lena  / lernpfad-lena-demo   -> {site}/\n"
                 f"  API docs: {site}/api/docs/"
             )
+        )
+
+    def _learner_history(self, learner) -> None:
+        slugs = courses_api.module_slugs()
+        if not slugs:
+            self.stdout.write("No module imported: the demo learner starts without history.")
+            return
+        now = timezone.now()
+        done = progress_api.demo_progress_create(
+            learner_id=learner.pk,
+            module_slug=slugs[0],
+            completed_days_ago=DEMO_COMPLETED_DAYS_AGO,
+            now=now,
+        )
+        reviews = reviews_api.demo_reviews_replay(learner=learner, days=DEMO_REVIEW_DAYS, now=now)
+        self.stdout.write(
+            f"{learner.username}: {done} step(s) of {slugs[0]} completed, "
+            f"{reviews} past review(s) replayed" + ("" if reviews else " (history kept)")
         )
