@@ -106,6 +106,7 @@ def test_public_page_switches_language_and_fits_a_phone(
     try:
         page.goto(f"{live_server.url}/certificates/{code}/")
         expect(page.get_by_role("heading", level=1)).to_have_text("Zertifikat gültig")
+        page.get_by_text("Menü", exact=True).click()  # a phone: the switch is in the menu
         page.get_by_label("Sprache").select_option("en")
         page.get_by_role("button", name="Wechseln").click()
         expect(page.get_by_role("heading", level=1)).to_have_text("Certificate valid")

@@ -187,9 +187,7 @@ def main_nav_link(page: Page, name: str):
     menu = page.locator(".site-menu")
     if menu.is_visible() and menu.get_attribute("open") is None:
         menu.locator("summary").click()
-    return page.get_by_role("navigation", name=re.compile("^(Main|Hauptnavigation)$")).get_by_role(
-        "link", name=name, exact=True
-    )
+    return page.get_by_role("navigation").get_by_role("link", name=name, exact=True)
 
 
 def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: str) -> None:
@@ -390,9 +388,12 @@ def test_same_journey_in_english_on_a_phone(
         # The browser asks for English and gets it; the switch in the header works both ways.
         page.goto(live_server.url + "/")
         expect(page.locator("html")).to_have_attribute("lang", "en")
+        # On a phone the switch is in the header's menu.
+        page.get_by_text("Menu", exact=True).click()
         page.get_by_label("Language").select_option("de")
         page.get_by_role("button", name="Switch").click()
         expect(page.locator("html")).to_have_attribute("lang", "de")
+        page.get_by_text("Menü", exact=True).click()
         page.get_by_label("Sprache").select_option("en")
         page.get_by_role("button", name="Wechseln").click()
         expect(page.locator("html")).to_have_attribute("lang", "en")

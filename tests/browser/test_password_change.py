@@ -70,6 +70,7 @@ def test_password_change_logs_out_every_other_browser_and_app(
         _log_in(there, base, learner_password("lena"), **english, button="Log in")
         # After the log-in the account's language (German) applies; the tablet switches to
         # English (stored on the account; the laptop keeps its language cookie).
+        there.get_by_text("Menü", exact=True).click()  # a phone: the switch is in the menu
         there.get_by_label("Sprache").select_option("en")
         there.get_by_role("button", name="Wechseln").click()
         there.goto(base + "/settings/")
