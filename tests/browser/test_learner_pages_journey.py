@@ -285,10 +285,7 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     # Statistics: "due now" is the review page's number.
     if width <= 375:  # the phone's header keeps the navigation behind its menu button
         page.locator(".site-menu__button").click()
-        nav = page.locator(".site-menu__panel")
-    else:
-        nav = page.locator(".site-nav--wide")
-    nav.get_by_role("link", name=re.compile("Statistik|Statistics")).click()
+    page.locator(".site-nav").get_by_role("link", name=re.compile("Statistik|Statistics")).click()
     expect(page.locator("#stat-due-now")).to_have_text(str(due_now))
     expect(page.locator(".chart--heatmap")).to_be_visible()
     box = page.locator(".chart--heatmap").bounding_box()
