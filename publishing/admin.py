@@ -201,7 +201,8 @@ class CourseImportAdmin(admin.ModelAdmin):
         ]
 
     def add_view(self, request, form_url="", extra_context=None):
-        return HttpResponseRedirect(reverse("admin:publishing_courseimport_upload"))
+        # "Add course import" is an upload: the same page.
+        return self.upload_view(request)
 
     def _context(self, request, **extra) -> dict:
         return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
