@@ -101,18 +101,10 @@ def preview_context(preview: ImportPreview) -> dict:
 
 @admin.register(CourseImport)
 class CourseImportAdmin(admin.ModelAdmin):
-    list_display = (
-        "__str__",
-        "status",
-        "origin",
-        "created_by",
-        "created_at",
-        "published_at",
-        "changes",
-    )
+    # Few columns: the changes must fit beside the filters.
+    list_display = ("__str__", "status", "created_by", "published_at", "changes")
     list_filter = ("status", "origin")
     list_select_related = ("created_by",)
-    date_hierarchy = "created_at"
     fields = (
         "status",
         "origin",
