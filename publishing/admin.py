@@ -12,6 +12,7 @@ from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -38,7 +39,7 @@ KIND_LABELS = {
 
 def _download(text: str, filename: str) -> HttpResponse:
     response = HttpResponse(text.encode("utf-8"), content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 
@@ -100,18 +101,10 @@ def preview_context(preview: ImportPreview) -> dict:
 
 @admin.register(CourseImport)
 class CourseImportAdmin(admin.ModelAdmin):
-    list_display = (
-        "__str__",
-        "status",
-        "origin",
-        "created_by",
-        "created_at",
-        "published_at",
-        "changes",
-    )
+    # Few columns: the changes must fit beside the filters.
+    list_display = ("__str__", "status", "created_by", "published_at", "changes")
     list_filter = ("status", "origin")
     list_select_related = ("created_by",)
-    date_hierarchy = "created_at"
     fields = (
         "status",
         "origin",
@@ -201,7 +194,8 @@ class CourseImportAdmin(admin.ModelAdmin):
         ]
 
     def add_view(self, request, form_url="", extra_context=None):
-        return HttpResponseRedirect(reverse("admin:publishing_courseimport_upload"))
+        # "Add course import" is an upload: the same page.
+        return self.upload_view(request)
 
     def _context(self, request, **extra) -> dict:
         return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
@@ -266,6 +260,8 @@ class CourseImportAdmin(admin.ModelAdmin):
             except ImportNotDraft:
                 messages.warning(request, _("This import was published already."))
                 return HttpResponseRedirect(change_url)
+            except courses_api.DocumentErrors as failed:
+                return self._no_longer_importable(request, failed)
             else:
                 messages.success(
                     request,
@@ -278,18 +274,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             try:
                 _plan, preview = import_preview(documents=documents)
             except courses_api.DocumentErrors as failed:
-                # Only when the content changed under the draft (e.g. a card's module is gone).
-                problems = [str(error) for error in failed.errors]
-                return TemplateResponse(
-                    request,
-                    "admin/publishing/courseimport/upload.html",
-                    {
-                        **self._context(request, title=_("Import documents")),
-                        "form": DocumentUploadForm(),
-                        "problems": problems,
-                    },
-                    status=409,
-                )
+                return self._no_longer_importable(request, failed)
         context = self._context(
             request,
             title=_("Preview of import #%(pk)s") % {"pk": pk},
@@ -299,6 +284,20 @@ class CourseImportAdmin(admin.ModelAdmin):
         )
         return TemplateResponse(
             request, "admin/publishing/courseimport/preview.html", context, status=status
+        )
+
+    def _no_longer_importable(self, request, failed):
+        """A draft whose documents no longer import (the course changed under it, e.g. a
+        card's module is gone): its problems, nothing written."""
+        return TemplateResponse(
+            request,
+            "admin/publishing/courseimport/upload.html",
+            {
+                **self._context(request, title=_("Import documents")),
+                "form": DocumentUploadForm(),
+                "problems": [str(error) for error in failed.errors],
+            },
+            status=409,
         )
 
     def again_view(self, request, pk: int):

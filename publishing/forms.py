@@ -8,11 +8,14 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from lms.text import text_is_storable
+
 # The seed module is 157 kB; a document ten times its size is no course document any more.
 DOCUMENT_MAX_BYTES = 2_000_000
 UPLOAD_MAX_BYTES = 10_000_000
 UPLOAD_MAX_FILES = 50
 DOCUMENT_SUFFIXES = (".txt",)
+NAME_MAX_LENGTH = 200  # ImportDocument.name holds 255
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -51,7 +54,12 @@ class DocumentUploadForm(forms.Form):
         for upload in uploads:
             name = PurePath(upload.name).name
             total += upload.size
-            if not name.lower().endswith(DOCUMENT_SUFFIXES):
+            if len(name) > NAME_MAX_LENGTH or not text_is_storable(name):
+                problems.append(
+                    _("A file name is longer than %(limit)s characters or not plain text.")
+                    % {"limit": NAME_MAX_LENGTH}
+                )
+            elif not name.lower().endswith(DOCUMENT_SUFFIXES):
                 problems.append(_("%(name)s: choose a .txt document.") % {"name": name})
             elif upload.size > DOCUMENT_MAX_BYTES:
                 problems.append(

@@ -54,9 +54,11 @@ def published(admin_client):
     return Module.objects.get(slug="self-hosting-27")
 
 
-def test_module_changelist_links_to_the_import(admin_client):
+def test_module_pages_link_to_the_import_and_the_document(admin_client, published):
     page = admin_client.get("/admin/courses/module/").content.decode()
     assert UPLOAD in page and "/admin/publishing/courseimport/" in page
+    change = admin_client.get(f"/admin/courses/module/{published.pk}/change/").content.decode()
+    assert f"/admin/publishing/courseimport/module/{published.pk}/document/" in change
 
 
 def test_upload_preview_publish(admin_client, published):
@@ -164,6 +166,7 @@ def test_admin_pages_query_count_is_constant(admin_client, published, url):
     for learners in (1, 8):
         preview_url = _course_with(learners, admin_client)
         target = resolve(preview_url)
+        admin_client.get(target)  # warm the content-type cache the admin fills on first use
         with CaptureQueriesContext(connection) as ctx:
             assert admin_client.get(target).status_code == 200
         counts.append(len(ctx.captured_queries))
@@ -198,3 +201,24 @@ def test_preview_and_publish_query_counts_do_not_grow_with_the_steps(admin_clien
         assert page.content.decode().count('data-kind="changed"') == steps + 1  # + the count
         counts.append(len(ctx.captured_queries))
     assert counts[0] == counts[2] and counts[1] == counts[3], counts
+
+
+def test_a_draft_that_no_longer_imports_shows_why_and_writes_nothing(admin_client, published):
+    cards = [f for f in _files() if f.name != SEED_MODULE]
+    preview_url = _upload(admin_client, cards)["Location"]
+    page = admin_client.get(preview_url).content.decode()
+    fingerprint = re.search(r'name="fingerprint" value="([0-9a-f]+)"', page)[1]
+    Module.objects.filter(pk=published.pk).update(title="Umbenannt")
+    response = admin_client.get(preview_url)
+    assert response.status_code == 409
+    assert "000_f1ef75877a9e6e7d.txt:2: no module titled" in response.content.decode()
+    response = admin_client.post(preview_url, {"fingerprint": fingerprint})
+    assert response.status_code == 409
+    assert CourseImport.objects.filter(status="draft").count() == 1
+
+
+def test_an_unstorable_file_name_is_a_400(admin_client):
+    upload = SimpleUploadedFile("x" * 250 + ".txt", b"Lernbegriff\n", content_type="text/plain")
+    response = _upload(admin_client, [upload])
+    assert response.status_code == 400
+    assert "Zeichen oder kein reiner Text" in response.content.decode()

@@ -53,8 +53,9 @@ NOT_EXPORTED = {
 }
 # Not learner data: the admin's audit trail of staff actions (deleted with the account), and the
 # course admin who reviewed an exam item (the item is course content; the decision stays when
-# the reviewer's account goes, ``reviewed_by`` becomes empty).
-NOT_PERSONAL = {"admin.LogEntry", "quizzes.ExamItem"}
+# the reviewer's account goes, ``reviewed_by`` becomes empty), and the course admin who uploaded
+# or published a course import (the history is the course's; both become empty likewise).
+NOT_PERSONAL = {"admin.LogEntry", "quizzes.ExamItem", "publishing.CourseImport"}
 
 
 def user_models():
