@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 
 from lms.privacy import export_rows
-from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
+from reviews.models import CalendarFeed, Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
 
 
@@ -51,7 +51,7 @@ def quick_check_rated(
 
 
 def learner_export(learner_id: int) -> dict:
-    """Everything the reviews app stores about the learner (data export): four queries."""
+    """Everything the reviews app stores about the learner (data export): five queries."""
     return {
         "cards": export_rows(
             ReviewCard.objects.filter(learner_id=learner_id),
@@ -60,4 +60,8 @@ def learner_export(learner_id: int) -> dict:
         "review_logs": export_rows(ReviewLog.objects.filter(learner_id=learner_id)),
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
+        # The address's token is a live credential: an export file is no place for it.
+        "calendar_feeds": export_rows(
+            CalendarFeed.objects.filter(learner_id=learner_id), exclude=("token",)
+        ),
     }

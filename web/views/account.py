@@ -17,6 +17,7 @@ from lms.errors import DomainError, TooManyRequests
 from lms.local_time import time_zone_names
 from web.forms import PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
+from web.views.calendar_feed import calendar_feed_url
 
 FIELDS = tuple(SettingsForm.base_fields)
 
@@ -56,7 +57,12 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "web/account/settings.html",
-        {"form": form, "nav": "settings", "time_zones": _common_time_zones()},
+        {
+            "form": form,
+            "nav": "settings",
+            "time_zones": _common_time_zones(),
+            "calendar_feed_url": calendar_feed_url(learner_id=user.pk),
+        },
     )
 
 
