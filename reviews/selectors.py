@@ -556,9 +556,9 @@ def calendar_feed_get(*, learner_id: int) -> CalendarFeed | None:
 
 def calendar_feed_by_token(*, token: str) -> CalendarFeed:
     """The feed of a private address with its learner (one query): NotFound for an unknown
-    address, Gone (410) for a revoked one."""
+    address or a deactivated account, Gone (410) for a revoked one."""
     feed = CalendarFeed.objects.select_related("learner").filter(token=token).first()
-    if feed is None:
+    if feed is None or not feed.learner.is_active:
         raise NotFound(_("There is no calendar with this address."), code="calendar_feed_not_found")
     if feed.revoked_at is not None:
         raise Gone(_("This calendar address was revoked."), code="calendar_feed_revoked")

@@ -97,6 +97,13 @@ def test_a_revoked_address_is_gone_and_an_unknown_one_not_found(learner, due_car
     assert CalendarFeed.objects.filter(learner=learner, revoked_at__isnull=True).count() == 1
 
 
+def test_a_deactivated_account_s_address_is_not_found(learner, due_cards, client):
+    feed = calendar_feed_create(learner_id=learner.pk)
+    learner.is_active = False
+    learner.save()
+    assert client.get(_feed_url(feed)).status_code == 404
+
+
 def test_the_feed_costs_the_same_queries_with_few_or_many_cards(
     make_learner, bulk_cards, client, django_assert_num_queries
 ):
