@@ -14,7 +14,7 @@ from django.db.models import Count
 from lms.privacy import export_rows
 from reviews import selectors as _selectors
 from reviews.data import ModuleReviewStats
-from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
+from reviews.models import CalendarFeed, Notification, ReminderDigest, ReviewCard, ReviewLog
 from reviews.services import cards as _cards
 from reviews.services import demo as _demo
 
@@ -57,7 +57,7 @@ def quick_check_rated(
 
 
 def learner_export(learner_id: int) -> dict:
-    """Everything the reviews app stores about the learner (data export): four queries."""
+    """Everything the reviews app stores about the learner (data export): five queries."""
     return {
         "cards": export_rows(
             ReviewCard.objects.filter(learner_id=learner_id),
@@ -66,6 +66,10 @@ def learner_export(learner_id: int) -> dict:
         "review_logs": export_rows(ReviewLog.objects.filter(learner_id=learner_id)),
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
+        # The address's token is a live credential: an export file is no place for it.
+        "calendar_feeds": export_rows(
+            CalendarFeed.objects.filter(learner_id=learner_id), exclude=("token",)
+        ),
     }
 
 

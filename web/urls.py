@@ -3,7 +3,17 @@
 from django.urls import path
 
 import lms.converters  # noqa: F401  (registers <token:…>)
-from web.views import account, auth, certificates, exam, learning, pages, review, stats
+from web.views import (
+    account,
+    auth,
+    calendar_feed,
+    certificates,
+    exam,
+    learning,
+    pages,
+    review,
+    stats,
+)
 
 app_name = "web"
 
@@ -37,6 +47,10 @@ urlpatterns = [
     path("settings/export/", account.data_export, name="data_export"),
     path("settings/delete/", account.account_delete_page, name="account_delete"),
     path("account-deleted/", account.account_deleted, name="account_deleted"),
+    path("settings/calendar/new/", calendar_feed.calendar_feed_new, name="calendar_feed_new"),
+    path(
+        "settings/calendar/revoke/", calendar_feed.calendar_feed_revoke, name="calendar_feed_revoke"
+    ),
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),

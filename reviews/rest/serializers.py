@@ -10,7 +10,12 @@ from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
 from reviews.models import Notification, ReviewCard
-from reviews.selectors import DUE_PAGE_DEFAULT, DUE_PAGE_MAX, DUE_PAGE_OFFLINE_MAX
+from reviews.selectors import (
+    DUE_PAGE_DEFAULT,
+    DUE_PAGE_MAX,
+    DUE_PAGE_OFFLINE_MAX,
+    RETENTION_PERIODS,
+)
 from reviews.services.review_batches import (
     BATCH_ERROR_CODES,
     REVIEW_BATCH_MAX,
@@ -383,6 +388,40 @@ class ReviewStatsSerializer(serializers.Serializer):
         allow_null=True, help_text="Share of reviews rated Hard, Good or Easy (not Again)."
     )
     per_day = DayCountSerializer(many=True, help_text="The last 90 local days, oldest first.")
+
+
+class ReviewForecastSerializer(serializers.Serializer):
+    days = DayCountSerializer(
+        many=True,
+        help_text="Cards due on each of your next 30 local days, today first (Anki's Future "
+        "Due; seen cards, no daily limit).",
+    )
+    overdue = serializers.IntegerField(help_text="How many of today's were due before today.")
+    total = serializers.IntegerField()
+
+
+class RetentionCountSerializer(serializers.Serializer):
+    passed = serializers.IntegerField(help_text="Rated Hard, Good or Easy.")
+    failed = serializers.IntegerField(help_text="Rated Again.")
+    retention = serializers.FloatField(allow_null=True, help_text="passed / (passed + failed).")
+
+
+class RetentionPeriodSerializer(serializers.Serializer):
+    period = serializers.ChoiceField(
+        choices=[name for name, _days in RETENTION_PERIODS],
+        help_text="Local days: today, yesterday, the last 7, 30 and 365 days, all time.",
+    )
+    young = RetentionCountSerializer(help_text="Cards with an interval under 21 days.")
+    mature = RetentionCountSerializer(help_text="Cards with an interval of 21 days or more.")
+    total = RetentionCountSerializer()
+
+
+class TrueRetentionSerializer(serializers.Serializer):
+    periods = RetentionPeriodSerializer(
+        many=True,
+        help_text="Anki's True Retention: reviews of cards in review state (not new, learning "
+        "or relearning).",
+    )
 
 
 # Where a notification leads in the app (a route the app knows) and on the web, by kind.

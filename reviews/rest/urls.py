@@ -10,6 +10,8 @@ urlpatterns = [
     path("reviews/due/", views.DueView.as_view(), name="review-due"),
     path("reviews/undo/", views.UndoView.as_view(), name="review-undo"),
     path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
+    path("reviews/forecast/", views.ForecastView.as_view(), name="review-forecast"),
+    path("reviews/retention/", views.TrueRetentionView.as_view(), name="review-retention"),
     path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
     path("notifications/", views.NotificationListView.as_view(), name="notification-list"),
     path(

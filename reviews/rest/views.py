@@ -25,8 +25,10 @@ from reviews.rest.serializers import (
     ReviewBatchResultSerializer,
     ReviewBatchSerializer,
     ReviewCreateSerializer,
+    ReviewForecastSerializer,
     ReviewResultSerializer,
     ReviewStatsSerializer,
+    TrueRetentionSerializer,
     UndoResultSerializer,
 )
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
@@ -148,6 +150,26 @@ class StatsView(APIView):
     def get(self, request):
         stats = selectors.review_stats(learner=request.user, at=timezone.now())
         return Response(ReviewStatsSerializer(stats).data)
+
+
+class ForecastView(APIView):
+    @extend_schema(
+        responses=ReviewForecastSerializer,
+        summary="Reviews due on each of my next 30 days (Future Due)",
+    )
+    def get(self, request):
+        forecast = selectors.review_forecast(learner=request.user, at=timezone.now())
+        return Response(ReviewForecastSerializer(forecast).data)
+
+
+class TrueRetentionView(APIView):
+    @extend_schema(
+        responses=TrueRetentionSerializer,
+        summary="My true retention, young and mature cards, per period",
+    )
+    def get(self, request):
+        periods = selectors.true_retention(learner=request.user, at=timezone.now())
+        return Response(TrueRetentionSerializer({"periods": periods}).data)
 
 
 class CardDetailView(APIView):

@@ -244,11 +244,8 @@ def _html_pages(world):
         if first is not None:
             yield "staff", f"{base}{first.pk}/change/"
     yield "staff", "/admin/quizzes/examitem/statistics/?module=" + world.module_slug
-<<<<<<< HEAD
     yield "staff", f"/admin/quizzes/examattempt/dashboard/{world.module_slug}/"
-=======
     yield "staff", "/admin/publishing/courseimport/upload/"
->>>>>>> admin-import
 
 
 def test_every_html_page_works_under_the_content_security_policy(world, subtests):

@@ -26,6 +26,7 @@ from lms.errors import DomainError, Forbidden, TooManyRequests
 from privacy.services import account_delete, account_export
 from web.forms import AccountDeleteForm, PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
+from web.views.calendar_feed import calendar_feed_url
 
 
 @login_required
@@ -62,7 +63,11 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "web/account/settings.html",
-        {"form": form, "nav": "settings"},
+        {
+            "form": form,
+            "nav": "settings",
+            "calendar_feed_url": calendar_feed_url(learner_id=user.pk),
+        },
     )
 
 
