@@ -135,6 +135,11 @@ def queries_count(scenario: Scenario) -> tuple[int, int]:
 
 
 def free_port() -> int:
+    # A machine shared by several runs gives each a range (LERNPFAD_TEST_PORTS, as the tests).
+    if os.environ.get("LERNPFAD_TEST_PORTS"):
+        from tests.ports import free_port as free_port_in_range
+
+        return free_port_in_range()
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -559,6 +564,10 @@ def markdown_render(results: dict) -> str:
             f"| {row['label']} | {row['rps']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
             f"{floor} | {ratio} | {', '.join(target)} | {row['queries']} | {result} |"
         )
+    if results.get("download"):
+        from bench.download import markdown_lines
+
+        lines += markdown_lines(results["download"])
     for key, title in (("import", "import_course"), ("planner", "Reminder planner")):
         section = results.get(key)
         if not section:
@@ -604,8 +613,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        help="comma-separated lines to run: step, step_304, progress, due, review, exam_submit, "
-        "import, planner (the floors always run)",
+        help="comma-separated lines to run: step, step_304, bundle, progress, due, review, "
+        "exam_submit, download, import, planner (the floors always run)",
     )
     parser.add_argument("--out", type=Path, help="results folder")
     parser.add_argument("--drop", action="store_true", help="drop the databases afterwards")
@@ -658,6 +667,12 @@ def main(argv: list[str] | None = None) -> int:
             f"queries {queries[scenario.key][1]}",
             flush=True,
         )
+    download = None
+    if only is None or "download" in only:
+        from bench.download import download_measure
+
+        download = download_measure(manifest.module, manifest.step_numbers)
+        print(json.dumps(download["rows"], indent=1), flush=True)
     machine = machine_info()
     from django.db import connections
 
@@ -698,6 +713,8 @@ def main(argv: list[str] | None = None) -> int:
         missing=missing,
         smoke=args.smoke,
     )
+    if download is not None:
+        results["download"] = download
     results["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / "latest.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     (out_dir / "latest.md").write_text(markdown_render(results))

@@ -114,6 +114,24 @@ def build(
     else:
         missing.append("step detail (GET /api/v1/modules/{m}/steps/{n}/)")
 
+    bundle_path = f"/api/v1/modules/{module}/bundle/"
+    if routed(bundle_path):
+        # As an app asks for it: brotli-compressed (the body is kept rendered, the compression
+        # is paid per request).
+        brotli_header = {"Accept-Encoding": "br"}
+        scenarios.append(
+            Scenario(
+                key="bundle",
+                label=f"module bundle, brotli ({len(numbers)} steps in one request)",
+                expect=200,
+                requests=lambda _round: [Request("GET", bundle_path, brotli_header)],
+                probe=lambda: Request("GET", bundle_path, brotli_header),
+                floor="floor",
+            )
+        )
+    else:
+        missing.append("module bundle (GET /api/v1/modules/{m}/bundle/)")
+
     # --- progress ------------------------------------------------------------------------
     progress_path = f"/api/v1/modules/{module}/progress/"
     if routed(progress_path):

@@ -289,13 +289,13 @@ def module_manifest_find(*, module_id: int, version: str) -> ModuleManifest | No
     """An earlier manifest of the module (one query), None when this version was never
     recorded (``courses.services.content_versions``)."""
     row = (
-        ModuleContentVersion.objects.filter(module_id=module_id, version=version[:24])
+        ModuleContentVersion.objects.filter(module_id=module_id, version=version)
         .values_list("manifest", flat=True)
         .first()
     )
     if row is None:
         return None
-    return ModuleManifest(module_id=module_id, slug="", version=version[:24], items=row)
+    return ModuleManifest(module_id=module_id, slug="", version=version, items=row)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from courses.rest.serializers import (
+    BundleQuerySerializer,
     ModuleBundleSerializer,
     ModuleListSerializer,
     TermCardSerializer,
@@ -105,7 +106,9 @@ class ModuleBundleView(APIView):
             OpenApiParameter(
                 "since",
                 OpenApiTypes.STR,
-                description="The `version` of the bundle the client holds: send only changes.",
+                pattern="^[0-9a-f]{24}$",
+                description="The `version` of the bundle the client holds: send only changes. "
+                "Not 24 hex digits: `400`.",
             ),
         ],
         responses={200: ModuleBundleSerializer, 304: NOT_MODIFIED},
@@ -117,9 +120,11 @@ class ModuleBundleView(APIView):
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
         module_version_record(manifest=manifest)
-        since = request.query_params.get("since") or None
+        query = BundleQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        since = query.validated_data.get("since", "")
         before = None
-        if since is not None:
+        if since:
             before = module_manifest_find(module_id=manifest.module_id, version=since)
         key = (module, manifest.version, before.version if before else None)
         body = _bundle_bodies.get(key)

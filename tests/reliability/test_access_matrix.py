@@ -88,6 +88,9 @@ BODIES: dict[str, Body] = {
     "PUT /api/v1/modules/{module}/steps/{number}/notes/": lambda w, who: {
         "lernauftrag": f"Überschrieben von {who}"
     },
+    "PATCH /api/v1/modules/{module}/steps/{number}/notes/": lambda w, who: {
+        "lernauftrag": f"Geändert von {who}"
+    },
     "POST /api/v1/progress/sync/": lambda w, who: {
         "events": [
             {
