@@ -338,7 +338,8 @@ class StepNotes:
 
     @property
     def etag(self) -> str:
-        return notes_etag({prompt: note.text for prompt, note in self.notes.items()})
+        texts = {prompt: note.text for prompt, note in self.notes.items()}
+        return notes_etag(texts, self.updated_at)
 
 
 def enrolled_step_id(*, learner_id: int, module_slug: str, number: int) -> int | None:

@@ -175,6 +175,16 @@ class BundleRemovedSerializer(serializers.Serializer):
     quick_checks = serializers.ListField(child=serializers.IntegerField(), help_text="Ids.")
 
 
+class BundleQuerySerializer(serializers.Serializer):
+    since = serializers.RegexField(
+        r"^[0-9a-f]{24}$",
+        required=False,
+        allow_blank=True,
+        error_messages={"invalid": "A version is 24 hexadecimal digits, as `version` gives it."},
+        help_text="The `version` of the bundle the client holds (24 hex digits).",
+    )
+
+
 class BundleModuleSerializer(serializers.ModelSerializer):
     exam = ExamBlockSummarySerializer(source="*")
 

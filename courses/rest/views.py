@@ -6,8 +6,6 @@ by progress.rest.content_views. Nothing here knows of learners, so every body is
 everyone and its ETag (``If-None-Match`` → ``304``) is a pure function of the content.
 """
 
-import re
-
 from django.http import HttpResponse, HttpResponseNotModified
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -17,6 +15,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from courses.rest.serializers import (
+    BundleQuerySerializer,
     ModuleBundleSerializer,
     ModuleListSerializer,
     TermCardSerializer,
@@ -43,7 +42,6 @@ from lms.etags import (
 from lms.openapi import error_codes
 
 _renderer = JSONRenderer()
-VERSION_PATTERN = re.compile(r"[0-9a-f]{24}")
 
 
 class ModuleListView(generics.ListAPIView):
@@ -108,7 +106,9 @@ class ModuleBundleView(APIView):
             OpenApiParameter(
                 "since",
                 OpenApiTypes.STR,
-                description="The `version` of the bundle the client holds: send only changes.",
+                pattern="^[0-9a-f]{24}$",
+                description="The `version` of the bundle the client holds: send only changes. "
+                "Not 24 hex digits: `400`.",
             ),
         ],
         responses={200: ModuleBundleSerializer, 304: NOT_MODIFIED},
@@ -120,10 +120,11 @@ class ModuleBundleView(APIView):
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
         module_version_record(manifest=manifest)
-        since = request.query_params.get("since", "")
+        query = BundleQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        since = query.validated_data.get("since", "")
         before = None
-        # Anything but a version (24 hex digits) is a version the server does not know.
-        if VERSION_PATTERN.fullmatch(since):
+        if since:
             before = module_manifest_find(module_id=manifest.module_id, version=since)
         key = (module, manifest.version, before.version if before else None)
         body = _bundle_bodies.get(key)

@@ -70,9 +70,9 @@ def step_notes_put(
     if if_match is not None:
         current = {prompt: "" for prompt in NOTE_PROMPTS}
         current.update({prompt: note.text for prompt, note in existing.items()})
-        etag = notes_etag(current)
+        updated = max((note.updated_at for note in existing.values()), default=None)
+        etag = notes_etag(current, updated)
         if not etag_matches(if_match, etag):
-            updated = max((note.updated_at for note in existing.values()), default=None)
             raise PreconditionFailed(
                 "Your notes changed since you read them (on another device?). "
                 "Here is the current text.",

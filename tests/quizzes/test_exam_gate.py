@@ -62,7 +62,8 @@ def test_gate_is_one_reason_among_all_with_its_message():
         full_name_given=True,
     )
     assert [r.code for r in result.reasons] == ["not_enrolled", "steps_incomplete"]
-    assert "1 of 4" in result.reasons[1].message and result.steps is closed
+    # In the default language (German): the reason messages are translated (issue 16).
+    assert "1 von 4" in result.reasons[1].message and result.steps is closed
     partial = step_gate(required_share=50, steps=steps(4, 1))
     message = (
         exam_eligibility(
@@ -79,7 +80,7 @@ def test_gate_is_one_reason_among_all_with_its_message():
         .reasons[0]
         .message
     )
-    assert "at least 2 of the module's 4 steps" in message and "1 to go" in message
+    assert "mindestens 2 der 4 Schritte" in message and "noch 1" in message
 
 
 # --- the seed module through the API ------------------------------------------------------------

@@ -208,7 +208,7 @@ def test_rating_needs_an_enrollment(make_learner, client_for, course):
     response = rate(client_for(outsider), 1, quick_check.pk, "knew")
     assert response.status_code == 404
     error = response.json()["error"]
-    assert error["code"] == "not_enrolled" and "enroll first" in error["message"]
+    assert error["code"] == "not_enrolled" and "schreib dich zuerst ein" in error["message"]
     assert not QuickCheckRating.objects.exists()
     assert not QuickCheckRatingEvent.objects.exists()
     assert not ReviewCard.objects.filter(learner=outsider).exists()
