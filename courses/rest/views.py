@@ -29,6 +29,7 @@ from courses.selectors import (
     term_card_list,
 )
 from courses.services.content_versions import module_version_record
+from lms.compression import precompressed
 from lms.content_cache import ContentCache
 from lms.etags import (
     IF_NONE_MATCH,
@@ -132,4 +133,7 @@ class ModuleBundleView(APIView):
             bundle = module_bundle_get(manifest=manifest, since=before)
             body = _renderer.render(ModuleBundleSerializer(bundle).data)
             _bundle_bodies.put(key, body)
-        return with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)
+        response = with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)
+        # ~280 KB of JSON: compressed once per version and encoding, not on every request.
+        precompressed(request, response, cache=_bundle_bodies, key=key)
+        return response
