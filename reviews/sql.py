@@ -23,8 +23,16 @@ from django.db import connection, models
 from django.db.models import Q
 
 from lms.sql import aware, datetime_param, row_as, rows_as
-from reviews.models import ReminderDigest, ReviewCard, ReviewLog
-from reviews.scheduling import CARD_STATE_FIELDS, CardState
+from reviews.models import (
+    ExamDate,
+    LearnerParameters,
+    ModuleExamPlan,
+    ModuleParameters,
+    ReminderDigest,
+    ReviewCard,
+    ReviewLog,
+)
+from reviews.scheduling import CARD_STATE_FIELDS, DEFAULT_PARAMETERS, CardState, Parameters
 
 _quote = connection.ops.quote_name
 
@@ -46,6 +54,10 @@ class _Names:
 _cards = _Names(ReviewCard)
 _logs = _Names(ReviewLog)
 _digests = _Names(ReminderDigest)
+_learner_parameters = _Names(LearnerParameters)
+_module_parameters = _Names(ModuleParameters)
+_exam_dates = _Names(ExamDate)
+_exam_plans = _Names(ModuleExamPlan)
 
 # The card's state columns (the one mapping: CardState.columns), as read with plain SQL.
 _STATE_COLUMNS = ", ".join(
@@ -265,13 +277,27 @@ def due_queue_read(
 
 # Read the card and look up a replay of the client review id in one statement, locking the card
 # on the locked path. The ORM's version (select_for_update with a Subquery annotation) cost more
-# CPU to build than the review's FSRS arithmetic and both other statements together.
+# CPU to build than the review's FSRS arithmetic and both other statements together. The same
+# statement reads what schedules the card: the learner's own FSRS parameters, the card module's
+# pooled ones, the learner's exam date for the module and the module's own.
 _CARD_READ_SQL = (
     f"SELECT {_state_columns('c')}, "
     f"(SELECT l.{_logs.id} FROM {_logs.table} l "
     f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
-    f"LIMIT 1) AS replayed_log_id "
-    f"FROM {_cards.table} c WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
+    f"LIMIT 1) AS replayed_log_id, "
+    f"lp.{_learner_parameters.parameters} AS learner_parameters, "
+    f"mp.{_module_parameters.parameters} AS module_parameters, "
+    f"ed.{_exam_dates.exam_on} AS exam_on, "
+    f"ep.{_exam_plans.exam_on} AS module_exam_on "
+    f"FROM {_cards.table} c "
+    f"LEFT JOIN {_learner_parameters.table} lp "
+    f"ON lp.{_learner_parameters.learner} = c.{_cards.learner} "
+    f"LEFT JOIN {_module_parameters.table} mp "
+    f"ON mp.{_module_parameters.module} = c.{_cards.module} "
+    f"LEFT JOIN {_exam_dates.table} ed ON ed.{_exam_dates.learner} = c.{_cards.learner} "
+    f"AND ed.{_exam_dates.module} = c.{_cards.module} "
+    f"LEFT JOIN {_exam_plans.table} ep ON ep.{_exam_plans.module} = c.{_cards.module} "
+    f"WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
 )
 
 
@@ -284,14 +310,42 @@ class _CardReadRow:
     due: Any
     last_review: Any
     replayed_log_id: int | None
+    learner_parameters: Any
+    module_parameters: Any
+    exam_on: Any
+    module_exam_on: Any
 
 
 @dataclass(frozen=True)
 class CardRead:
-    """A learner's card as a review reads it, and an earlier log with the same client review id."""
+    """A learner's card as a review reads it, and an earlier log with the same client review id;
+    the FSRS parameters that schedule it (the learner's own, else the module's pooled ones, else
+    the defaults) and the exam day it is scheduled for (the learner's, else the module's)."""
 
     state: CardState
     replayed_log_id: int | None
+    parameters: Parameters = DEFAULT_PARAMETERS
+    exam_on: datetime.date | None = None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parameters_from_text(text: str) -> Parameters:
+    return tuple(float(value) for value in json.loads(text))
+
+
+def parameters_value(value: Any) -> Parameters | None:
+    """A stored parameter set (a JSON column: text from some drivers, a list from others)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _parameters_from_text(value)
+    return tuple(float(number) for number in value)
+
+
+def _date_value(value: Any) -> datetime.date | None:
+    if value is None or isinstance(value, datetime.date):
+        return value
+    return datetime.date.fromisoformat(str(value))
 
 
 def card_read(
@@ -307,7 +361,17 @@ def card_read(
         row = row_as(cursor, _CardReadRow)
     if row is None:
         return None
-    return CardRead(state=_card_state(row), replayed_log_id=row.replayed_log_id)
+    parameters = (
+        parameters_value(row.learner_parameters)
+        or parameters_value(row.module_parameters)
+        or DEFAULT_PARAMETERS
+    )
+    return CardRead(
+        state=_card_state(row),
+        replayed_log_id=row.replayed_log_id,
+        parameters=parameters,
+        exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),
+    )
 
 
 # Every review ends with this UPDATE: building it with the ORM cost more CPU than PostgreSQL spent

@@ -15,7 +15,7 @@ from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import row_insert, row_insert_if_updated
 from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
-from reviews.scheduling import CardState, card_review
+from reviews.scheduling import CardState, card_review, exam_start
 from reviews.services.cards import log_states
 
 
@@ -73,14 +73,18 @@ class _Review:
     client_review_id: str
     at: datetime.datetime
 
-    def applied_to(self, before: CardState) -> tuple[ReviewLog, CardState]:
-        """The unsaved log and the card's state after the review of a card in state ``before``."""
+    def applied_to(self, read: sql.CardRead) -> tuple[ReviewLog, CardState]:
+        """The unsaved log and the card's state after the review of the card as read: scheduled
+        with the parameters that apply to it, for its exam day if it has one."""
+        before = read.state
         after = card_review(
             state=before,
             rating=self.rating,
             at=self.at,
             desired_retention=self.learner.desired_retention,
             duration_ms=self.duration_ms,
+            parameters=read.parameters,
+            exam_at=exam_start(exam_on=read.exam_on, time_zone=self.learner.time_zone),
         )
         log = ReviewLog(
             card_id=self.card_id,
@@ -150,7 +154,7 @@ def review_record(
                 earlier = ReviewLog.objects.get(id=read.replayed_log_id)
                 return _replay(card_id=card_id, log=earlier)
 
-            log, after = review.applied_to(read.state)
+            log, after = review.applied_to(read)
             # The log and the card's new state: one round trip on PostgreSQL.
             row_insert(log, along=sql.card_state_update(card_id=card_id, state=after))
             return _result(log, replayed=False)
@@ -177,7 +181,7 @@ def _review_record_unlocked(review: _Review) -> ReviewResult | None:
     read = _card_read(review, lock=False)
     if read is None or read.replayed_log_id is not None:
         return None
-    log, after = review.applied_to(read.state)
+    log, after = review.applied_to(read)
     update = sql.card_state_update_if(
         card_id=review.card_id, learner_id=review.learner.pk, before=read.state, state=after
     )
