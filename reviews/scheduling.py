@@ -265,15 +265,16 @@ def intervals_preview(
     at: datetime.datetime,
     desired_retention: float,
     parameters: Parameters = DEFAULT_PARAMETERS,
+    exam_at: datetime.datetime | None = None,
 ) -> list[IntervalPreview]:
-    """The due date each rating 1–4 would give.
+    """The due date each rating 1–4 would give, under the card's parameters and exam day.
 
     Unfuzzed: like Anki, the buttons show the plain interval, and the review itself then adds
     the fuzz (a few percent on intervals of three days and more).
     """
     at = as_utc(at)
     days_since_review = (at - state.last_review).days if state.last_review else None
-    intervals = _preview_intervals(
+    outcomes = _preview_intervals(
         state.state,
         state.learning_step,
         state.stability,
@@ -282,15 +283,26 @@ def intervals_preview(
         desired_retention,
         parameters,
     )
-    return [
-        IntervalPreview(
-            rating=rating,
-            name=RATING_NAMES[rating],
-            due=at + interval,
-            seconds=max(0, int(interval.total_seconds())),
+    previews = []
+    for rating, (interval, stability) in enumerate(outcomes, start=1):
+        due = at + interval
+        if exam_at is not None:
+            after = dataclasses.replace(state, stability=stability, last_review=at, due=due)
+            due = exam_interval_shorten(
+                state=after,
+                exam_at=exam_at,
+                parameters=parameters,
+                desired_retention=desired_retention,
+            ).due
+        previews.append(
+            IntervalPreview(
+                rating=rating,
+                name=RATING_NAMES[rating],
+                due=due,
+                seconds=max(0, int((due - at).total_seconds())),
+            )
         )
-        for rating, interval in enumerate(intervals, start=1)
-    ]
+    return previews
 
 
 # The four unfuzzed intervals of a card state under (parameters, desired retention). FSRS
@@ -311,7 +323,7 @@ def _preview_intervals(
     days_since_review: int | None,
     desired_retention: float,
     parameters: Parameters = DEFAULT_PARAMETERS,
-) -> tuple[datetime.timedelta, ...]:
+) -> tuple[tuple[datetime.timedelta, float], ...]:
     scheduler = scheduler_for(
         desired_retention=desired_retention, fuzzing=False, parameters=parameters
     )
@@ -327,7 +339,9 @@ def _preview_intervals(
         due=at,
         last_review=last_review,
     )
-    return tuple(
-        as_utc(scheduler.review_card(card, rating, review_datetime=at)[0].due) - at
-        for rating in fsrs.Rating
-    )
+    outcomes = []
+    for rating in fsrs.Rating:
+        after = scheduler.review_card(card, rating, review_datetime=at)[0]
+        outcomes.append((as_utc(after.due) - at, after.stability))
+    # Each rating's interval, and the stability it leaves (for the exam-date rule).
+    return tuple(outcomes)

@@ -20,7 +20,7 @@ from lms.local_time import local_day, zone_info
 from reviews import sql
 from reviews.fronts import card_front
 from reviews.models import Notification, ReviewCard, ReviewLog
-from reviews.scheduling import IntervalPreview, intervals_preview
+from reviews.scheduling import IntervalPreview, exam_start, intervals_preview
 
 
 class Learner(Protocol):
@@ -214,7 +214,11 @@ def due_queue(
             is_new=card.state.is_new,
             due=card.state.due,
             intervals=intervals_preview(
-                state=card.state, at=at, desired_retention=learner.desired_retention
+                state=card.state,
+                at=at,
+                desired_retention=learner.desired_retention,
+                parameters=card.parameters,
+                exam_at=exam_start(exam_on=card.exam_on, time_zone=learner.time_zone),
             ),
         )
         for card in shown

@@ -180,11 +180,19 @@ page AS (
 SELECT today.reviewed AS reviewed_today, today.new AS new_today,
        counts.total AS due_total, counts.new AS due_new,
        card.{_cards.id} AS id, card.{_cards.kind} AS kind, card.{_cards.step} AS step_id,
-       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")}
+       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")},
+       lp.{_learner_parameters.parameters} AS learner_parameters,
+       mp.{_module_parameters.parameters} AS module_parameters,
+       ed.{_exam_dates.exam_on} AS exam_on, ep.{_exam_plans.exam_on} AS module_exam_on
 FROM today
 CROSS JOIN counts
 LEFT JOIN page ON 1 = 1
 LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
+LEFT JOIN {_learner_parameters.table} lp ON lp.{_learner_parameters.learner} = %(learner)s
+LEFT JOIN {_module_parameters.table} mp ON mp.{_module_parameters.module} = card.{_cards.module}
+LEFT JOIN {_exam_dates.table} ed ON ed.{_exam_dates.learner} = %(learner)s
+    AND ed.{_exam_dates.module} = card.{_cards.module}
+LEFT JOIN {_exam_plans.table} ep ON ep.{_exam_plans.module} = card.{_cards.module}
 ORDER BY page.is_new, page.due, page.id
 """
 
@@ -206,6 +214,10 @@ class _DueQueueRow:
     difficulty: float | None
     due: Any
     last_review: Any
+    learner_parameters: Any
+    module_parameters: Any
+    exam_on: Any
+    module_exam_on: Any
 
 
 @dataclass(frozen=True)
@@ -215,6 +227,9 @@ class DueQueueCard:
     step_id: int
     quick_check_id: int | None
     state: CardState
+    # What schedules it (as in CardRead): its parameters and exam day.
+    parameters: Parameters = DEFAULT_PARAMETERS
+    exam_on: datetime.date | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +281,8 @@ def due_queue_read(
                 step_id=row.step_id,
                 quick_check_id=row.quick_check_id,
                 state=_card_state(row),
+                parameters=_parameters_of(row),
+                exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),
             )
             for row in rows
             if row.id is not None
@@ -342,6 +359,16 @@ def parameters_value(value: Any) -> Parameters | None:
     return tuple(float(number) for number in value)
 
 
+def _parameters_of(row: Any) -> Parameters:
+    """The parameters that schedule a card: the learner's own, else its module's pooled ones,
+    else the defaults."""
+    return (
+        parameters_value(row.learner_parameters)
+        or parameters_value(row.module_parameters)
+        or DEFAULT_PARAMETERS
+    )
+
+
 def _date_value(value: Any) -> datetime.date | None:
     if value is None or isinstance(value, datetime.date):
         return value
@@ -361,15 +388,10 @@ def card_read(
         row = row_as(cursor, _CardReadRow)
     if row is None:
         return None
-    parameters = (
-        parameters_value(row.learner_parameters)
-        or parameters_value(row.module_parameters)
-        or DEFAULT_PARAMETERS
-    )
     return CardRead(
         state=_card_state(row),
         replayed_log_id=row.replayed_log_id,
-        parameters=parameters,
+        parameters=_parameters_of(row),
         exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),
     )
 
