@@ -18,9 +18,23 @@ from courses.data import RetiredContent
 from lms.errors import NotFound
 from lms.local_time import local_day, zone_info
 from reviews import sql
+from reviews.fitting import MIN_REVIEWS_FOR_FIT, LoggedReview
 from reviews.fronts import card_front
-from reviews.models import Notification, ReviewCard, ReviewLog
-from reviews.scheduling import IntervalPreview, exam_start, intervals_preview
+from reviews.models import (
+    LearnerParameters,
+    ModuleParameters,
+    Notification,
+    ParameterFit,
+    ReviewCard,
+    ReviewLog,
+)
+from reviews.scheduling import (
+    DEFAULT_PARAMETERS,
+    IntervalPreview,
+    Parameters,
+    exam_start,
+    intervals_preview,
+)
 
 
 class Learner(Protocol):
@@ -373,3 +387,72 @@ def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet
     if unread_only:
         notifications = notifications.filter(read_at__isnull=True)
     return notifications.order_by("-created_at", "-id")
+
+
+# --- FSRS parameters --------------------------------------------------------------------------
+
+
+def learner_reviews(learner_id: int) -> list[LoggedReview]:
+    """The learner's whole review log as the optimizer reads it (one query)."""
+    rows = ReviewLog.objects.filter(learner_id=learner_id).values_list(
+        "card_id", "rating", "reviewed_at"
+    )
+    return [LoggedReview(card_id, rating, at) for card_id, rating, at in rows]
+
+
+def parameters_in_use(learner_id: int) -> tuple[Parameters, str]:
+    """The parameters the learner's reviews are scheduled with and where they come from:
+    ``"own"``, ``"module"`` (the pooled ones of the module with most of their cards; each card
+    uses its own module's) or ``"default"``. Two queries at most."""
+    own = LearnerParameters.objects.filter(learner_id=learner_id).first()
+    if own is not None:
+        return sql.parameters_value(own.parameters), "own"
+    pooled = (
+        ModuleParameters.objects.filter(module__review_cards__learner_id=learner_id)
+        .annotate(cards=Count("module__review_cards"))
+        .order_by("-cards")
+        .first()
+    )
+    if pooled is not None:
+        return sql.parameters_value(pooled.parameters), "module"
+    return DEFAULT_PARAMETERS, "default"
+
+
+@dataclass(frozen=True)
+class ParametersOverview:
+    """What the settings page shows of a learner's FSRS parameters."""
+
+    source: str  # "own", "module", "default"
+    parameters: Parameters
+    version: int | None
+    # The learner's latest fit, adopted or not.
+    fitted_at: datetime.datetime | None
+    fit_review_count: int | None
+    log_loss: float | None
+    log_loss_before: float | None
+    adopted: bool | None
+    review_count: int
+    min_reviews: int
+
+    @property
+    def can_fit(self) -> bool:
+        return self.review_count >= self.min_reviews
+
+
+def parameters_overview(*, learner_id: int) -> ParametersOverview:
+    """The parameters in use, the last fit and the size of the log (four queries)."""
+    parameters, source = parameters_in_use(learner_id)
+    own = LearnerParameters.objects.filter(learner_id=learner_id).values("version").first()
+    fit = ParameterFit.objects.filter(learner_id=learner_id).order_by("-fitted_at", "-id").first()
+    return ParametersOverview(
+        source=source,
+        parameters=parameters,
+        version=own["version"] if own else None,
+        fitted_at=fit.fitted_at if fit else None,
+        fit_review_count=fit.review_count if fit else None,
+        log_loss=fit.log_loss if fit else None,
+        log_loss_before=fit.log_loss_before if fit else None,
+        adopted=fit.adopted if fit else None,
+        review_count=ReviewLog.objects.filter(learner_id=learner_id).count(),
+        min_reviews=MIN_REVIEWS_FOR_FIT,
+    )
