@@ -10,7 +10,7 @@ import datetime
 from dataclasses import dataclass
 from typing import Protocol
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Subquery
 from django.db.models.functions import TruncDate
 
 from courses import api as courses_api
@@ -21,7 +21,9 @@ from reviews import sql
 from reviews.fitting import MIN_REVIEWS_FOR_FIT, LoggedReview
 from reviews.fronts import card_front
 from reviews.models import (
+    ExamDate,
     LearnerParameters,
+    ModuleExamPlan,
     ModuleParameters,
     Notification,
     ParameterFit,
@@ -30,8 +32,10 @@ from reviews.models import (
 )
 from reviews.scheduling import (
     DEFAULT_PARAMETERS,
+    CardState,
     IntervalPreview,
     Parameters,
+    exam_forecast,
     exam_start,
     intervals_preview,
 )
@@ -455,4 +459,117 @@ def parameters_overview(*, learner_id: int) -> ParametersOverview:
         adopted=fit.adopted if fit else None,
         review_count=ReviewLog.objects.filter(learner_id=learner_id).count(),
         min_reviews=MIN_REVIEWS_FOR_FIT,
+    )
+
+
+# --- readiness for an exam date ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepReadiness:
+    number: int
+    term: str
+    cards: int
+    recall: float  # the mean predicted recall of its cards at the exam; 0 without cards
+
+
+@dataclass(frozen=True)
+class ExamReadiness:
+    """The predicted recall on the exam day if the learner reviews what comes due."""
+
+    module_id: int
+    exam_on: datetime.date
+    set_by: str  # "learner" or "module"
+    days_left: int
+    target: float  # the learner's desired retention
+    steps: list[StepReadiness]
+    recall: float  # the module's: the mean over its steps
+    reviews: int  # the reviews the schedule needs until the exam
+    max_days_ahead: int
+
+    @property
+    def score_percent(self) -> int:
+        """The exam score the recall implies: the share of the module's terms recalled."""
+        return round(100 * self.recall)
+
+    @property
+    def reviews_per_day(self) -> float:
+        return self.reviews / max(1, self.days_left)
+
+    @property
+    def steps_below_target(self) -> int:
+        return sum(1 for step in self.steps if step.recall < self.target)
+
+
+def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
+    """The exam date that schedules the learner's cards of the module (their own, else the
+    module's), who set it, and how far ahead one may be set. One query."""
+    own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values("exam_on")
+    row = (
+        ModuleExamPlan.objects.filter(module_id=module_id)
+        .values("exam_on", "max_days_ahead")
+        .annotate(own=Subquery(own[:1]))
+        .first()
+    )
+    if row is None:
+        first = own.first()
+        if first is not None:
+            return first["exam_on"], "learner", 365
+        return None, "", 365
+    if row["own"] is not None:
+        return row["own"], "learner", row["max_days_ahead"]
+    return row["exam_on"], "module" if row["exam_on"] else "", row["max_days_ahead"]
+
+
+def exam_readiness(
+    *, learner: Learner, module_id: int, at: datetime.datetime
+) -> ExamReadiness | None:
+    """The learner's readiness for the module's exam date (None without a date, or once it has
+    begun). A fixed number of queries (the date, the parameters, the cards, the steps)."""
+    exam_on, set_by, max_days_ahead = exam_date_for(learner_id=learner.id, module_id=module_id)
+    exam_at = exam_start(exam_on=exam_on, time_zone=learner.time_zone)
+    if exam_at is None or exam_at <= at:
+        return None
+    own = LearnerParameters.objects.filter(learner_id=learner.id).values("parameters").first()
+    pooled = ModuleParameters.objects.filter(module_id=module_id).values("parameters").first()
+    parameters = (
+        sql.parameters_value(own["parameters"] if own else None)
+        or sql.parameters_value(pooled["parameters"] if pooled else None)
+        or DEFAULT_PARAMETERS
+    )
+    by_step: dict[int, list[float]] = {}
+    reviews = 0
+    for card in live_cards(learner_id=learner.id).filter(module_id=module_id):
+        forecast = exam_forecast(
+            state=CardState.from_columns(card),
+            at=at,
+            exam_at=exam_at,
+            parameters=parameters,
+            desired_retention=learner.desired_retention,
+        )
+        by_step.setdefault(card.step_id, []).append(forecast.recall)
+        reviews += forecast.reviews
+    steps = [
+        StepReadiness(
+            number=step.number,
+            term=step.term,
+            cards=len(by_step.get(step.id, [])),
+            recall=sum(by_step.get(step.id, [])) / len(by_step[step.id])
+            if by_step.get(step.id)
+            else 0.0,
+        )
+        for step in courses_api.module_steps(module_id)
+    ]
+    recall = sum(step.recall for step in steps) / len(steps) if steps else 0.0
+    today = local_day(time_zone=learner.time_zone, at=at).date
+    return ExamReadiness(
+        module_id=module_id,
+        exam_on=exam_on,
+        set_by=set_by,
+        days_left=(exam_on - today).days,
+        target=learner.desired_retention,
+        steps=steps,
+        recall=recall,
+        reviews=reviews,
+        max_days_ahead=max_days_ahead,
     )

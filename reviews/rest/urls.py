@@ -10,6 +10,13 @@ urlpatterns = [
     path("reviews/undo/", views.UndoView.as_view(), name="review-undo"),
     path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
     path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
+    path("reviews/parameters/", views.ParametersView.as_view(), name="review-parameters"),
+    path(
+        "reviews/parameters/optimize/",
+        views.ParametersOptimizeView.as_view(),
+        name="review-parameters-optimize",
+    ),
+    path("modules/<slug:module>/exam-date/", views.ExamDateView.as_view(), name="module-exam-date"),
     path("notifications/", views.NotificationListView.as_view(), name="notification-list"),
     path(
         "notifications/read-all/",

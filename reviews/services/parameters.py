@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F
+from django.utils.translation import gettext as _
 
 from accounts import api as accounts_api
+from lms.errors import TooManyRequests
 from reviews import fitting
 from reviews.models import LearnerParameters, ModuleParameters, ParameterFit, ReviewCard, ReviewLog
 from reviews.selectors import learner_reviews, parameters_in_use
@@ -204,3 +206,25 @@ def parameters_refit_run(
     for module_id in modules_to_pool(run_key=run_key):
         pooled += module_parameters_pool(module_id=module_id, run_key=run_key, at=at) is not None
     return RunReport(run_key=run_key, outcomes=outcomes, modules_pooled=pooled)
+
+
+# A learner's "Optimize" fits at most once in this many minutes (each fit is a run of its own).
+REQUESTED_FIT_EVERY_MINUTES = 10
+
+
+def parameters_fit_requested(*, learner_id: int, at: datetime.datetime) -> FitReport:
+    """The settings page's "Optimize": a fit now, in a run of its own; at most one every
+    ``REQUESTED_FIT_EVERY_MINUTES`` (a second one is 429 ``fit_too_soon``)."""
+    recent = ParameterFit.objects.filter(
+        learner_id=learner_id,
+        run_key__startswith="request-",
+        fitted_at__gt=at - datetime.timedelta(minutes=REQUESTED_FIT_EVERY_MINUTES),
+    ).exists()
+    if recent:
+        raise TooManyRequests(
+            _("You optimized a few minutes ago. Try again in %(minutes)s minutes.")
+            % {"minutes": REQUESTED_FIT_EVERY_MINUTES},
+            code="fit_too_soon",
+            detail={"retry_after_seconds": REQUESTED_FIT_EVERY_MINUTES * 60},
+        )
+    return learner_parameters_fit(learner_id=learner_id, run_key=run_key_requested(at), at=at)
