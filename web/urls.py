@@ -3,7 +3,7 @@
 from django.urls import path
 
 import lms.converters  # noqa: F401  (registers <token:…>)
-from web.views import account, auth, certificates, exam, learning, pages, review, stats
+from web.views import account, auth, certificates, exam, fsrs, learning, pages, review, stats
 
 app_name = "web"
 
@@ -34,9 +34,11 @@ urlpatterns = [
     path("settings/", account.settings_page, name="settings"),
     path("settings/password/", account.password_change_page, name="password_change"),
     path("settings/logout-everywhere/", account.logout_everywhere, name="logout_everywhere"),
+    path("settings/fsrs/optimize/", fsrs.fsrs_optimize, name="fsrs_optimize"),
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),
+    path("modules/<slug:module>/exam-date/", fsrs.exam_date_save, name="exam_date"),
     path("modules/<slug:module>/steps/<int:number>/", learning.step_detail, name="step"),
     path(
         "modules/<slug:module>/steps/<int:number>/progress/",

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 from accounts.services import credentials_revoke, password_change, user_update
 from lms.errors import DomainError, TooManyRequests
 from lms.local_time import time_zone_names
+from reviews.selectors import parameters_overview
 from web.forms import PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
 
@@ -56,7 +57,12 @@ def settings_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "web/account/settings.html",
-        {"form": form, "nav": "settings", "time_zones": _common_time_zones()},
+        {
+            "form": form,
+            "nav": "settings",
+            "time_zones": _common_time_zones(),
+            "fsrs": parameters_overview(learner_id=user.pk),
+        },
     )
 
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from courses.selectors import module_list
 from progress.selectors import enrollment_list, module_progress_get
-from reviews.selectors import due_count
+from reviews.selectors import due_count, exam_readiness
 from web.views.exam import exam_status_for_dashboard
 
 
@@ -19,6 +19,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     number of steps, progress rows or review cards.
     """
     learner = request.user
+    now = timezone.now()
     enrolled = []
     for enrollment in enrollment_list(learner_id=learner.pk):
         progress = module_progress_get(learner_id=learner.pk, module_slug=enrollment.module.slug)
@@ -32,6 +33,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "exam": exam_status_for_dashboard(
                     learner=learner, module_slug=enrollment.module.slug
                 ),
+                "readiness": exam_readiness(
+                    learner=learner, module_id=enrollment.module.pk, at=now
+                ),
             }
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
@@ -43,6 +47,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "nav": "dashboard",
             "enrolled": enrolled,
             "others": others,
-            "due": due_count(learner=learner, at=timezone.now()),
+            "due": due_count(learner=learner, at=now),
         },
     )

@@ -27,6 +27,7 @@ from quizzes.selectors import quick_check_ratings_for_step
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
 from web.views.common import domain_errors_as_pages, safe_next
+from web.views.fsrs import exam_date_context
 
 
 @dataclass
@@ -70,6 +71,9 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
     if request.user.is_authenticated:
         progress = _module_progress(learner_id=request.user.pk, module=module_obj)
     levels = sorted({step.level for step in module_obj.active_steps})
+    exam = None
+    if progress is not None:
+        exam = exam_date_context(learner=request.user, module_id=module_obj.pk)
     return render(
         request,
         "web/courses/module.html",
@@ -78,6 +82,8 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "steps": module_obj.active_steps,
             "progress": progress,
             "levels": levels,
+            "exam": exam,
+            "readiness": exam["readiness"] if exam else None,
         },
     )
 
