@@ -9,7 +9,15 @@ from __future__ import annotations
 import datetime
 
 from lms.privacy import export_rows
-from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
+from reviews.models import (
+    ExamDate,
+    LearnerParameters,
+    Notification,
+    ParameterFit,
+    ReminderDigest,
+    ReviewCard,
+    ReviewLog,
+)
 from reviews.services import cards as _cards
 
 
@@ -51,7 +59,8 @@ def quick_check_rated(
 
 
 def learner_export(learner_id: int) -> dict:
-    """Everything the reviews app stores about the learner (data export): four queries."""
+    """Everything the reviews app stores about the learner (data export): seven queries. The
+    FSRS parameters in use, every fit of them (with its losses) and the exam dates are in it."""
     return {
         "cards": export_rows(
             ReviewCard.objects.filter(learner_id=learner_id),
@@ -60,4 +69,9 @@ def learner_export(learner_id: int) -> dict:
         "review_logs": export_rows(ReviewLog.objects.filter(learner_id=learner_id)),
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
+        "fsrs_parameters": export_rows(LearnerParameters.objects.filter(learner_id=learner_id)),
+        "fsrs_parameter_fits": export_rows(ParameterFit.objects.filter(learner_id=learner_id)),
+        "exam_dates": export_rows(
+            ExamDate.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
     }

@@ -331,7 +331,7 @@ class LearnerParameters(models.Model):
     parameters = models.JSONField()
     # 1 for the first adopted fit, one more for each one after it.
     version = models.PositiveIntegerField()
-    fit = models.ForeignKey(ParameterFit, on_delete=models.PROTECT, related_name="+")
+    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
 
     def __str__(self) -> str:
         return f"parameters v{self.version} of learner {self.learner_id}"
@@ -348,7 +348,7 @@ class ModuleParameters(models.Model):
     )
     parameters = models.JSONField()
     version = models.PositiveIntegerField()
-    fit = models.ForeignKey(ParameterFit, on_delete=models.PROTECT, related_name="+")
+    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
 
     def __str__(self) -> str:
         return f"pooled parameters v{self.version} of module {self.module_id}"

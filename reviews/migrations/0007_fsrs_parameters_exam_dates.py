@@ -136,7 +136,7 @@ class Migration(migrations.Migration):
                 (
                     "fit",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT,
+                        on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
                         to="reviews.parameterfit",
                     ),
@@ -161,7 +161,7 @@ class Migration(migrations.Migration):
                 (
                     "fit",
                     models.ForeignKey(
-                        on_delete=django.db.models.deletion.PROTECT,
+                        on_delete=django.db.models.deletion.CASCADE,
                         related_name="+",
                         to="reviews.parameterfit",
                     ),
