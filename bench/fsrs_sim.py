@@ -240,7 +240,8 @@ def _prediction_study(learners: list[SimLearner], *, checkpoints, test_reviews, 
         for n in checkpoints:
             if any(len(logs[m.user.pk]) < n + 50 for m in members):
                 continue
-            scores = {"default": Score(), "fitted": Score(), "pooled": Score()}
+            scores = {"default": Score(), "fitted": Score(), "pooled": Score(), "in use": Score()}
+            adopted = 0
             splits = {
                 m.user.pk: _split_items(logs[m.user.pk], first=n, test=test_reviews)
                 for m in members
@@ -253,29 +254,48 @@ def _prediction_study(learners: list[SimLearner], *, checkpoints, test_reviews, 
                 fit_reviews += n
                 others = [item for m in members if m is not member for item in splits[m.user.pk][0]]
                 pooled = fitting._optimize(others) if others else DEFAULT_PARAMETERS
+                # What the learner gets: the monthly refit's rule (fit on the older 80 %,
+                # adopted only if it predicts the newest 20 % better than the defaults).
+                outcome = fitting.parameters_fit(
+                    reviews=logs[member.user.pk][:n],
+                    time_zone=TIME_ZONE,
+                    current=DEFAULT_PARAMETERS,
+                )
+                in_use = DEFAULT_PARAMETERS
+                if outcome is not None and outcome.adopted:
+                    in_use = outcome.parameters
+                    adopted += 1
                 for name, parameters in (
                     ("default", DEFAULT_PARAMETERS),
                     ("fitted", fitted),
                     ("pooled", pooled),
+                    ("in use", in_use),
                 ):
                     scores[name].add(fitting.evaluate(parameters, held))
             table[(population, n)] = {name: score.mean() for name, score in scores.items()}
             table[(population, n)]["held_out"] = scores["default"].reviews
+            table[(population, n)]["adopted"] = f"{adopted}/{len(members)}"
             report(
                 f"  {population}, {n} reviews: "
                 + ", ".join(
                     f"{name} {ll:.4f}/{rmse:.4f}"
                     for name, (ll, rmse) in (
-                        (k, v) for k, v in table[(population, n)].items() if k != "held_out"
+                        (k, v)
+                        for k, v in table[(population, n)].items()
+                        if k not in ("held_out", "adopted")
                     )
                 )
             )
     return {"table": table, "fit_cpu": fit_cpu, "fit_reviews": fit_reviews, "logs": logs}
 
 
-def _newcomer_study(learners: list[SimLearner], logs: dict, *, pool_reviews: int) -> dict:
-    """Learners under 100 reviews: their first 100 reviews predicted by the defaults and by the
-    parameters pooled from the OTHER learners of the population (their first ``pool_reviews``)."""
+def _newcomer_study(
+    learners: list[SimLearner], logs: dict, *, pool_reviews: int, test_reviews: int
+) -> dict:
+    """Learners with under 100 reviews get the module's pooled parameters (no fit of their own
+    yet). Predicted: the learner's reviews after their first 99 (the next ``test_reviews``,
+    held out), by the defaults and by parameters pooled from the OTHER learners of the
+    population (their first ``pool_reviews``)."""
     from reviews import fitting
     from reviews.scheduling import DEFAULT_PARAMETERS
 
@@ -290,14 +310,11 @@ def _newcomer_study(learners: list[SimLearner], logs: dict, *, pool_reviews: int
                 if m is not member
                 for item in fitting._items(logs[m.user.pk][:pool_reviews], time_zone=TIME_ZONE)
             ]
-            own = [
-                item.item
-                for item in fitting._items(logs[member.user.pk][:100], time_zone=TIME_ZONE)
-            ]
-            if not others or not own:
+            _train, held = _split_items(logs[member.user.pk], first=99, test=test_reviews)
+            if not others or not held:
                 continue
-            default.add(fitting.evaluate(DEFAULT_PARAMETERS, own))
-            pooled.add(fitting.evaluate(fitting._optimize(others), own))
+            default.add(fitting.evaluate(DEFAULT_PARAMETERS, held))
+            pooled.add(fitting.evaluate(fitting._optimize(others), held))
         if default.reviews:
             result[population] = {
                 "default": default.mean(),
@@ -389,46 +406,56 @@ def _markdown(results: dict, args) -> str:
         f"{args.test_reviews} reviews. Means over the population's learners, weighted by "
         f"held-out reviews (srs-benchmark's per-user averaging).",
         "",
-        "| population | N | held out | default | fitted | pooled | fitted vs default, RMSE(bins) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| population | N | held out | default | fitted | pooled | fitted vs default, RMSE(bins) "
+        "| in use after the adoption rule (adopted) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in results["prediction"]:
         d, f, p = row["default"], row["fitted"], row["pooled"]
         lines.append(
             f"| {row['population']} | {row['n']:,} | {row['held_out']:,} "
             f"| {d[0]:.4f} / {d[1]:.4f} | {f[0]:.4f} / {f[1]:.4f} | {p[0]:.4f} / {p[1]:.4f} "
-            f"| {100 * (f[1] / d[1] - 1):+.0f} % |"
+            f"| {100 * (f[1] / d[1] - 1):+.0f} % "
+            f"| {row['in use'][0]:.4f} / {row['in use'][1]:.4f} ({row['adopted']}) |"
         )
     lines += [
         "",
         "## Newcomers (under 100 reviews): defaults vs the module's pooled parameters",
         "",
-        f"Each learner's first 100 reviews, predicted by the defaults and by parameters pooled "
-        f"from the other learners' first {args.pool_reviews} reviews.",
+        "A learner with 99 reviews has no fit of their own yet: the reviews that follow "
+        f"(the predictable ones among the next {args.test_reviews}, held out) predicted by the "
+        f"defaults and by parameters pooled from the other learners' first {args.pool_reviews} "
+        "reviews of the population (this learner held out).",
         "",
-        "| population | held out | default log loss | pooled log loss |",
+        "| population | held out | default log loss / RMSE(bins) | pooled log loss / RMSE(bins) |",
         "| --- | ---: | ---: | ---: |",
     ]
     for population, row in results["newcomers"].items():
         lines.append(
-            f"| {population} | {row['items']} | {row['default'][0]:.4f} | {row['pooled'][0]:.4f} |"
+            f"| {population} | {row['items']} | {row['default'][0]:.4f} / {row['default'][1]:.4f} "
+            f"| {row['pooled'][0]:.4f} / {row['pooled'][1]:.4f} |"
         )
     exam = results["exam"]
     plain, dated = exam["plain"], exam["exam"]
+    if plain["cards"]:
+        lines += [
+            "",
+            "## Exam date",
+            "",
+            f"{args.exam_pairs} pairs of identical learners (population near the defaults, "
+            f"the same true parameters and random draws), {args.exam_cards} cards each, "
+            f"{args.exam_new_per_day} new a day, exam on day {args.exam_day}; TRUE recall at "
+            "the exam day's local midnight.",
+            "",
+            "| schedule | cards at or above 0.90 | reviews until the exam |",
+            "| --- | ---: | ---: |",
+            f"| plain FSRS | {100 * plain['above'] / plain['cards']:.1f} % "
+            f"| {plain['reviews']:,} |",
+            f"| with the exam date | {100 * dated['above'] / dated['cards']:.1f} % | "
+            f"{dated['reviews']:,} ({dated['reviews'] / plain['reviews']:.2f}×) |",
+            "",
+        ]
     lines += [
-        "",
-        "## Exam date",
-        "",
-        f"{args.exam_pairs} pairs of identical learners (population near the defaults, the same "
-        f"true parameters and random draws), {args.exam_cards} cards each, {args.exam_new_per_day} "
-        f"new a day, exam on day {args.exam_day}; TRUE recall at the exam day's local midnight.",
-        "",
-        "| schedule | cards at or above 0.90 | reviews until the exam |",
-        "| --- | ---: | ---: |",
-        f"| plain FSRS | {100 * plain['above'] / plain['cards']:.1f} % | {plain['reviews']:,} |",
-        f"| with the exam date | {100 * dated['above'] / dated['cards']:.1f} % | "
-        f"{dated['reviews']:,} ({dated['reviews'] / plain['reviews']:.2f}×) |",
-        "",
         "## Cost",
         "",
     ]
@@ -508,7 +535,12 @@ def main(argv: list[str] | None = None) -> int:
     prediction = _prediction_study(
         learners, checkpoints=checkpoints, test_reviews=args.test_reviews, report=report
     )
-    newcomers = _newcomer_study(learners, prediction["logs"], pool_reviews=args.pool_reviews)
+    newcomers = _newcomer_study(
+        learners,
+        prediction["logs"],
+        pool_reviews=args.pool_reviews,
+        test_reviews=args.test_reviews,
+    )
     exam = _exam_study(
         pairs=args.exam_pairs,
         cards=args.exam_cards,
