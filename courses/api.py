@@ -18,6 +18,7 @@ from django.db.models import (
 )
 
 from courses.data import (
+    CardBacks,
     CardFronts,
     ModuleData,
     ModuleOutline,
@@ -249,3 +250,24 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
         )
         for key, (step_id, number, slug, term, content_hash) in steps.items()
     }
+
+
+def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
+    """The definition of each step and the answer of each quick check (unknown ids left out):
+    one query whatever the number of ids, none when there are none. The due queue's backs for
+    an offline session; not cached (read once a session, and larger than the fronts)."""
+    backs = CardBacks(step_definitions={}, quick_check_answers={})
+    step_ids, quick_check_ids = sorted(set(step_ids)), sorted(set(quick_check_ids))
+    reads = [
+        model.objects.filter(id__in=ids).order_by().values_list("id", _kind(is_quick_check), back)
+        for is_quick_check, ids, model, back in (
+            (False, step_ids, Step, "definition"),
+            (True, quick_check_ids, QuickCheck, "answer"),
+        )
+        if ids
+    ]
+    if reads:
+        for row_id, is_quick_check, back in reads[0].union(*reads[1:], all=True):
+            target = backs.quick_check_answers if is_quick_check else backs.step_definitions
+            target[row_id] = back
+    return backs

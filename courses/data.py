@@ -100,3 +100,12 @@ class CardFronts:
     step_terms: dict[int, str]
     quick_check_questions: dict[int, str]
     step_module_titles: dict[int, str]
+
+
+@dataclass(frozen=True)
+class CardBacks:
+    """What review cards show on their back: the definition of each step and the answer of
+    each quick check."""
+
+    step_definitions: dict[int, str]
+    quick_check_answers: dict[int, str]

@@ -49,6 +49,14 @@ class Forbidden(DomainError):
     default_message = "You may not do this."
 
 
+class Gone(DomainError):
+    """It existed and was withdrawn for good (a revoked private address): 410."""
+
+    code = "gone"
+    status_code = status.HTTP_410_GONE
+    default_message = "This no longer exists."
+
+
 class InvalidInput(DomainError):
     code = "invalid"
     status_code = status.HTTP_400_BAD_REQUEST

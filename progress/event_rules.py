@@ -12,6 +12,7 @@ from typing import Any
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from lms.client_time import CLOCK_SKEW_TOLERANCE, EARLIEST_CLIENT_TIME
 from lms.errors import Conflict, InvalidInput
 from lms.text import text_is_storable
 from progress.models import ProgressEvent, StepProgress
@@ -20,11 +21,8 @@ EventKind = ProgressEvent.Kind
 EventResult = ProgressEvent.Result
 
 CLIENT_EVENT_ID_MAX_LENGTH = 64
-# A phone clock may run a little fast: within this a future timestamp is taken as "now";
-# further ahead it is rejected, because it would pin "last activity" in the future.
-CLOCK_SKEW_TOLERANCE = datetime.timedelta(minutes=5)
-# Nothing was learned on Lernpfad before this; earlier timestamps are a broken client clock.
-EARLIEST_EVENT_TIME = datetime.datetime(2020, 1, 1, tzinfo=datetime.UTC)
+# How far a client's clock is believed (the same rule for offline reviews): lms.client_time.
+EARLIEST_EVENT_TIME = EARLIEST_CLIENT_TIME
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS

@@ -10,6 +10,7 @@ import datetime
 
 from lms.privacy import export_rows
 from reviews.models import (
+    CalendarFeed,
     ExamDate,
     LearnerParameters,
     Notification,
@@ -59,7 +60,7 @@ def quick_check_rated(
 
 
 def learner_export(learner_id: int) -> dict:
-    """Everything the reviews app stores about the learner (data export): seven queries. The
+    """Everything the reviews app stores about the learner (data export): eight queries. The
     FSRS parameters in use, every fit of them (with its losses) and the exam dates are in it."""
     return {
         "cards": export_rows(
@@ -69,6 +70,10 @@ def learner_export(learner_id: int) -> dict:
         "review_logs": export_rows(ReviewLog.objects.filter(learner_id=learner_id)),
         "reminders": export_rows(ReminderDigest.objects.filter(learner_id=learner_id)),
         "notifications": export_rows(Notification.objects.filter(learner_id=learner_id)),
+        # The address's token is a live credential: an export file is no place for it.
+        "calendar_feeds": export_rows(
+            CalendarFeed.objects.filter(learner_id=learner_id), exclude=("token",)
+        ),
         "fsrs_parameters": export_rows(LearnerParameters.objects.filter(learner_id=learner_id)),
         "fsrs_parameter_fits": export_rows(ParameterFit.objects.filter(learner_id=learner_id)),
         "exam_dates": export_rows(

@@ -258,6 +258,35 @@ class Notification(models.Model):
         return f"{self.kind} for learner {self.learner_id}: {self.title}"
 
 
+class CalendarFeed(models.Model):
+    """A learner's private iCalendar address (reviews due per day, the exam date).
+
+    The token in the address is the credential, kept as it is so the settings page can show
+    the address again (like a calendar service's "secret address"). Revoking keeps the row, so
+    the old address answers 410 instead of 404; at most one feed per learner is live.
+    """
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feeds"
+    )
+    token = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner"],
+                condition=Q(revoked_at__isnull=True),
+                name="calendarfeed_one_live_per_learner",
+            )
+        ]
+
+    def __str__(self) -> str:
+        state = "revoked" if self.revoked_at else "live"
+        return f"calendar feed of learner {self.learner_id} ({state})"
+
+
 class ParameterFit(models.Model):
     """One fit of FSRS parameters: a learner's own (``learner``) or pooled over a module's
     learners (``module``), with its losses on held-out reviews and whether it was adopted.

@@ -10,17 +10,20 @@ import datetime
 from dataclasses import dataclass
 from typing import Protocol
 
-from django.db.models import Count, Q, QuerySet, Subquery
-from django.db.models.functions import TruncDate
+import fsrs
+from django.db.models import Count, DateField, F, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Greatest, TruncDate
+from django.utils.translation import gettext as _
 
 from courses import api as courses_api
-from courses.data import RetiredContent
-from lms.errors import NotFound
-from lms.local_time import local_day, zone_info
+from courses.data import CardBacks, RetiredContent
+from lms.errors import Gone, NotFound
+from lms.local_time import local_day, local_day_of, zone_info
 from reviews import sql
 from reviews.fitting import MIN_REVIEWS_FOR_FIT, LoggedReview
 from reviews.fronts import card_front
 from reviews.models import (
+    CalendarFeed,
     ExamDate,
     LearnerParameters,
     ModuleExamPlan,
@@ -54,6 +57,9 @@ class Learner(Protocol):
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
+# With the backs (an offline session): the most a day's limits can leave (reviews_per_day's
+# default is 200), in one page.
+DUE_PAGE_OFFLINE_MAX = 500
 HEATMAP_DAYS = 90
 
 
@@ -139,6 +145,8 @@ class DueCard:
     is_new: bool
     due: datetime.datetime
     intervals: list[IntervalPreview]
+    # The back (definition or answer) when the queue was asked for it (an offline session).
+    back: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,15 +184,21 @@ def _due_counts(*, learner: Learner, at: datetime.datetime) -> _DueCounts:
 
 
 def due_queue(
-    *, learner: Learner, at: datetime.datetime, limit: int = DUE_PAGE_DEFAULT
+    *,
+    learner: Learner,
+    at: datetime.datetime,
+    limit: int = DUE_PAGE_DEFAULT,
+    include_back: bool = False,
 ) -> DueQueue:
-    """The due count and the next ``limit`` cards (front only) with each rating's interval.
+    """The due count and the next ``limit`` cards (front only, or with their backs when
+    ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
+    rating's interval.
 
-    One query; the retired content's ids and the cards' fronts come from courses.api's caches of
-    a second (two more queries when cold). Cards already seen come first (oldest due first), then
-    new cards up to today's new-card budget.
+    One query, and one for the backs; the retired content's ids and the cards' fronts come from
+    courses.api's caches of a second (two more queries when cold). Cards already seen come first
+    (oldest due first), then new cards up to today's new-card budget.
     """
-    limit = max(1, min(limit, DUE_PAGE_MAX))
+    limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -217,6 +231,14 @@ def due_queue(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
     )
+    backs = (
+        courses_api.card_backs(
+            step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
+            quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+        )
+        if include_back
+        else None
+    )
     cards = [
         DueCard(
             id=card.id,
@@ -238,6 +260,7 @@ def due_queue(
                 parameters=card.parameters,
                 exam_at=exam_start(exam_on=card.exam_on, time_zone=learner.time_zone),
             ),
+            back=_card_back(card, backs) if backs is not None else None,
         )
         for card in shown
     ]
@@ -249,6 +272,14 @@ def due_queue(
         budget=budget,
         cards=cards,
     )
+
+
+def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
+    # As card_faces: a definition card's back is its step's definition, a quick-check card's the
+    # answer.
+    if card.kind == ReviewCard.Kind.DEFINITION:
+        return backs.step_definitions.get(card.step_id, "")
+    return backs.quick_check_answers.get(card.quick_check_id, "")
 
 
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:
@@ -383,6 +414,188 @@ def review_stats(*, learner: Learner, at: datetime.datetime) -> ReviewStats:
         recall_share=round(recalled_total / reviews_total, 4) if reviews_total else None,
         per_day=per_day,
     )
+
+
+FORECAST_DAYS = 30
+# Anki's line between young and mature cards: an interval of 21 days or more.
+MATURE_INTERVAL = datetime.timedelta(days=21)
+
+
+@dataclass(frozen=True)
+class ReviewForecast:
+    """Anki's "Future Due": the cards due on each of the learner's next 30 local days (today
+    first; what is overdue counts on today, ``overdue`` says how many of today's that is)."""
+
+    days: list[DayCount]
+    overdue: int
+
+    @property
+    def total(self) -> int:
+        return sum(day.count for day in self.days)
+
+    @property
+    def peak(self) -> int:
+        return max((day.count for day in self.days), default=0)
+
+
+def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecast:
+    """Reviews due per local day for the next FORECAST_DAYS days: one query (the retired
+    content's ids from courses.api's cache), at most 30 rows whatever the number of cards.
+
+    Cards the learner has seen (as Anki, new cards are not forecast: the new-card limit decides
+    when they come); suspended and retired ones left out; no daily limit applied.
+    """
+    today = local_day(time_zone=learner.time_zone, at=at)
+    last = local_day_of(
+        time_zone=learner.time_zone,
+        date=today.date + datetime.timedelta(days=FORECAST_DAYS - 1),
+    )
+    zone = zone_info(learner.time_zone)
+    rows = (
+        live_cards(learner_id=learner.id)
+        .filter(last_review__isnull=False, due__lt=last.end)
+        .annotate(
+            day=Greatest(TruncDate("due", tzinfo=zone), Value(today.date, output_field=DateField()))
+        )
+        .values("day")
+        .annotate(count=Count("id"), overdue=Count("id", filter=Q(due__lt=today.start)))
+        .order_by()
+    )
+    by_day, overdue = {}, 0
+    for row in rows:
+        by_day[row["day"]] = row["count"]
+        overdue += row["overdue"]
+    return ReviewForecast(
+        days=[
+            DayCount(date=date, count=by_day.get(date, 0))
+            for date in (today.date + datetime.timedelta(days=i) for i in range(FORECAST_DAYS))
+        ],
+        overdue=overdue,
+    )
+
+
+@dataclass(frozen=True)
+class RetentionCount:
+    passed: int
+    failed: int
+
+    @property
+    def reviews(self) -> int:
+        return self.passed + self.failed
+
+    @property
+    def retention(self) -> float | None:
+        """The share recalled (rated Hard, Good or Easy), None without reviews."""
+        return round(self.passed / self.reviews, 4) if self.reviews else None
+
+
+@dataclass(frozen=True)
+class RetentionPeriod:
+    period: str  # today, yesterday, week, month, year, all
+    young: RetentionCount
+    mature: RetentionCount
+
+    @property
+    def total(self) -> RetentionCount:
+        return RetentionCount(
+            passed=self.young.passed + self.mature.passed,
+            failed=self.young.failed + self.mature.failed,
+        )
+
+
+# The periods of Anki's "True Retention" table, as the local days they go back (None: all time;
+# "yesterday" is the one day before today).
+RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
+    ("today", 0),
+    ("yesterday", 1),
+    ("week", 6),
+    ("month", 29),
+    ("year", 364),
+    ("all", None),
+)
+
+
+def true_retention(*, learner: Learner, at: datetime.datetime) -> list[RetentionPeriod]:
+    """Anki's "True Retention": of the reviews of cards in review state (not new, learning or
+    relearning), the share recalled, for young cards (an interval under 21 days when reviewed)
+    and mature ones, per period of local days. One query (24 counts), whatever the reviews.
+    """
+    today = local_day(time_zone=learner.time_zone, at=at)
+    mature = Q(before_due__gte=F("before_last_review") + MATURE_INTERVAL)
+    passed = Q(rating__gt=1)
+    counts = {}
+    for period, days_back in RETENTION_PERIODS:
+        when = Q(reviewed_at__lt=today.end)
+        if days_back is not None:
+            start = local_day_of(
+                time_zone=learner.time_zone, date=today.date - datetime.timedelta(days=days_back)
+            ).start
+            when &= Q(reviewed_at__gte=start)
+            if period == "yesterday":
+                when &= Q(reviewed_at__lt=today.start)
+        for age, age_q in (("young", ~mature), ("mature", mature)):
+            for outcome, outcome_q in (("passed", passed), ("failed", ~passed)):
+                counts[f"{period}_{age}_{outcome}"] = Count("id", filter=when & age_q & outcome_q)
+    row = ReviewLog.objects.filter(
+        learner_id=learner.id,
+        source=ReviewLog.Source.REVIEW,
+        before_state=fsrs.State.Review.value,
+        before_last_review__isnull=False,
+    ).aggregate(**counts)
+    return [
+        RetentionPeriod(
+            period=period,
+            **{
+                age: RetentionCount(
+                    passed=row[f"{period}_{age}_passed"], failed=row[f"{period}_{age}_failed"]
+                )
+                for age in ("young", "mature")
+            },
+        )
+        for period, _days_back in RETENTION_PERIODS
+    ]
+
+
+@dataclass(frozen=True)
+class UpcomingExam:
+    date: datetime.date
+    module_title: str
+
+
+def learner_exam_date(
+    *, learner_id: int, today: datetime.date | None = None
+) -> UpcomingExam | None:
+    """The learner's next exam date, for the calendar feed's exam event: the nearest one that is
+    today or later, of their own exam dates and the module exam dates (admin) of the modules
+    they have cards in without a date of their own. Three queries at most."""
+    today = today or datetime.datetime.now(datetime.UTC).date()
+    own = dict(ExamDate.objects.filter(learner_id=learner_id).values_list("module_id", "exam_on"))
+    planned = ModuleExamPlan.objects.filter(
+        module__review_cards__learner_id=learner_id, exam_on__gte=today
+    ).exclude(module_id__in=list(own))
+    dates = {module_id: day for module_id, day in own.items() if day >= today}
+    dates.update(dict(planned.values_list("module_id", "exam_on").distinct()))
+    if not dates:
+        return None
+    module_id = min(dates, key=lambda key: (dates[key], key))
+    title = courses_api.modules_by_ids([module_id])[module_id].title
+    return UpcomingExam(date=dates[module_id], module_title=title)
+
+
+def calendar_feed_get(*, learner_id: int) -> CalendarFeed | None:
+    """The learner's live private calendar address, if any (one query)."""
+    return CalendarFeed.objects.filter(learner_id=learner_id, revoked_at__isnull=True).first()
+
+
+def calendar_feed_by_token(*, token: str) -> CalendarFeed:
+    """The feed of a private address with its learner (one query): NotFound for an unknown
+    address, Gone (410) for a revoked one."""
+    feed = CalendarFeed.objects.select_related("learner").filter(token=token).first()
+    if feed is None:
+        raise NotFound(_("There is no calendar with this address."), code="calendar_feed_not_found")
+    if feed.revoked_at is not None:
+        raise Gone(_("This calendar address was revoked."), code="calendar_feed_revoked")
+    return feed
 
 
 def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet[Notification]:

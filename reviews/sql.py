@@ -298,7 +298,7 @@ def due_queue_read(
 # statement reads what schedules the card: the learner's own FSRS parameters, the card module's
 # pooled ones, the learner's exam date for the module and the module's own.
 _CARD_READ_SQL = (
-    f"SELECT {_state_columns('c')}, "
+    f"SELECT {_state_columns('c')}, c.{_cards.created_at} AS created_at, "
     f"(SELECT l.{_logs.id} FROM {_logs.table} l "
     f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
     f"LIMIT 1) AS replayed_log_id, "
@@ -326,6 +326,7 @@ class _CardReadRow:
     difficulty: float | None
     due: Any
     last_review: Any
+    created_at: Any
     replayed_log_id: int | None
     learner_parameters: Any
     module_parameters: Any
@@ -335,11 +336,13 @@ class _CardReadRow:
 
 @dataclass(frozen=True)
 class CardRead:
-    """A learner's card as a review reads it, and an earlier log with the same client review id;
-    the FSRS parameters that schedule it (the learner's own, else the module's pooled ones, else
-    the defaults) and the exam day it is scheduled for (the learner's, else the module's)."""
+    """A learner's card as a review reads it (its state and when it was made), and an earlier
+    log with the same client review id; the FSRS parameters that schedule it (the learner's own,
+    else the module's pooled ones, else the defaults) and the exam day it is scheduled for (the
+    learner's, else the module's)."""
 
     state: CardState
+    created_at: datetime.datetime
     replayed_log_id: int | None
     parameters: Parameters = DEFAULT_PARAMETERS
     exam_on: datetime.date | None = None
@@ -390,6 +393,7 @@ def card_read(
         return None
     return CardRead(
         state=_card_state(row),
+        created_at=aware(row.created_at),
         replayed_log_id=row.replayed_log_id,
         parameters=_parameters_of(row),
         exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),

@@ -1,5 +1,6 @@
 """Web routes of the reviews app (outside the API): the unsubscribe link of reminder e-mails,
-and /reviews/ — the review link in the e-mails — which forwards to the web review page."""
+the private calendar feed, and /reviews/ — the review link in the e-mails — which forwards to
+the web review page."""
 
 from django.urls import path
 from django.views.generic import RedirectView
@@ -12,6 +13,8 @@ urlpatterns = [
         views.unsubscribe,
         name="reminder-unsubscribe",
     ),
+    # The private calendar address (settings page: copy, revoke, new).
+    path("calendar/<str:token>.ics", views.calendar_feed, name="calendar-feed"),
     # E-mails already sent keep this link, wherever the web app puts its review page.
     path("reviews/", RedirectView.as_view(pattern_name="web:review"), name="reviews-page"),
 ]

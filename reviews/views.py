@@ -1,16 +1,24 @@
-"""The unsubscribe page linked from reminder e-mails (no log-in; a signed, expiring token).
+"""The unsubscribe page linked from reminder e-mails (no log-in; a signed, expiring token), and
+the private calendar address (no log-in; a random token, revocable).
 
 GET only shows a confirmation with a button: mail scanners and link previews open every link,
 and must not unsubscribe anyone. POST turns the reminders off — the page's button, or a mail
 client's RFC 8058 one-click POST (body ``List-Unsubscribe=One-Click``, no cookies).
 """
 
+from urllib.parse import urlsplit
+
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from lms.errors import DomainError, NotFound
+from lms.errors import DomainError, Gone, NotFound
+from reviews.calendar_feed import feed_calendar
+from reviews.selectors import calendar_feed_by_token, learner_exam_date, review_forecast
 from reviews.services.reminder_unsubscribe import (
     reminder_email_unsubscribe,
     reminder_unsubscribe_target,
@@ -50,3 +58,35 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
         return _page(request, {"state": state, "language": language}, status=status)
     state = "confirm" if target.reminders_on else "already_off"
     return _page(request, {"state": state, "language": target.language})
+
+
+@require_http_methods(["GET", "HEAD"])
+def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
+    """The private calendar address (no log-in: the token is the credential): the reviews due on
+    each of the next 30 days and the exam date, as iCalendar. 404 unknown, 410 revoked. Three
+    queries (the feed with its learner, the forecast, and the retired content when its cache is
+    cold), whatever the number of cards."""
+    try:
+        feed = calendar_feed_by_token(token=token)
+    except DomainError as exc:
+        status = 410 if isinstance(exc, Gone) else 404
+        response = HttpResponse(exc.message, status=status, content_type="text/plain")
+    else:
+        learner = feed.learner
+        now = timezone.now()
+        body = feed_calendar(
+            feed_id=feed.pk,
+            forecast=review_forecast(learner=learner, at=now),
+            exam_date=learner_exam_date(learner_id=learner.pk),
+            review_url=settings.SITE_URL + reverse("web:review"),
+            language=learner.language,
+            now=now,
+            host=urlsplit(settings.SITE_URL).hostname or "lernpfad",
+        )
+        response = HttpResponse(body, content_type="text/calendar; charset=utf-8")
+        response["Content-Disposition"] = 'inline; filename="lernpfad.ics"'
+    # A secret address: not for shared caches, search engines or the referrer of a link.
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex"
+    response["Referrer-Policy"] = "no-referrer"
+    return response

@@ -3,7 +3,18 @@
 from django.urls import path
 
 import lms.converters  # noqa: F401  (registers <token:…>)
-from web.views import account, auth, certificates, exam, fsrs, learning, pages, review, stats
+from web.views import (
+    account,
+    auth,
+    calendar_feed,
+    certificates,
+    exam,
+    fsrs,
+    learning,
+    pages,
+    review,
+    stats,
+)
 
 app_name = "web"
 
@@ -35,6 +46,10 @@ urlpatterns = [
     path("settings/password/", account.password_change_page, name="password_change"),
     path("settings/logout-everywhere/", account.logout_everywhere, name="logout_everywhere"),
     path("settings/fsrs/optimize/", fsrs.fsrs_optimize, name="fsrs_optimize"),
+    path("settings/calendar/new/", calendar_feed.calendar_feed_new, name="calendar_feed_new"),
+    path(
+        "settings/calendar/revoke/", calendar_feed.calendar_feed_revoke, name="calendar_feed_revoke"
+    ),
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),

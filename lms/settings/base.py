@@ -222,6 +222,8 @@ REST_FRAMEWORK = {
         "login": env("THROTTLE_LOGIN", default="30/min"),
         "exam": env("THROTTLE_EXAM", default="120/min"),
         "review": env("THROTTLE_REVIEW", default="600/min"),
+        # A batch is up to 500 reviews (reviews.services.review_batches).
+        "review_batch": env("THROTTLE_REVIEW_BATCH", default="30/min"),
         # The public certificate verification (JSON), per client address.
         "certificate_verify": env("THROTTLE_CERTIFICATE_VERIFY", default="30/min"),
     },

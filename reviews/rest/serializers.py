@@ -1,16 +1,55 @@
 """Input and output shapes of the reviews API. Every serializer lists its fields."""
 
+import datetime
+
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from lms.rendering import datetime_formatter
 from reviews.models import Notification
-from reviews.selectors import DUE_PAGE_DEFAULT, DUE_PAGE_MAX
+from reviews.selectors import (
+    DUE_PAGE_DEFAULT,
+    DUE_PAGE_MAX,
+    DUE_PAGE_OFFLINE_MAX,
+    RETENTION_PERIODS,
+)
+from reviews.services.review_batches import (
+    BATCH_ERROR_CODES,
+    REVIEW_BATCH_MAX,
+    BatchReview,
+    BatchStatus,
+)
 
 
 class DueQuerySerializer(serializers.Serializer):
     limit = serializers.IntegerField(
-        min_value=1, max_value=DUE_PAGE_MAX, default=DUE_PAGE_DEFAULT, required=False
+        min_value=1,
+        max_value=DUE_PAGE_OFFLINE_MAX,
+        default=DUE_PAGE_DEFAULT,
+        required=False,
+        help_text=f"Cards on the page: at most {DUE_PAGE_MAX}, or {DUE_PAGE_OFFLINE_MAX} with "
+        "include=back (a whole day's session to review offline). Never more than today's "
+        "limits leave.",
     )
+    include = serializers.ChoiceField(
+        choices=["back"],
+        required=False,
+        help_text="back: each card with its back, so a session can be reviewed offline "
+        "(then rated with POST /api/v1/reviews/batch/).",
+    )
+
+    def validate(self, attrs):
+        if attrs["limit"] > DUE_PAGE_MAX and attrs.get("include") != "back":
+            raise serializers.ValidationError(
+                {
+                    "limit": [
+                        _("At most %(limit)s cards without include=back.") % {"limit": DUE_PAGE_MAX}
+                    ]
+                }
+            )
+        return attrs
 
 
 class IntervalPreviewSerializer(serializers.Serializer):
@@ -18,6 +57,16 @@ class IntervalPreviewSerializer(serializers.Serializer):
     name = serializers.CharField()
     due = serializers.DateTimeField()
     seconds = serializers.IntegerField(help_text="Interval until due, before fuzzing.")
+
+
+class _BackField(serializers.CharField):
+    """Left out of the card (not null) when the queue was not asked for the backs."""
+
+    def get_attribute(self, instance):
+        value = super().get_attribute(instance)
+        if value is None:
+            raise serializers.SkipField
+        return value
 
 
 class DueCardSerializer(serializers.Serializer):
@@ -33,6 +82,11 @@ class DueCardSerializer(serializers.Serializer):
     is_new = serializers.BooleanField()
     due = serializers.DateTimeField()
     intervals = IntervalPreviewSerializer(many=True)
+    back = _BackField(
+        required=False,
+        help_text="The card's back (the definition, or the quick check's answer): only with "
+        "include=back.",
+    )
 
 
 class DailyBudgetSerializer(serializers.Serializer):
@@ -61,7 +115,7 @@ class DueQueueSerializer(serializers.Serializer):
 
     def to_representation(self, instance):
         budget = instance.budget
-        datetime = datetime_formatter()
+        iso = datetime_formatter()
         return {
             "due_count": instance.due_count,
             "review_count": instance.review_count,
@@ -75,29 +129,58 @@ class DueQueueSerializer(serializers.Serializer):
                 "reviews_left": budget.reviews_left,
                 "new_left": budget.new_left,
             },
-            "cards": [
+            "cards": [self._card(card, iso) for card in instance.cards],
+        }
+
+    @staticmethod
+    def _card(card, iso) -> dict:
+        shown = {
+            "id": card.id,
+            "kind": card.kind,
+            "front": card.front,
+            "term": card.term,
+            "module_title": card.module_title,
+            "state": card.state,
+            "is_new": card.is_new,
+            "due": iso(card.due),
+            "intervals": [
                 {
-                    "id": card.id,
-                    "kind": card.kind,
-                    "front": card.front,
-                    "term": card.term,
-                    "module_title": card.module_title,
-                    "state": card.state,
-                    "is_new": card.is_new,
-                    "due": datetime(card.due),
-                    "intervals": [
-                        {
-                            "rating": interval.rating,
-                            "name": interval.name,
-                            "due": datetime(interval.due),
-                            "seconds": interval.seconds,
-                        }
-                        for interval in card.intervals
-                    ],
+                    "rating": interval.rating,
+                    "name": interval.name,
+                    "due": iso(interval.due),
+                    "seconds": interval.seconds,
                 }
-                for card in instance.cards
+                for interval in card.intervals
             ],
         }
+        if card.back is not None:
+            shown["back"] = card.back
+        return shown
+
+
+class AwareDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 instant with a UTC offset; a time without one names no instant and is
+    refused instead of being read in the server's zone."""
+
+    default_error_messages = {
+        "naive": gettext_lazy("Give the time with a UTC offset, e.g. 2026-03-01T09:30:00Z."),
+    }
+
+    def to_internal_value(self, value):
+        if isinstance(value, str):
+            # datetime.fromisoformat (which parse_datetime tries first) ignores a NUL and what
+            # follows it.
+            if "\x00" in value:
+                self.fail("invalid", format="ISO 8601")
+            try:
+                parsed = parse_datetime(value)
+            except ValueError:
+                parsed = None
+            if parsed is not None and parsed.tzinfo is None:
+                self.fail("naive")
+        elif isinstance(value, datetime.datetime) and value.tzinfo is None:
+            self.fail("naive")
+        return super().to_internal_value(value)
 
 
 class ReviewCreateSerializer(serializers.Serializer):
@@ -112,6 +195,25 @@ class ReviewCreateSerializer(serializers.Serializer):
         r"^[A-Za-z0-9._:-]{1,64}$",
         help_text="Chosen by the client (e.g. a UUID); a replay returns the original result.",
     )
+    reviewed_at = AwareDateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="When the review happened (ISO 8601 with a UTC offset), for a review done "
+        "offline; default: now. The card is scheduled from this time. At most 5 minutes ahead "
+        "of the server's clock (reviewed_at_in_future) and not before the card's last review "
+        "(reviewed_at_too_early).",
+    )
+
+    def review(self) -> BatchReview:
+        """The validated review as the batch service takes it."""
+        data = self.validated_data
+        return BatchReview(
+            card_id=data["card"],
+            rating=data["rating"],
+            duration_ms=data.get("duration_ms"),
+            client_review_id=data["client_review_id"],
+            reviewed_at=data.get("reviewed_at"),
+        )
 
 
 class ReviewResultSerializer(serializers.Serializer):
@@ -143,6 +245,86 @@ class ReviewResultSerializer(serializers.Serializer):
             "due": iso(instance.due),
             "interval_seconds": instance.interval_seconds,
             "replayed": instance.replayed,
+        }
+
+
+# --- offline reviews: a batch ------------------------------------------------------------
+
+
+class ReviewBatchParseSerializer(serializers.Serializer):
+    """The batch as it is read: each review stays raw JSON here and is read on its own
+    (ReviewCreateSerializer), so one malformed review is rejected while the rest apply. The
+    schema shows the reviews' shape (ReviewBatchSerializer)."""
+
+    reviews = serializers.ListField(child=serializers.JSONField(), allow_empty=True)
+
+
+class ReviewBatchSerializer(serializers.Serializer):
+    reviews = ReviewCreateSerializer(
+        many=True,
+        help_text=f"In the order they were done; at most {REVIEW_BATCH_MAX} "
+        "(batch_too_large: nothing applies).",
+    )
+
+
+class ReviewBatchErrorSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=list(BATCH_ERROR_CODES),
+        help_text="invalid: the review's fields (detail names them); card_not_found: not one "
+        "of your cards; client_review_id_reused: the id was used for another card; "
+        "reviewed_at_in_future / reviewed_at_too_early: the time is out of bounds (detail: "
+        "server_time, earliest).",
+    )
+    message = serializers.CharField()
+    detail = serializers.JSONField(allow_null=True)
+
+
+class ReviewBatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The review's position in the batch (from 0).")
+    client_review_id = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(
+        choices=list(BatchStatus.ALL),
+        help_text="applied; duplicate (this client review id was applied before: the "
+        "original result, nothing changed); rejected (see error; nothing written).",
+    )
+    review = ReviewResultSerializer(allow_null=True)
+    error = ReviewBatchErrorSerializer(allow_null=True)
+
+
+class ReviewBatchCountsSerializer(serializers.Serializer):
+    applied = serializers.IntegerField()
+    duplicate = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+
+
+class ReviewBatchResultSerializer(serializers.Serializer):
+    server_time = serializers.DateTimeField(
+        help_text="The server's clock: reviewed_at may be at most 5 minutes ahead of it."
+    )
+    results = ReviewBatchItemSerializer(many=True, help_text="One per review, in the order sent.")
+    counts = ReviewBatchCountsSerializer()
+
+    def to_representation(self, instance):
+        results = []
+        for item in instance.results:
+            error = item.error
+            results.append(
+                {
+                    "index": item.index,
+                    "client_review_id": item.client_review_id,
+                    "status": item.status,
+                    "review": ReviewResultSerializer(item.review).data if item.review else None,
+                    "error": (
+                        {"code": error.code, "message": error.message, "detail": error.detail}
+                        if error
+                        else None
+                    ),
+                }
+            )
+        return {
+            "server_time": datetime_formatter()(instance.server_time),
+            "results": results,
+            "counts": {status: instance.count(status) for status in BatchStatus.ALL},
         }
 
 
@@ -188,6 +370,40 @@ class ReviewStatsSerializer(serializers.Serializer):
         allow_null=True, help_text="Share of reviews rated Hard, Good or Easy (not Again)."
     )
     per_day = DayCountSerializer(many=True, help_text="The last 90 local days, oldest first.")
+
+
+class ReviewForecastSerializer(serializers.Serializer):
+    days = DayCountSerializer(
+        many=True,
+        help_text="Cards due on each of your next 30 local days, today first (Anki's Future "
+        "Due; seen cards, no daily limit).",
+    )
+    overdue = serializers.IntegerField(help_text="How many of today's were due before today.")
+    total = serializers.IntegerField()
+
+
+class RetentionCountSerializer(serializers.Serializer):
+    passed = serializers.IntegerField(help_text="Rated Hard, Good or Easy.")
+    failed = serializers.IntegerField(help_text="Rated Again.")
+    retention = serializers.FloatField(allow_null=True, help_text="passed / (passed + failed).")
+
+
+class RetentionPeriodSerializer(serializers.Serializer):
+    period = serializers.ChoiceField(
+        choices=[name for name, _days in RETENTION_PERIODS],
+        help_text="Local days: today, yesterday, the last 7, 30 and 365 days, all time.",
+    )
+    young = RetentionCountSerializer(help_text="Cards with an interval under 21 days.")
+    mature = RetentionCountSerializer(help_text="Cards with an interval of 21 days or more.")
+    total = RetentionCountSerializer()
+
+
+class TrueRetentionSerializer(serializers.Serializer):
+    periods = RetentionPeriodSerializer(
+        many=True,
+        help_text="Anki's True Retention: reviews of cards in review state (not new, learning "
+        "or relearning).",
+    )
 
 
 class NotificationSerializer(serializers.ModelSerializer):

@@ -6,9 +6,12 @@ from reviews.rest import views
 
 urlpatterns = [
     path("reviews/", views.ReviewCreateView.as_view(), name="review-create"),
+    path("reviews/batch/", views.ReviewBatchView.as_view(), name="review-batch"),
     path("reviews/due/", views.DueView.as_view(), name="review-due"),
     path("reviews/undo/", views.UndoView.as_view(), name="review-undo"),
     path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
+    path("reviews/forecast/", views.ForecastView.as_view(), name="review-forecast"),
+    path("reviews/retention/", views.TrueRetentionView.as_view(), name="review-retention"),
     path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
     path("reviews/parameters/", views.ParametersView.as_view(), name="review-parameters"),
     path(

@@ -5,6 +5,7 @@ Thin views: a serializer parses the input, one service or selector does the work
 """
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
@@ -12,6 +13,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from courses import api as courses_api
+from lms.errors import InvalidInput
 from reviews import selectors
 from reviews.rest.serializers import (
     CardFacesSerializer,
@@ -24,32 +26,42 @@ from reviews.rest.serializers import (
     NotificationListQuerySerializer,
     NotificationSerializer,
     ParametersSerializer,
+    ReviewBatchParseSerializer,
+    ReviewBatchResultSerializer,
+    ReviewBatchSerializer,
     ReviewCreateSerializer,
+    ReviewForecastSerializer,
     ReviewResultSerializer,
     ReviewStatsSerializer,
+    TrueRetentionSerializer,
     UndoResultSerializer,
 )
 from reviews.selectors import DUE_PAGE_DEFAULT
-from reviews.services import exam_dates, reviewing
+from reviews.services import exam_dates, review_batches, reviewing
 from reviews.services import notifications as notification_services
 from reviews.services import parameters as parameters_services
+from reviews.services.review_batches import REVIEW_BATCH_MAX, BatchReview
 
 
 class DueView(APIView):
     @extend_schema(
         parameters=[DueQuerySerializer],
         responses=DueQueueSerializer,
-        summary="Cards due now (front only) with the interval each rating would give",
+        summary="Cards due now with the interval each rating would give (with their backs "
+        "for an offline session)",
     )
     def get(self, request):
-        limit = DUE_PAGE_DEFAULT
+        limit, include_back = DUE_PAGE_DEFAULT, False
         # Validated only when given: building the query serializer was a tenth of the request
         # for the queue as a client polls it (no parameters).
         if request.query_params:
             query = DueQuerySerializer(data=request.query_params)
             query.is_valid(raise_exception=True)
             limit = query.validated_data["limit"]
-        queue = selectors.due_queue(learner=request.user, at=timezone.now(), limit=limit)
+            include_back = query.validated_data.get("include") == "back"
+        queue = selectors.due_queue(
+            learner=request.user, at=timezone.now(), limit=limit, include_back=include_back
+        )
         return Response(DueQueueSerializer(queue).data)
 
 
@@ -72,8 +84,48 @@ class ReviewCreateView(APIView):
             rating=data["rating"],
             duration_ms=data.get("duration_ms"),
             client_review_id=data["client_review_id"],
+            reviewed_at=data.get("reviewed_at"),
         )
         return Response(ReviewResultSerializer(result).data)
+
+
+def _batch_review_parse(raw) -> BatchReview:
+    """One review of a batch, read as POST /reviews/ reads it; InvalidInput names its fields."""
+    serializer = ReviewCreateSerializer(data=raw)
+    if not serializer.is_valid():
+        raise InvalidInput(
+            _("This review is not valid; it was not applied."), detail=serializer.errors
+        )
+    return serializer.review()
+
+
+class ReviewBatchView(APIView):
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "review_batch"
+
+    @extend_schema(
+        request=ReviewBatchSerializer,
+        responses={200: ReviewBatchResultSerializer},
+        summary="Apply reviews done offline, in the order sent (each from its own reviewed_at)",
+        description=(
+            "Each review as for POST /api/v1/reviews/, with reviewed_at. The reviews apply one "
+            "by one in the order sent, each in its own transaction and scheduled from its own "
+            "time: a rejected review (its reason in error) does not stop the others, and "
+            "nothing of it is written. A client review id seen before (in this batch or "
+            "earlier) is a duplicate: the original result, nothing changes, so re-sending a "
+            f"batch is safe. At most {REVIEW_BATCH_MAX} reviews (400 batch_too_large, nothing "
+            "applies); server_time lets the app check its clock."
+        ),
+    )
+    def post(self, request):
+        serializer = ReviewBatchParseSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        result = review_batches.review_batch_apply(
+            learner=request.user,
+            reviews=serializer.validated_data["reviews"],
+            parse=_batch_review_parse,
+        )
+        return Response(ReviewBatchResultSerializer(result).data)
 
 
 class UndoView(APIView):
@@ -90,6 +142,26 @@ class StatsView(APIView):
     def get(self, request):
         stats = selectors.review_stats(learner=request.user, at=timezone.now())
         return Response(ReviewStatsSerializer(stats).data)
+
+
+class ForecastView(APIView):
+    @extend_schema(
+        responses=ReviewForecastSerializer,
+        summary="Reviews due on each of my next 30 days (Future Due)",
+    )
+    def get(self, request):
+        forecast = selectors.review_forecast(learner=request.user, at=timezone.now())
+        return Response(ReviewForecastSerializer(forecast).data)
+
+
+class TrueRetentionView(APIView):
+    @extend_schema(
+        responses=TrueRetentionSerializer,
+        summary="My true retention, young and mature cards, per period",
+    )
+    def get(self, request):
+        periods = selectors.true_retention(learner=request.user, at=timezone.now())
+        return Response(TrueRetentionSerializer({"periods": periods}).data)
 
 
 class CardDetailView(APIView):

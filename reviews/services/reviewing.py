@@ -15,6 +15,7 @@ from lms.errors import Conflict, InvalidInput, NotFound
 from lms.sql import row_insert, row_insert_if_updated
 from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
+from reviews.review_times import review_time
 from reviews.scheduling import CardState, card_review, exam_start
 from reviews.services.cards import log_states
 
@@ -71,16 +72,26 @@ class _Review:
     rating: int
     duration_ms: int | None
     client_review_id: str
-    at: datetime.datetime
+    # The server's clock, and the time the client says the review happened (None: now).
+    now: datetime.datetime
+    reviewed_at: datetime.datetime | None
 
     def applied_to(self, read: sql.CardRead) -> tuple[ReviewLog, CardState]:
-        """The unsaved log and the card's state after the review of the card as read: scheduled
-        with the parameters that apply to it, for its exam day if it has one."""
+        """The unsaved log and the card's state after the review of the card as ``read``,
+        scheduled from the review's own time (reviews.review_times; InvalidInput when that time
+        cannot be), with the parameters that apply to the card and for its exam day if it has
+        one."""
         before = read.state
+        at = review_time(
+            reviewed_at=self.reviewed_at,
+            now=self.now,
+            created_at=read.created_at,
+            last_review=before.last_review,
+        )
         after = card_review(
             state=before,
             rating=self.rating,
-            at=self.at,
+            at=at,
             desired_retention=self.learner.desired_retention,
             duration_ms=self.duration_ms,
             parameters=read.parameters,
@@ -91,7 +102,7 @@ class _Review:
             learner_id=self.learner.pk,
             source=ReviewLog.Source.REVIEW,
             rating=self.rating,
-            reviewed_at=self.at,
+            reviewed_at=at,
             duration_ms=self.duration_ms,
             client_review_id=self.client_review_id,
             **log_states(before=before, after=after),
@@ -116,10 +127,16 @@ def review_record(
     duration_ms: int | None,
     client_review_id: str,
     at: datetime.datetime | None = None,
+    reviewed_at: datetime.datetime | None = None,
 ) -> ReviewResult:
     """Review one of the learner's cards with rating 1–4 (Again/Hard/Good/Easy).
 
-    Replaying a client review id changes nothing and returns the original result. On PostgreSQL
+    ``at`` is the server's time (default: now); ``reviewed_at`` the time a client says the
+    review happened (offline), bounded by reviews.review_times: the review is scheduled from it
+    and the log keeps it. A time out of bounds is an InvalidInput and writes nothing.
+
+    Replaying a client review id changes nothing and returns the original result (before any
+    check of its time: the replayed review is the card's last one). On PostgreSQL
     a review is two statements (read the card and look up the replay; write the log and the
     card's new state if the card is unchanged) and falls back to the locked path below when it
     must; elsewhere it locks the card in a transaction. Fixed counts whatever the number of
@@ -127,14 +144,14 @@ def review_record(
     """
     if rating not in (1, 2, 3, 4):
         raise InvalidInput("The rating must be 1, 2, 3 or 4.", code="invalid_rating")
-    at = at or timezone.now()
     review = _Review(
         learner=learner,
         card_id=card_id,
         rating=rating,
         duration_ms=duration_ms,
         client_review_id=client_review_id,
-        at=at,
+        now=at or timezone.now(),
+        reviewed_at=reviewed_at,
     )
     if connection.vendor == "postgresql":
         result = _review_record_unlocked(review)

@@ -112,6 +112,10 @@ BODIES: dict[str, Body] = {
         "rating": 4,
         "client_review_id": f"matrix-{who}",
     },
+    # B naming A's card gets 200 with the review rejected (card_not_found), nothing changed.
+    "POST /api/v1/reviews/batch/": lambda w, who: {
+        "reviews": [{"card": w.ids["card_id"], "rating": 4, "client_review_id": f"batch-{who}"}]
+    },
     "POST /api/v1/reviews/undo/": lambda w, who: None,
     "POST /api/v1/notifications/read-all/": lambda w, who: None,
     "POST /api/v1/notifications/{notification_id}/read/": lambda w, who: None,

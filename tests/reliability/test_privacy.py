@@ -43,6 +43,7 @@ SECTIONS = {
     "reviews.ParameterFit": lambda e: e["reviews"]["fsrs_parameter_fits"],
     "reviews.LearnerParameters": lambda e: e["reviews"]["fsrs_parameters"],
     "reviews.ExamDate": lambda e: e["reviews"]["exam_dates"],
+    "reviews.CalendarFeed": lambda e: e["reviews"]["calendar_feeds"],
 }
 # Columns deliberately not exported, and why.
 NOT_EXPORTED = {
@@ -53,6 +54,7 @@ NOT_EXPORTED = {
     # seed is the exam's (with the bank it reproduces the draw and the option order).
     "quizzes.ExamAttempt": {"learner_id", "module_id", "policy_id", "seed"},
     "quizzes.ExamResult": {"id", "attempt_id", "learner_id", "module_id"},
+    "reviews.CalendarFeed": {"token"},  # the private calendar address's credential
 }
 # Not learner data: the admin's audit trail of staff actions (deleted with the account), and the
 # course admin who reviewed an exam item (the item is course content; the decision stays when
@@ -105,9 +107,15 @@ def test_export_holds_every_row_and_column_stored_about_me(world):
 def test_export_has_no_secrets(world):
     from knox.models import AuthToken
 
+    from reviews.services.calendar_feeds import calendar_feed_create
+
+    feed = calendar_feed_create(learner_id=world.a.user.pk)
     response = ok(world.a.client.get(EXPORT_URL))
     text = response.content.decode()
     assert world.a.token not in text and world.ids["second_token"] not in text
+    # The private calendar address is exported without its token.
+    assert feed.token not in text
+    assert [f["id"] for f in response.json()["reviews"]["calendar_feeds"]] == [feed.pk]
     for token in AuthToken.objects.filter(user=world.a.user):
         assert token.digest not in text and f'"{token.token_key}"' not in text
     assert world.a.user.password not in text
@@ -140,10 +148,10 @@ def test_export_query_count_does_not_grow_with_the_data(world, django_assert_num
     fresh = actor_create("nina")
     # Through the API (token authentication included): the same for an empty and a full account.
     assert _queries(fresh.client) == _queries(world.a.client)
-    # The service: 5 for the account, 4 courses, 6 quizzes, 7 reviews (cards, logs, reminders,
-    # notifications, FSRS parameters and their fits, exam dates).
+    # The service: 5 for the account, 4 courses, 6 quizzes, 8 reviews (cards, logs, reminders,
+    # notifications, calendar feeds, FSRS parameters and their fits, exam dates).
     for user in (fresh.user, world.a.user):
-        with django_assert_num_queries(22):
+        with django_assert_num_queries(23):
             account_export(user=user)
 
 

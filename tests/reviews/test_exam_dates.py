@@ -152,3 +152,27 @@ def test_the_export_has_the_parameters_and_exam_dates(studying, course):
     assert export["fsrs_parameter_fits"][0]["log_loss_before"] == 0.35
     assert export["exam_dates"][0]["exam_on"] == datetime.date(2099, 1, 1)
     assert export["exam_dates"][0]["module__slug"] == course.slug
+
+
+def test_the_calendar_feed_names_the_next_exam(studying, course):
+    from reviews.selectors import learner_exam_date
+
+    today = _local_today(studying)
+    assert learner_exam_date(learner_id=studying.pk, today=today) is None
+    ModuleExamPlan.objects.create(module=course, exam_on=today + datetime.timedelta(days=30))
+    assert learner_exam_date(learner_id=studying.pk, today=today).date == (
+        today + datetime.timedelta(days=30)
+    )
+    ExamDate.objects.create(
+        learner=studying,
+        module=course,
+        exam_on=today + datetime.timedelta(days=12),
+        set_at=timezone.now(),
+    )
+    upcoming = learner_exam_date(learner_id=studying.pk, today=today)
+    assert upcoming.date == today + datetime.timedelta(days=12)
+    assert upcoming.module_title == course.title
+    # A past exam is no next exam.
+    assert (
+        learner_exam_date(learner_id=studying.pk, today=today + datetime.timedelta(days=40)) is None
+    )

@@ -18,6 +18,7 @@ from lms.local_time import time_zone_names
 from reviews.selectors import parameters_overview
 from web.forms import PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
+from web.views.calendar_feed import calendar_feed_url
 
 FIELDS = tuple(SettingsForm.base_fields)
 
@@ -62,6 +63,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             "nav": "settings",
             "time_zones": _common_time_zones(),
             "fsrs": parameters_overview(learner_id=user.pk),
+            "calendar_feed_url": calendar_feed_url(learner_id=user.pk),
         },
     )
 

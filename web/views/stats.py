@@ -11,7 +11,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 
 from progress.selectors import enrollment_list, module_progress_get
-from reviews.selectors import review_stats
+from reviews.selectors import review_forecast, review_stats, true_retention
+from web.views.review_charts import forecast_chart, retention_rows
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top).
 CELL = 13
@@ -145,5 +146,7 @@ def stats(request: HttpRequest) -> HttpResponse:
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "cell": CELL,
+            "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
+            "retention": retention_rows(true_retention(learner=learner, at=now)),
         },
     )

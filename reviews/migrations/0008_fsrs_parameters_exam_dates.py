@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         ("django_celery_beat", "0019_alter_periodictasks_options"),
         ("accounts", "0007_user_full_name"),
         ("courses", "0007_quickcheck_role"),
-        ("reviews", "0006_definition_echo_cards_merged"),
+        ("reviews", "0007_calendarfeed"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

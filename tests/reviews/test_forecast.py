@@ -1,0 +1,183 @@
+"""The review forecast (Anki's Future Due) and true retention: by the learner's local day, in the
+API and with constant query counts."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from lms.local_time import local_day, local_day_of
+from reviews.models import ReviewCard, ReviewLog
+from reviews.selectors import FORECAST_DAYS, review_forecast, true_retention
+
+pytestmark = pytest.mark.django_db
+
+FORECAST = "/api/v1/reviews/forecast/"
+RETENTION = "/api/v1/reviews/retention/"
+DAY = datetime.timedelta(days=1)
+
+
+def _due_on(cards, instants):
+    for card, due in zip(cards, instants, strict=True):
+        ReviewCard.objects.filter(pk=card.pk).update(due=due)
+
+
+def test_the_forecast_counts_each_local_day_today_first_with_the_overdue(make_learner, bulk_cards):
+    # Tokyo is UTC+9: 23:30 local on day 3 is 14:30 UTC, still day 3 there.
+    learner = make_learner("tokyo", time_zone="Asia/Tokyo")
+    now = timezone.now()
+    today = local_day(time_zone="Asia/Tokyo", at=now)
+    day3 = local_day_of(time_zone="Asia/Tokyo", date=today.date + 3 * DAY)
+    *cards, new = bulk_cards(learner, 8, due=now, reviewed=True)
+    _due_on(
+        cards,
+        [
+            now - 10 * DAY,  # overdue: today
+            now - DAY,  # overdue: today
+            today.end - datetime.timedelta(minutes=1),  # today
+            day3.start,  # day 3
+            day3.end - datetime.timedelta(minutes=30),  # day 3, 23:30 local
+            day3.end,  # day 4
+            today.start + FORECAST_DAYS * DAY + DAY,  # beyond the 30 days
+        ],
+    )
+    # A new card (never reviewed) is not forecast, as in Anki.
+    ReviewCard.objects.filter(pk=new.pk).update(state=1, last_review=None, due=now - DAY)
+    forecast = review_forecast(learner=learner, at=now)
+    counts = [day.count for day in forecast.days]
+    assert len(counts) == FORECAST_DAYS
+    assert forecast.days[0].date == today.date
+    assert counts[0] == 3 and counts[3] == 2 and counts[4] == 1
+    assert sum(counts) == forecast.total == 6
+    assert forecast.overdue == 2
+
+
+def test_suspended_cards_are_not_forecast(learner, bulk_cards):
+    now = timezone.now()
+    cards = bulk_cards(learner, 2, due=now + DAY, reviewed=True)
+    ReviewCard.objects.filter(pk=cards[0].pk).update(suspended=True)
+    assert review_forecast(learner=learner, at=now).total == 1
+
+
+@pytest.mark.parametrize("cards", [1, 10_000])
+def test_the_forecast_api_is_one_query_with_1_or_10000_cards(
+    make_learner, bulk_cards, login, cards, django_assert_num_queries
+):
+    learner = make_learner(f"f{cards}")
+    now = timezone.now()
+    made = bulk_cards(learner, cards, due=now, reviewed=True)
+    # Spread over the 30 days.
+    for offset in range(min(cards, 30)):
+        ReviewCard.objects.filter(pk=made[offset].pk).update(due=now + offset * DAY)
+    client = login(learner)
+    client.get(FORECAST)  # the retired content's ids into courses.api's cache
+    with django_assert_num_queries(1):
+        body = client.get(FORECAST).json()
+    assert len(body["days"]) == FORECAST_DAYS
+    assert body["total"] == sum(day["count"] for day in body["days"]) >= min(cards, 29)
+    assert set(body) == {"days", "overdue", "total"}
+
+
+def _log(learner, card, *, at, rating, interval_days, state=2):
+    return ReviewLog(
+        card=card,
+        learner=learner,
+        source=ReviewLog.Source.REVIEW,
+        rating=rating,
+        reviewed_at=at,
+        before_state=state,
+        before_learning_step=None,
+        before_stability=5.0,
+        before_difficulty=5.0,
+        before_due=at - DAY + interval_days * DAY,
+        before_last_review=at - DAY,
+        after_state=2,
+        after_stability=6.0,
+        after_difficulty=5.0,
+        after_due=at + 3 * DAY,
+    )
+
+
+def test_true_retention_splits_young_and_mature_reviews_per_period(learner, bulk_cards):
+    now = timezone.now()
+    today = local_day(time_zone=learner.time_zone, at=now)
+    (card,) = bulk_cards(learner, 1, due=now, reviewed=True)
+    noon_yesterday = today.start - datetime.timedelta(hours=12)
+    ReviewLog.objects.bulk_create(
+        [
+            _log(learner, card, at=now, rating=3, interval_days=5),  # today, young, passed
+            _log(learner, card, at=now, rating=1, interval_days=5),  # today, young, failed
+            _log(learner, card, at=now, rating=4, interval_days=30),  # today, mature, passed
+            _log(learner, card, at=noon_yesterday, rating=1, interval_days=21),  # mature fail
+            _log(learner, card, at=now - 20 * DAY, rating=2, interval_days=3),  # month, young
+            _log(learner, card, at=now - 400 * DAY, rating=3, interval_days=40),  # all time
+            # Learning and relearning reviews are not counted (Anki's True Retention).
+            _log(learner, card, at=now, rating=1, interval_days=5, state=1),
+            _log(learner, card, at=now, rating=3, interval_days=5, state=3),
+        ]
+    )
+    periods = {p.period: p for p in true_retention(learner=learner, at=now)}
+    assert list(periods) == ["today", "yesterday", "week", "month", "year", "all"]
+    today_ = periods["today"]
+    assert (today_.young.passed, today_.young.failed) == (1, 1)
+    assert (today_.mature.passed, today_.mature.failed) == (1, 0)
+    assert today_.total.retention == pytest.approx(2 / 3, abs=1e-4)
+    assert (periods["yesterday"].mature.failed, periods["yesterday"].total.reviews) == (1, 1)
+    assert periods["week"].total.reviews == 4
+    assert periods["month"].young.reviews == 3
+    assert periods["year"].total.reviews == 5
+    assert periods["all"].total.reviews == 6 and periods["all"].mature.passed == 2
+    assert periods["all"].young.retention == pytest.approx(2 / 3, abs=1e-4)
+
+
+@pytest.mark.parametrize("logs", [1, 5_000])
+def test_the_retention_api_is_one_query_with_1_or_5000_reviews(
+    make_learner, bulk_cards, login, logs, django_assert_num_queries
+):
+    learner = make_learner(f"r{logs}")
+    now = timezone.now()
+    (card,) = bulk_cards(learner, 1, due=now, reviewed=True)
+    ReviewLog.objects.bulk_create(
+        [
+            _log(learner, card, at=now - (i % 400) * DAY, rating=1 + i % 4, interval_days=i % 40)
+            for i in range(logs)
+        ],
+        batch_size=2000,
+    )
+    with django_assert_num_queries(1):
+        body = login(learner).get(RETENTION).json()
+    periods = body["periods"]
+    assert [p["period"] for p in periods] == ["today", "yesterday", "week", "month", "year", "all"]
+    total = periods[-1]["total"]
+    assert total["passed"] + total["failed"] == logs
+    assert set(periods[0]) == {"period", "young", "mature", "total"}
+
+
+def test_both_need_a_log_in(api_client):
+    for url in (FORECAST, RETENTION):
+        assert api_client.get(url).status_code in (401, 403)
+
+
+def test_the_stats_page_draws_the_forecast_and_the_retention(learner, bulk_cards, client):
+    now = timezone.now()
+    cards = bulk_cards(learner, 3, due=now, reviewed=True)
+    _due_on(cards, [now - DAY, now + 2 * DAY, now + 2 * DAY])
+    client.force_login(learner)
+    with CaptureQueriesContext(connection):
+        html = client.get("/stats/").content.decode()
+    assert html.count('class="forecast-bar"') == FORECAST_DAYS
+    # Geometry in whole numbers: German number formatting ("36,5") would break the SVG.
+    bars = re.findall(
+        r'<rect class="forecast-bar" x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"', html
+    )
+    assert len(bars) == FORECAST_DAYS
+    heights = [int(bar[3]) for bar in bars]
+    assert heights[2] == max(heights) > heights[0] > 0 and heights[1] == 0
+    assert 'id="forecast-heading"' in html and 'id="retention-heading"' in html
+    assert "<script" not in html.split("</head>")[1]
+    assert " style=" not in html
