@@ -489,6 +489,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exam-new-per-day", type=int, default=10)
     parser.add_argument("--exam-day", type=int, default=40)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--populations", default="", help="indices of the populations to run (default: all)"
+    )
     parser.add_argument("--quick", action="store_true", help="a tiny smoke run")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -514,7 +517,10 @@ def main(argv: list[str] | None = None) -> int:
     checkpoints = [n for n in CHECKPOINTS if n <= args.max_reviews] or [args.max_reviews]
     total = max(checkpoints) + args.test_reviews
     learners: list[SimLearner] = []
+    chosen = {int(index) for index in args.populations.split(",") if index.strip()}
     for p_index, population in enumerate(POPULATIONS):
+        if chosen and p_index not in chosen:
+            continue
         _module, step_ids = _module_create(slug=f"pop-{p_index}", steps=total // 3 + 50)
         for index in range(args.learners):
             true = population.draw(rng)
