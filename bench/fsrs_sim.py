@@ -456,6 +456,7 @@ def _markdown(results: dict, args) -> str:
             "",
         ]
     lines += [
+        "",
         "## Cost",
         "",
     ]
