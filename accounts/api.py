@@ -98,6 +98,12 @@ def review_preferences(learner_id: int) -> ReviewPreferences | None:
     return selectors.review_preferences(learner_id)
 
 
+def time_zones(learner_ids: Iterable[int]) -> dict[int, str]:
+    """The time zone of each of these accounts (the ones that exist). One query."""
+    rows = User.objects.filter(id__in=list(learner_ids)).values_list("id", "time_zone")
+    return dict(rows)
+
+
 def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
     """What a reminder e-mail needs of the learner: the address and whether they want it, the
     name (``display_name``), language, reminder schedule and review settings. One query."""

@@ -227,6 +227,14 @@ def active_step_count(module_id: Any) -> Subquery:
     return Subquery(count, output_field=IntegerField())
 
 
+def step_module_id(step_id: Any) -> Subquery:
+    """The module of ``step_id`` (a value or ``OuterRef``), as a subquery expression another app
+    can store in a row it inserts (the reviews app keeps it on each card) without a query."""
+    return Subquery(
+        Step.objects.filter(id=step_id).values("module_id")[:1], output_field=IntegerField()
+    )
+
+
 def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], OutlineStep]:
     """Every active step of these modules by (module id, number), with its section kinds in
     order: one query."""

@@ -37,7 +37,17 @@ REMINDERS_PLAN = PeriodicTaskDefinition(
         "more often or twice at once."
     ),
 )
-PERIODIC_TASKS = (EXAM_ATTEMPTS_FINALIZE, REMINDERS_PLAN)
+PARAMETERS_REFIT = PeriodicTaskDefinition(
+    name="reviews: refit FSRS parameters (monthly run)",
+    task="reviews.tasks.parameters_refit",
+    every_minutes=24 * 60,
+    description=(
+        "Fits FSRS parameters to each learner's review log and pools each module's, once per "
+        "calendar month (the run key is the month): runs daily and fits only who this month's "
+        "run has not fitted yet, in batches. Safe to run more often or twice at once."
+    ),
+)
+PERIODIC_TASKS = (EXAM_ATTEMPTS_FINALIZE, REMINDERS_PLAN, PARAMETERS_REFIT)
 
 _Migration = Callable[[Any, Any], None]
 

@@ -24,7 +24,7 @@ EXPORT_FORMAT_VERSION = 1
 
 
 def account_export(*, user) -> dict[str, Any]:
-    """Everything Lernpfad stores about the user, as JSON-ready data: 18 queries, whatever size."""
+    """Everything Lernpfad stores about the user, as JSON-ready data: 23 queries, whatever size."""
     return {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": timezone.now(),

@@ -1,10 +1,21 @@
-"""Admin for spaced repetition: cards (suspend/unsuspend), the review log, reminder claims and
-notifications. The planner's schedule itself is under "Periodic tasks" (django-celery-beat)."""
+"""Admin for spaced repetition: cards (suspend/unsuspend), the review log, reminder claims,
+notifications, module exam plans (the course admin's exam date), exam dates and FSRS fits. The
+planner's and the refit's schedules are under "Periodic tasks" (django-celery-beat)."""
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from reviews.models import Notification, ReminderDigest, ReviewCard, ReviewLog
+from reviews.models import (
+    ExamDate,
+    LearnerParameters,
+    ModuleExamPlan,
+    ModuleParameters,
+    Notification,
+    ParameterFit,
+    ReminderDigest,
+    ReviewCard,
+    ReviewLog,
+)
 
 
 @admin.register(ReviewCard)
@@ -15,6 +26,7 @@ class ReviewCardAdmin(admin.ModelAdmin):
     list_select_related = ("learner", "step")
     raw_id_fields = ("learner", "step", "quick_check")
     readonly_fields = (
+        "module",
         "state",
         "learning_step",
         "stability",
@@ -78,3 +90,58 @@ class NotificationAdmin(admin.ModelAdmin):
     search_fields = ("learner__username", "title")
     list_select_related = ("learner",)
     raw_id_fields = ("learner", "digest")
+
+
+@admin.register(ModuleExamPlan)
+class ModuleExamPlanAdmin(admin.ModelAdmin):
+    """The course admin's exam date for a module and how far ahead its learners may set one."""
+
+    list_display = ("module", "exam_on", "max_days_ahead")
+    list_select_related = ("module",)
+
+
+@admin.register(ExamDate)
+class ExamDateAdmin(admin.ModelAdmin):
+    list_display = ("learner", "module", "exam_on", "set_at")
+    search_fields = ("learner__username",)
+    list_select_related = ("learner", "module")
+    raw_id_fields = ("learner",)
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """Written by the fits only (reviews.services.parameters)."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ParameterFit)
+class ParameterFitAdmin(_ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "learner",
+        "module",
+        "run_key",
+        "fitted_at",
+        "review_count",
+        "log_loss",
+        "log_loss_before",
+        "adopted",
+    )
+    list_filter = ("adopted",)
+    search_fields = ("learner__username", "run_key")
+    list_select_related = ("learner", "module")
+
+
+@admin.register(LearnerParameters)
+class LearnerParametersAdmin(_ReadOnlyAdmin):
+    list_display = ("learner", "version", "fit")
+    search_fields = ("learner__username",)
+
+
+@admin.register(ModuleParameters)
+class ModuleParametersAdmin(_ReadOnlyAdmin):
+    list_display = ("module", "version", "fit")

@@ -14,7 +14,16 @@ from django.db.models import Count
 from lms.privacy import export_rows
 from reviews import selectors as _selectors
 from reviews.data import ModuleReviewStats
-from reviews.models import CalendarFeed, Notification, ReminderDigest, ReviewCard, ReviewLog
+from reviews.models import (
+    CalendarFeed,
+    ExamDate,
+    LearnerParameters,
+    Notification,
+    ParameterFit,
+    ReminderDigest,
+    ReviewCard,
+    ReviewLog,
+)
 from reviews.services import cards as _cards
 from reviews.services import demo as _demo
 
@@ -57,7 +66,8 @@ def quick_check_rated(
 
 
 def learner_export(learner_id: int) -> dict:
-    """Everything the reviews app stores about the learner (data export): five queries."""
+    """Everything the reviews app stores about the learner (data export): eight queries. The
+    FSRS parameters in use, every fit of them (with its losses) and the exam dates are in it."""
     return {
         "cards": export_rows(
             ReviewCard.objects.filter(learner_id=learner_id),
@@ -69,6 +79,11 @@ def learner_export(learner_id: int) -> dict:
         # The address's token is a live credential: an export file is no place for it.
         "calendar_feeds": export_rows(
             CalendarFeed.objects.filter(learner_id=learner_id), exclude=("token",)
+        ),
+        "fsrs_parameters": export_rows(LearnerParameters.objects.filter(learner_id=learner_id)),
+        "fsrs_parameter_fits": export_rows(ParameterFit.objects.filter(learner_id=learner_id)),
+        "exam_dates": export_rows(
+            ExamDate.objects.filter(learner_id=learner_id), context=("module__slug",)
         ),
     }
 

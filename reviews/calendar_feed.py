@@ -14,7 +14,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from reviews.selectors import ExamDate, ReviewForecast
+from reviews.selectors import ReviewForecast, UpcomingExam
 
 # How often calendar apps are asked to fetch again (most take their own interval).
 REFRESH_INTERVAL = datetime.timedelta(hours=6)
@@ -24,7 +24,7 @@ def feed_calendar(
     *,
     feed_id: int,
     forecast: ReviewForecast,
-    exam_date: ExamDate | None,
+    exam_date: UpcomingExam | None,
     review_url: str,
     language: str,
     now: datetime.datetime,

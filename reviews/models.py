@@ -44,6 +44,15 @@ class ReviewCard(models.Model):
         related_name="review_cards",
         verbose_name=_("step"),
     )
+    # The step's module, kept on the card (a step never changes module) so a review reads the
+    # module's exam date and pooled parameters in the card's own statement (reviews.sql).
+    module = models.ForeignKey(
+        "courses.Module",
+        on_delete=models.CASCADE,
+        related_name="review_cards",
+        null=True,
+        verbose_name=_("module"),
+    )
     quick_check = models.ForeignKey(
         "courses.QuickCheck",
         on_delete=models.CASCADE,
@@ -326,3 +335,150 @@ class CalendarFeed(models.Model):
     def __str__(self) -> str:
         state = "revoked" if self.revoked_at else "live"
         return f"calendar feed of learner {self.learner_id} ({state})"
+
+
+class ParameterFit(models.Model):
+    """One fit of FSRS parameters: a learner's own (``learner``) or pooled over a module's
+    learners (``module``), with its losses on held-out reviews and whether it was adopted.
+
+    ``run_key`` names the run (the month of the monthly refit, or ``request-<time>`` for the
+    settings page's "Optimize"); the unique constraints make a run fit each learner and each
+    module once, however many beats or workers start it.
+    """
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="parameter_fits",
+        null=True,
+        blank=True,
+        db_index=False,
+    )
+    module = models.ForeignKey(
+        "courses.Module",
+        on_delete=models.CASCADE,
+        related_name="parameter_fits",
+        null=True,
+        blank=True,
+    )
+    run_key = models.CharField(max_length=40)
+    fitted_at = models.DateTimeField()
+    review_count = models.PositiveIntegerField()
+    parameters = models.JSONField()
+    # Log loss and RMSE(bins) on the held-out reviews: of the fit, and of the parameters in use
+    # (a learner's) or of the defaults (a module's).
+    log_loss = models.FloatField()
+    log_loss_before = models.FloatField()
+    rmse_bins = models.FloatField()
+    rmse_bins_before = models.FloatField()
+    adopted = models.BooleanField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "run_key"],
+                condition=Q(learner__isnull=False),
+                name="parameterfit_learner_once_per_run",
+            ),
+            models.UniqueConstraint(
+                fields=["module", "run_key"],
+                condition=Q(module__isnull=False),
+                name="parameterfit_module_once_per_run",
+            ),
+            models.CheckConstraint(
+                condition=(Q(learner__isnull=False) & Q(module__isnull=True))
+                | (Q(learner__isnull=True) & Q(module__isnull=False)),
+                name="parameterfit_learner_or_module",
+            ),
+        ]
+        indexes = [models.Index(fields=["learner", "-fitted_at"], name="parameterfit_learner")]
+
+    def __str__(self) -> str:
+        subject = f"learner {self.learner_id}" if self.learner_id else f"module {self.module_id}"
+        return f"fit of {subject} ({self.run_key}): {'adopted' if self.adopted else 'kept'}"
+
+
+class LearnerParameters(models.Model):
+    """The FSRS parameters a learner's reviews are scheduled with (their last adopted fit)."""
+
+    learner = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="fsrs_parameters",
+    )
+    parameters = models.JSONField()
+    # 1 for the first adopted fit, one more for each one after it.
+    version = models.PositiveIntegerField()
+    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"parameters v{self.version} of learner {self.learner_id}"
+
+
+class ModuleParameters(models.Model):
+    """A module's pooled FSRS parameters: the start for its learners with too few reviews."""
+
+    module = models.OneToOneField(
+        "courses.Module",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="fsrs_parameters",
+    )
+    parameters = models.JSONField()
+    version = models.PositiveIntegerField()
+    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"pooled parameters v{self.version} of module {self.module_id}"
+
+
+class ModuleExamPlan(models.Model):
+    """A module's exam date for all its learners (set by the course admin) and how far ahead a
+    learner may set one of their own."""
+
+    module = models.OneToOneField(
+        "courses.Module", on_delete=models.CASCADE, primary_key=True, related_name="exam_plan"
+    )
+    exam_on = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The exam day for every learner of the module who has not set their own.",
+    )
+    max_days_ahead = models.PositiveSmallIntegerField(
+        default=365,
+        help_text="How many days ahead a learner may set an exam date (1–3650).",
+    )
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(max_days_ahead__gte=1) & Q(max_days_ahead__lte=3650),
+                name="moduleexamplan_days_ahead_range",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"exam plan of module {self.module_id}"
+
+
+class ExamDate(models.Model):
+    """A learner's own exam date for a module; their cards of it are scheduled for that day."""
+
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="exam_dates",
+        db_index=False,
+    )
+    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
+    exam_on = models.DateField()
+    set_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "module"], name="examdate_once_per_module")
+        ]
+
+    def __str__(self) -> str:
+        return f"exam of learner {self.learner_id} in module {self.module_id} on {self.exam_on}"

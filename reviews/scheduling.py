@@ -15,7 +15,7 @@ from typing import Any
 
 import fsrs
 
-from lms.local_time import UTC, as_utc
+from lms.local_time import UTC, as_utc, local_day_of
 
 # The quick-check self-ratings of the step page and the FSRS rating each one counts as.
 QUICK_CHECK_RATINGS: dict[str, fsrs.Rating] = {
@@ -95,11 +95,24 @@ class IntervalPreview:
     seconds: int
 
 
-@functools.lru_cache(maxsize=64)
-def scheduler_for(*, desired_retention: float, fuzzing: bool = True) -> fsrs.Scheduler:
-    """The FSRS scheduler for a learner's desired retention (the range is accounts.data's); one
-    per setting."""
-    return fsrs.Scheduler(desired_retention=desired_retention, enable_fuzzing=fuzzing)
+# FSRS-6's 21 default parameters (the median of ten thousand Anki users); a learner's own or a
+# module's pooled parameters replace them (reviews.fitting, reviews.services.parameters).
+DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.scheduler.DEFAULT_PARAMETERS)
+Parameters = tuple[float, ...]
+
+
+@functools.lru_cache(maxsize=256)
+def scheduler_for(
+    *,
+    desired_retention: float,
+    fuzzing: bool = True,
+    parameters: Parameters = DEFAULT_PARAMETERS,
+) -> fsrs.Scheduler:
+    """The FSRS scheduler for (parameters, desired retention); one per pair (the retention
+    range is accounts.data's)."""
+    return fsrs.Scheduler(
+        parameters=parameters, desired_retention=desired_retention, enable_fuzzing=fuzzing
+    )
 
 
 def card_review(
@@ -109,52 +122,195 @@ def card_review(
     at: datetime.datetime,
     desired_retention: float,
     duration_ms: int | None = None,
+    parameters: Parameters = DEFAULT_PARAMETERS,
+    exam_at: datetime.datetime | None = None,
 ) -> CardState:
-    """The card's state after a review with ``rating`` (1–4) at ``at`` (fuzzing on)."""
-    scheduler = scheduler_for(desired_retention=desired_retention)
+    """The card's state after a review with ``rating`` (1–4) at ``at`` (fuzzing on), its
+    interval shortened for an exam at ``exam_at`` where ``exam_interval_shorten`` says so."""
+    scheduler = scheduler_for(desired_retention=desired_retention, parameters=parameters)
     card, _log = scheduler.review_card(
         state.to_fsrs(),
         fsrs.Rating(rating),
         review_datetime=as_utc(at),
         review_duration=duration_ms,
     )
-    return CardState.from_fsrs(card)
+    after = CardState.from_fsrs(card)
+    if exam_at is None:
+        return after
+    return exam_interval_shorten(
+        state=after,
+        exam_at=exam_at,
+        parameters=parameters,
+        desired_retention=desired_retention,
+    )
+
+
+# --- recall and the exam date ------------------------------------------------------------------
+
+
+def recall_probability(*, stability: float, days: float, parameters: Parameters) -> float:
+    """FSRS-6's forgetting curve: the probability of recalling a card of ``stability`` after
+    ``days`` (fractional) without review. Its decay is the parameters' last number."""
+    decay = -parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    return (1 + factor * max(0.0, days) / stability) ** decay
+
+
+def days_to_recall(*, stability: float, recall: float, parameters: Parameters) -> float:
+    """The days after a review at which the predicted recall falls to ``recall``: the
+    forgetting curve solved for the time."""
+    decay = -parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    return stability * (recall ** (1 / decay) - 1) / factor
+
+
+def exam_start(*, exam_on: datetime.date | None, time_zone: str) -> datetime.datetime | None:
+    """The instant an exam day begins in the learner's time zone (its local midnight): what the
+    learner knows then is what the exam finds."""
+    if exam_on is None:
+        return None
+    return local_day_of(time_zone=time_zone, date=exam_on).start
+
+
+def exam_recall(
+    *, state: CardState, exam_at: datetime.datetime, parameters: Parameters
+) -> float | None:
+    """The card's predicted recall at ``exam_at`` if it is not reviewed again (None: never
+    reviewed)."""
+    if state.last_review is None or state.stability is None:
+        return None
+    days = (as_utc(exam_at) - state.last_review).total_seconds() / 86_400
+    return recall_probability(stability=state.stability, days=days, parameters=parameters)
+
+
+def exam_interval_shorten(
+    *,
+    state: CardState,
+    exam_at: datetime.datetime,
+    parameters: Parameters,
+    desired_retention: float,
+) -> CardState:
+    """The exam-date rule: a card (just reviewed, in ``state``) whose interval ends after the
+    exam with its predicted recall at the exam below the desired retention comes back when its
+    recall reaches the desired retention, which is before the exam. It never lengthens an
+    interval (``min``) and leaves a card alone after the exam or once it is due before it.
+
+    Plain FSRS already lands at the desired retention on the due date; what puts cards below it
+    on exam day are the intervals that fuzzing, rounding to whole days and the maximum interval
+    lengthen past that point, and a card due on the exam day itself.
+    """
+    exam_at = as_utc(exam_at)
+    if state.last_review is None or state.stability is None:
+        return state
+    if not (state.last_review < exam_at < state.due):
+        return state
+    recall = exam_recall(state=state, exam_at=exam_at, parameters=parameters)
+    if recall is None or recall >= desired_retention:
+        return state
+    days = days_to_recall(
+        stability=state.stability, recall=desired_retention, parameters=parameters
+    )
+    back = state.last_review + datetime.timedelta(days=days)
+    # The day before the exam at the latest, so the card is reviewed before it.
+    back = min(back, exam_at - datetime.timedelta(days=1))
+    back = max(back, state.last_review + datetime.timedelta(minutes=1))
+    return dataclasses.replace(state, due=min(state.due, back))
+
+
+@dataclass(frozen=True)
+class ExamForecast:
+    """One card's way to the exam if the learner reviews it when due and knows it (Good)."""
+
+    recall: float  # predicted recall at the exam (0 for a card never reviewed)
+    reviews: int  # the reviews it takes until the exam
+
+
+# A card's forecast follows at most this many reviews (a learning card's steps and a few
+# months of intervals need far fewer).
+_FORECAST_MAX_REVIEWS = 60
+
+
+def exam_forecast(
+    *,
+    state: CardState,
+    at: datetime.datetime,
+    exam_at: datetime.datetime,
+    parameters: Parameters,
+    desired_retention: float,
+) -> ExamForecast:
+    """The recall at the exam and the reviews until then of a card reviewed on each due date
+    from ``at`` on (unfuzzed, Good, with the exam-date rule)."""
+    at, exam_at = as_utc(at), as_utc(exam_at)
+    scheduler = scheduler_for(
+        desired_retention=desired_retention, fuzzing=False, parameters=parameters
+    )
+    reviews = 0
+    while reviews < _FORECAST_MAX_REVIEWS and state.due < exam_at:
+        when = max(at, state.due)
+        card, _log = scheduler.review_card(state.to_fsrs(), fsrs.Rating.Good, review_datetime=when)
+        state = exam_interval_shorten(
+            state=CardState.from_fsrs(card),
+            exam_at=exam_at,
+            parameters=parameters,
+            desired_retention=desired_retention,
+        )
+        reviews += 1
+    recall = exam_recall(state=state, exam_at=exam_at, parameters=parameters)
+    return ExamForecast(recall=recall or 0.0, reviews=reviews)
 
 
 def intervals_preview(
-    *, state: CardState, at: datetime.datetime, desired_retention: float
+    *,
+    state: CardState,
+    at: datetime.datetime,
+    desired_retention: float,
+    parameters: Parameters = DEFAULT_PARAMETERS,
+    exam_at: datetime.datetime | None = None,
 ) -> list[IntervalPreview]:
-    """The due date each rating 1–4 would give.
+    """The due date each rating 1–4 would give, under the card's parameters and exam day.
 
     Unfuzzed: like Anki, the buttons show the plain interval, and the review itself then adds
     the fuzz (a few percent on intervals of three days and more).
     """
     at = as_utc(at)
     days_since_review = (at - state.last_review).days if state.last_review else None
-    intervals = _preview_intervals(
+    outcomes = _preview_intervals(
         state.state,
         state.learning_step,
         state.stability,
         state.difficulty,
         days_since_review,
         desired_retention,
+        parameters,
     )
-    return [
-        IntervalPreview(
-            rating=rating,
-            name=RATING_NAMES[rating],
-            due=at + interval,
-            seconds=max(0, int(interval.total_seconds())),
+    previews = []
+    for rating, (interval, stability) in enumerate(outcomes, start=1):
+        due = at + interval
+        if exam_at is not None:
+            after = dataclasses.replace(state, stability=stability, last_review=at, due=due)
+            due = exam_interval_shorten(
+                state=after,
+                exam_at=exam_at,
+                parameters=parameters,
+                desired_retention=desired_retention,
+            ).due
+        previews.append(
+            IntervalPreview(
+                rating=rating,
+                name=RATING_NAMES[rating],
+                due=due,
+                seconds=max(0, int((due - at).total_seconds())),
+            )
         )
-        for rating, interval in enumerate(intervals, start=1)
-    ]
+    return previews
 
 
-# The four unfuzzed intervals of a card state. FSRS (fsrs 6) reads the review time only as whole
-# days since the last review and adds the interval to it, so the intervals are a function of the
-# state and that day count: the same card shown again in the due queue (most of the queue, each
-# time a learner opens it) costs a dictionary look-up instead of four FSRS reviews. A test checks
-# the cached intervals against FSRS for many states and review times.
+# The four unfuzzed intervals of a card state under (parameters, desired retention). FSRS
+# (fsrs 6) reads the review time only as whole days since the last review and adds the interval
+# to it, so the intervals are a function of the parameters, the state and that day count: the
+# same card shown again in the due queue (most of the queue, each time a learner opens it)
+# costs a dictionary look-up instead of four FSRS reviews. A test checks the cached intervals
+# against FSRS for many states and review times.
 _PREVIEW_ANCHOR = datetime.datetime(2000, 1, 1, tzinfo=UTC)
 
 
@@ -166,8 +322,11 @@ def _preview_intervals(
     difficulty: float | None,
     days_since_review: int | None,
     desired_retention: float,
-) -> tuple[datetime.timedelta, ...]:
-    scheduler = scheduler_for(desired_retention=desired_retention, fuzzing=False)
+    parameters: Parameters = DEFAULT_PARAMETERS,
+) -> tuple[tuple[datetime.timedelta, float], ...]:
+    scheduler = scheduler_for(
+        desired_retention=desired_retention, fuzzing=False, parameters=parameters
+    )
     # Any instant with that day count since the last review gives the same intervals.
     last_review = None if days_since_review is None else _PREVIEW_ANCHOR
     at = _PREVIEW_ANCHOR + datetime.timedelta(days=days_since_review or 0)
@@ -180,7 +339,9 @@ def _preview_intervals(
         due=at,
         last_review=last_review,
     )
-    return tuple(
-        as_utc(scheduler.review_card(card, rating, review_datetime=at)[0].due) - at
-        for rating in fsrs.Rating
-    )
+    outcomes = []
+    for rating in fsrs.Rating:
+        after = scheduler.review_card(card, rating, review_datetime=at)[0]
+        outcomes.append((as_utc(after.due) - at, after.stability))
+    # Each rating's interval, and the stability it leaves (for the exam-date rule).
+    return tuple(outcomes)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import fsrs
-from django.db.models import Count, DateField, F, Q, QuerySet, Value
+from django.db.models import Count, DateField, F, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Greatest, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -22,9 +22,28 @@ from lms.errors import Gone, NotFound
 from lms.local_time import local_day, local_day_of, zone_info
 from reviews import sql
 from reviews.data import DayReviews, ModuleReviewStats
+from reviews.fitting import MIN_REVIEWS_FOR_FIT, LoggedReview
 from reviews.fronts import card_front
-from reviews.models import CalendarFeed, Notification, ReviewCard, ReviewLog
-from reviews.scheduling import IntervalPreview, intervals_preview
+from reviews.models import (
+    CalendarFeed,
+    ExamDate,
+    LearnerParameters,
+    ModuleExamPlan,
+    ModuleParameters,
+    Notification,
+    ParameterFit,
+    ReviewCard,
+    ReviewLog,
+)
+from reviews.scheduling import (
+    DEFAULT_PARAMETERS,
+    CardState,
+    IntervalPreview,
+    Parameters,
+    exam_forecast,
+    exam_start,
+    intervals_preview,
+)
 
 
 class Learner(Protocol):
@@ -240,7 +259,11 @@ def due_queue(
             is_new=card.state.is_new,
             due=card.state.due,
             intervals=intervals_preview(
-                state=card.state, at=at, desired_retention=learner.desired_retention
+                state=card.state,
+                at=at,
+                desired_retention=learner.desired_retention,
+                parameters=card.parameters,
+                exam_at=exam_start(exam_on=card.exam_on, time_zone=learner.time_zone),
             ),
             back=_card_back(card, backs) if backs is not None else None,
         )
@@ -540,19 +563,29 @@ def true_retention(*, learner: Learner, at: datetime.datetime) -> list[Retention
 
 
 @dataclass(frozen=True)
-class ExamDate:
+class UpcomingExam:
     date: datetime.date
     module_title: str
 
 
-def learner_exam_date(*, learner_id: int) -> ExamDate | None:
-    """The learner's next exam date, for the calendar feed's exam event.
-
-    None until exam dates exist (issue 17, "Ready on exam day", built separately): then this
-    reads the learner's nearest exam date that is today or later, and the feed shows it with no
-    other change.
-    """
-    return None
+def learner_exam_date(
+    *, learner_id: int, today: datetime.date | None = None
+) -> UpcomingExam | None:
+    """The learner's next exam date, for the calendar feed's exam event: the nearest one that is
+    today or later, of their own exam dates and the module exam dates (admin) of the modules
+    they have cards in without a date of their own. Three queries at most."""
+    today = today or datetime.datetime.now(datetime.UTC).date()
+    own = dict(ExamDate.objects.filter(learner_id=learner_id).values_list("module_id", "exam_on"))
+    planned = ModuleExamPlan.objects.filter(
+        module__review_cards__learner_id=learner_id, exam_on__gte=today
+    ).exclude(module_id__in=list(own))
+    dates = {module_id: day for module_id, day in own.items() if day >= today}
+    dates.update(dict(planned.values_list("module_id", "exam_on").distinct()))
+    if not dates:
+        return None
+    module_id = min(dates, key=lambda key: (dates[key], key))
+    title = courses_api.modules_by_ids([module_id])[module_id].title
+    return UpcomingExam(date=dates[module_id], module_title=title)
 
 
 def calendar_feed_get(*, learner_id: int) -> CalendarFeed | None:
@@ -628,4 +661,186 @@ def module_review_stats(
         reviews=sum(day.reviews for day in series),
         retention=mature_recalled / mature if mature else None,
         due_now=due_now,
+    )
+
+
+# --- FSRS parameters --------------------------------------------------------------------------
+
+
+def learner_reviews(learner_id: int) -> list[LoggedReview]:
+    """The learner's whole review log as the optimizer reads it (one query)."""
+    rows = ReviewLog.objects.filter(learner_id=learner_id).values_list(
+        "card_id", "rating", "reviewed_at"
+    )
+    return [LoggedReview(card_id, rating, at) for card_id, rating, at in rows]
+
+
+def parameters_in_use(learner_id: int) -> tuple[Parameters, str]:
+    """The parameters the learner's reviews are scheduled with and where they come from:
+    ``"own"``, ``"module"`` (the pooled ones of the module with most of their cards; each card
+    uses its own module's) or ``"default"``. Two queries at most."""
+    own = LearnerParameters.objects.filter(learner_id=learner_id).first()
+    if own is not None:
+        return sql.parameters_value(own.parameters), "own"
+    pooled = (
+        ModuleParameters.objects.filter(module__review_cards__learner_id=learner_id)
+        .annotate(cards=Count("module__review_cards"))
+        .order_by("-cards")
+        .first()
+    )
+    if pooled is not None:
+        return sql.parameters_value(pooled.parameters), "module"
+    return DEFAULT_PARAMETERS, "default"
+
+
+@dataclass(frozen=True)
+class ParametersOverview:
+    """What the settings page shows of a learner's FSRS parameters."""
+
+    source: str  # "own", "module", "default"
+    parameters: Parameters
+    version: int | None
+    # The learner's latest fit, adopted or not.
+    fitted_at: datetime.datetime | None
+    fit_review_count: int | None
+    log_loss: float | None
+    log_loss_before: float | None
+    adopted: bool | None
+    review_count: int
+    min_reviews: int
+
+    @property
+    def can_fit(self) -> bool:
+        return self.review_count >= self.min_reviews
+
+
+def parameters_overview(*, learner_id: int) -> ParametersOverview:
+    """The parameters in use, the last fit and the size of the log (four queries)."""
+    parameters, source = parameters_in_use(learner_id)
+    own = LearnerParameters.objects.filter(learner_id=learner_id).values("version").first()
+    fit = ParameterFit.objects.filter(learner_id=learner_id).order_by("-fitted_at", "-id").first()
+    return ParametersOverview(
+        source=source,
+        parameters=parameters,
+        version=own["version"] if own else None,
+        fitted_at=fit.fitted_at if fit else None,
+        fit_review_count=fit.review_count if fit else None,
+        log_loss=fit.log_loss if fit else None,
+        log_loss_before=fit.log_loss_before if fit else None,
+        adopted=fit.adopted if fit else None,
+        review_count=ReviewLog.objects.filter(learner_id=learner_id).count(),
+        min_reviews=MIN_REVIEWS_FOR_FIT,
+    )
+
+
+# --- readiness for an exam date ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepReadiness:
+    number: int
+    term: str
+    cards: int
+    recall: float  # the mean predicted recall of its cards at the exam; 0 without cards
+
+
+@dataclass(frozen=True)
+class ExamReadiness:
+    """The predicted recall on the exam day if the learner reviews what comes due."""
+
+    module_id: int
+    exam_on: datetime.date
+    set_by: str  # "learner" or "module"
+    days_left: int
+    target: float  # the learner's desired retention
+    steps: list[StepReadiness]
+    recall: float  # the module's: the mean over its steps
+    reviews: int  # the reviews the schedule needs until the exam
+    max_days_ahead: int
+
+    @property
+    def score_percent(self) -> int:
+        """The exam score the recall implies: the share of the module's terms recalled."""
+        return round(100 * self.recall)
+
+    @property
+    def reviews_per_day(self) -> float:
+        return self.reviews / max(1, self.days_left)
+
+    @property
+    def steps_below_target(self) -> int:
+        return sum(1 for step in self.steps if step.recall < self.target)
+
+
+def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
+    """The exam date that schedules the learner's cards of the module (their own, else the
+    module's), who set it, and how far ahead one may be set. One query."""
+    own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values("exam_on")
+    row = (
+        ModuleExamPlan.objects.filter(module_id=module_id)
+        .values("exam_on", "max_days_ahead")
+        .annotate(own=Subquery(own[:1]))
+        .first()
+    )
+    if row is None:
+        first = own.first()
+        if first is not None:
+            return first["exam_on"], "learner", 365
+        return None, "", 365
+    if row["own"] is not None:
+        return row["own"], "learner", row["max_days_ahead"]
+    return row["exam_on"], "module" if row["exam_on"] else "", row["max_days_ahead"]
+
+
+def exam_readiness(
+    *, learner: Learner, module_id: int, at: datetime.datetime
+) -> ExamReadiness | None:
+    """The learner's readiness for the module's exam date (None without a date, or once it has
+    begun). A fixed number of queries (the date, the parameters, the cards, the steps)."""
+    exam_on, set_by, max_days_ahead = exam_date_for(learner_id=learner.id, module_id=module_id)
+    exam_at = exam_start(exam_on=exam_on, time_zone=learner.time_zone)
+    if exam_at is None or exam_at <= at:
+        return None
+    own = LearnerParameters.objects.filter(learner_id=learner.id).values("parameters").first()
+    pooled = ModuleParameters.objects.filter(module_id=module_id).values("parameters").first()
+    parameters = (
+        sql.parameters_value(own["parameters"] if own else None)
+        or sql.parameters_value(pooled["parameters"] if pooled else None)
+        or DEFAULT_PARAMETERS
+    )
+    by_step: dict[int, list[float]] = {}
+    reviews = 0
+    for card in live_cards(learner_id=learner.id).filter(module_id=module_id):
+        forecast = exam_forecast(
+            state=CardState.from_columns(card),
+            at=at,
+            exam_at=exam_at,
+            parameters=parameters,
+            desired_retention=learner.desired_retention,
+        )
+        by_step.setdefault(card.step_id, []).append(forecast.recall)
+        reviews += forecast.reviews
+    steps = [
+        StepReadiness(
+            number=step.number,
+            term=step.term,
+            cards=len(by_step.get(step.id, [])),
+            recall=sum(by_step.get(step.id, [])) / len(by_step[step.id])
+            if by_step.get(step.id)
+            else 0.0,
+        )
+        for step in courses_api.module_steps(module_id)
+    ]
+    recall = sum(step.recall for step in steps) / len(steps) if steps else 0.0
+    today = local_day(time_zone=learner.time_zone, at=at).date
+    return ExamReadiness(
+        module_id=module_id,
+        exam_on=exam_on,
+        set_by=set_by,
+        days_left=(exam_on - today).days,
+        target=learner.desired_retention,
+        steps=steps,
+        recall=recall,
+        reviews=reviews,
+        max_days_ahead=max_days_ahead,
     )

@@ -23,8 +23,16 @@ from django.db import connection, models
 from django.db.models import Q
 
 from lms.sql import aware, datetime_param, row_as, rows_as
-from reviews.models import ReminderDigest, ReviewCard, ReviewLog
-from reviews.scheduling import CARD_STATE_FIELDS, CardState
+from reviews.models import (
+    ExamDate,
+    LearnerParameters,
+    ModuleExamPlan,
+    ModuleParameters,
+    ReminderDigest,
+    ReviewCard,
+    ReviewLog,
+)
+from reviews.scheduling import CARD_STATE_FIELDS, DEFAULT_PARAMETERS, CardState, Parameters
 
 _quote = connection.ops.quote_name
 
@@ -46,6 +54,10 @@ class _Names:
 _cards = _Names(ReviewCard)
 _logs = _Names(ReviewLog)
 _digests = _Names(ReminderDigest)
+_learner_parameters = _Names(LearnerParameters)
+_module_parameters = _Names(ModuleParameters)
+_exam_dates = _Names(ExamDate)
+_exam_plans = _Names(ModuleExamPlan)
 
 # The card's state columns (the one mapping: CardState.columns), as read with plain SQL.
 _STATE_COLUMNS = ", ".join(
@@ -173,12 +185,20 @@ page AS (
 SELECT today.reviewed AS reviewed_today, today.new AS new_today,
        counts.total AS due_total, counts.new AS due_new, later.total AS due_later_today,
        card.{_cards.id} AS id, card.{_cards.kind} AS kind, card.{_cards.step} AS step_id,
-       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")}
+       card.{_cards.quick_check} AS quick_check_id, {_state_columns("card")},
+       lp.{_learner_parameters.parameters} AS learner_parameters,
+       mp.{_module_parameters.parameters} AS module_parameters,
+       ed.{_exam_dates.exam_on} AS exam_on, ep.{_exam_plans.exam_on} AS module_exam_on
 FROM today
 CROSS JOIN counts
 CROSS JOIN later
 LEFT JOIN page ON 1 = 1
 LEFT JOIN {_cards.table} card ON card.{_cards.id} = page.id
+LEFT JOIN {_learner_parameters.table} lp ON lp.{_learner_parameters.learner} = %(learner)s
+LEFT JOIN {_module_parameters.table} mp ON mp.{_module_parameters.module} = card.{_cards.module}
+LEFT JOIN {_exam_dates.table} ed ON ed.{_exam_dates.learner} = %(learner)s
+    AND ed.{_exam_dates.module} = card.{_cards.module}
+LEFT JOIN {_exam_plans.table} ep ON ep.{_exam_plans.module} = card.{_cards.module}
 ORDER BY page.is_new, page.due, page.id
 """
 
@@ -201,6 +221,10 @@ class _DueQueueRow:
     difficulty: float | None
     due: Any
     last_review: Any
+    learner_parameters: Any
+    module_parameters: Any
+    exam_on: Any
+    module_exam_on: Any
 
 
 @dataclass(frozen=True)
@@ -210,6 +234,9 @@ class DueQueueCard:
     step_id: int
     quick_check_id: int | None
     state: CardState
+    # What schedules it (as in CardRead): its parameters and exam day.
+    parameters: Parameters = DEFAULT_PARAMETERS
+    exam_on: datetime.date | None = None
 
 
 @dataclass(frozen=True)
@@ -265,6 +292,8 @@ def due_queue_read(
                 step_id=row.step_id,
                 quick_check_id=row.quick_check_id,
                 state=_card_state(row),
+                parameters=_parameters_of(row),
+                exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),
             )
             for row in rows
             if row.id is not None
@@ -276,13 +305,27 @@ def due_queue_read(
 
 # Read the card and look up a replay of the client review id in one statement, locking the card
 # on the locked path. The ORM's version (select_for_update with a Subquery annotation) cost more
-# CPU to build than the review's FSRS arithmetic and both other statements together.
+# CPU to build than the review's FSRS arithmetic and both other statements together. The same
+# statement reads what schedules the card: the learner's own FSRS parameters, the card module's
+# pooled ones, the learner's exam date for the module and the module's own.
 _CARD_READ_SQL = (
     f"SELECT {_state_columns('c')}, c.{_cards.created_at} AS created_at, "
     f"(SELECT l.{_logs.id} FROM {_logs.table} l "
     f"WHERE l.{_logs.learner} = c.{_cards.learner} AND l.{_logs.client_review_id} = %s "
-    f"LIMIT 1) AS replayed_log_id "
-    f"FROM {_cards.table} c WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
+    f"LIMIT 1) AS replayed_log_id, "
+    f"lp.{_learner_parameters.parameters} AS learner_parameters, "
+    f"mp.{_module_parameters.parameters} AS module_parameters, "
+    f"ed.{_exam_dates.exam_on} AS exam_on, "
+    f"ep.{_exam_plans.exam_on} AS module_exam_on "
+    f"FROM {_cards.table} c "
+    f"LEFT JOIN {_learner_parameters.table} lp "
+    f"ON lp.{_learner_parameters.learner} = c.{_cards.learner} "
+    f"LEFT JOIN {_module_parameters.table} mp "
+    f"ON mp.{_module_parameters.module} = c.{_cards.module} "
+    f"LEFT JOIN {_exam_dates.table} ed ON ed.{_exam_dates.learner} = c.{_cards.learner} "
+    f"AND ed.{_exam_dates.module} = c.{_cards.module} "
+    f"LEFT JOIN {_exam_plans.table} ep ON ep.{_exam_plans.module} = c.{_cards.module} "
+    f"WHERE c.{_cards.id} = %s AND c.{_cards.learner} = %s"
 )
 
 
@@ -296,16 +339,54 @@ class _CardReadRow:
     last_review: Any
     created_at: Any
     replayed_log_id: int | None
+    learner_parameters: Any
+    module_parameters: Any
+    exam_on: Any
+    module_exam_on: Any
 
 
 @dataclass(frozen=True)
 class CardRead:
     """A learner's card as a review reads it (its state and when it was made), and an earlier
-    log with the same client review id."""
+    log with the same client review id; the FSRS parameters that schedule it (the learner's own,
+    else the module's pooled ones, else the defaults) and the exam day it is scheduled for (the
+    learner's, else the module's)."""
 
     state: CardState
     created_at: datetime.datetime
     replayed_log_id: int | None
+    parameters: Parameters = DEFAULT_PARAMETERS
+    exam_on: datetime.date | None = None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parameters_from_text(text: str) -> Parameters:
+    return tuple(float(value) for value in json.loads(text))
+
+
+def parameters_value(value: Any) -> Parameters | None:
+    """A stored parameter set (a JSON column: text from some drivers, a list from others)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _parameters_from_text(value)
+    return tuple(float(number) for number in value)
+
+
+def _parameters_of(row: Any) -> Parameters:
+    """The parameters that schedule a card: the learner's own, else its module's pooled ones,
+    else the defaults."""
+    return (
+        parameters_value(row.learner_parameters)
+        or parameters_value(row.module_parameters)
+        or DEFAULT_PARAMETERS
+    )
+
+
+def _date_value(value: Any) -> datetime.date | None:
+    if value is None or isinstance(value, datetime.date):
+        return value
+    return datetime.date.fromisoformat(str(value))
 
 
 def card_read(
@@ -325,6 +406,8 @@ def card_read(
         state=_card_state(row),
         created_at=aware(row.created_at),
         replayed_log_id=row.replayed_log_id,
+        parameters=_parameters_of(row),
+        exam_on=_date_value(row.exam_on) or _date_value(row.module_exam_on),
     )
 
 

@@ -1,5 +1,6 @@
-"""Celery tasks of the reviews app: the reminder planner (every 15 minutes, via beat) and the
-digest sender. Thin wrappers around reviews.services.reminder_planning and reminder_sending."""
+"""Celery tasks of the reviews app: the reminder planner (every 15 minutes, via beat), the
+digest sender and the FSRS parameter refit (daily beat, a monthly run). Thin wrappers around
+reviews.services.reminder_planning, reminder_sending and parameters."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from celery import shared_task
 from django.core.mail import get_connection
 from django.utils import timezone
 
-from reviews.services import reminder_planning, reminder_sending
+from reviews.services import parameters, reminder_planning, reminder_sending
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +24,8 @@ REMINDER_SEND_MAX_RETRIES = 6
 REMINDER_RETRY_BASE_SECONDS = 30
 REMINDER_RETRY_MAX_SECONDS = 15 * 60
 SMTP_TIMEOUT_SECONDS = 30
+# One beat enqueues at most this many learners; the next day's beat takes the rest of the month.
+REFIT_MAX_LEARNERS_PER_BEAT = 50_000
 
 
 def _parse(value: str | None) -> datetime.datetime:
@@ -109,3 +112,37 @@ def reminder_digests_send(self, digest_ids: list[int], now: str | None = None) -
                 exc=error,
             )
     return outcomes
+
+
+@shared_task(ignore_result=True)
+def parameters_refit(now: str | None = None) -> dict:
+    """The monthly refit (beat, daily): enqueue batches of the learners this month's run has not
+    fitted yet, and pool the modules. Running it twice fits nobody twice."""
+    at = _parse(now)
+    run_key = parameters.run_key_monthly(at)
+    learner_ids = parameters.learners_to_fit(run_key=run_key, limit=REFIT_MAX_LEARNERS_PER_BEAT)
+    size = parameters.REFIT_BATCH_SIZE
+    for start in range(0, len(learner_ids), size):
+        parameters_fit_batch.delay(
+            learner_ids=learner_ids[start : start + size], run_key=run_key, now=at.isoformat()
+        )
+    report = parameters.parameters_refit_run(run_key=run_key, at=at, learner_ids=[])
+    logger.info("parameter refit %s: %d learners enqueued", run_key, len(learner_ids))
+    return {"run_key": run_key, "enqueued": len(learner_ids), "modules": report.modules_pooled}
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def parameters_fit_batch(learner_ids: list[int], run_key: str, now: str | None = None) -> dict:
+    """Fit a batch of learners for the run (each once, whoever else runs the same batch)."""
+    report = parameters.parameters_refit_run(
+        run_key=run_key, at=_parse(now), learner_ids=learner_ids
+    )
+    return report.outcomes
+
+
+@shared_task(ignore_result=True)
+def parameters_fit_requested(learner_id: int, run_key: str, now: str | None = None) -> str:
+    """A fit the learner asked for ("Optimize" on the settings page)."""
+    return parameters.learner_parameters_fit(
+        learner_id=learner_id, run_key=run_key, at=_parse(now)
+    ).outcome

@@ -9,6 +9,7 @@ from web.views import (
     calendar_feed,
     certificates,
     exam,
+    fsrs,
     learning,
     pages,
     review,
@@ -47,6 +48,7 @@ urlpatterns = [
     path("settings/export/", account.data_export, name="data_export"),
     path("settings/delete/", account.account_delete_page, name="account_delete"),
     path("account-deleted/", account.account_deleted, name="account_deleted"),
+    path("settings/fsrs/optimize/", fsrs.fsrs_optimize, name="fsrs_optimize"),
     path("settings/calendar/new/", calendar_feed.calendar_feed_new, name="calendar_feed_new"),
     path(
         "settings/calendar/revoke/", calendar_feed.calendar_feed_revoke, name="calendar_feed_revoke"
@@ -54,6 +56,7 @@ urlpatterns = [
     # Learning
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),
+    path("modules/<slug:module>/exam-date/", fsrs.exam_date_save, name="exam_date"),
     path("modules/<slug:module>/steps/<int:number>/", learning.step_detail, name="step"),
     path(
         "modules/<slug:module>/steps/<int:number>/progress/",

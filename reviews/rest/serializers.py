@@ -464,3 +464,67 @@ class NotificationListQuerySerializer(serializers.Serializer):
 
 class MarkedCountSerializer(serializers.Serializer):
     marked = serializers.IntegerField()
+
+
+# --- FSRS parameters and exam dates ------------------------------------------------------------
+
+
+class ParametersSerializer(serializers.Serializer):
+    source = serializers.ChoiceField(
+        choices=["own", "module", "default"],
+        help_text="own: fitted to your reviews; module: pooled from the module's learners; "
+        "default: FSRS-6's defaults.",
+    )
+    parameters = serializers.ListField(child=serializers.FloatField(), min_length=21, max_length=21)
+    version = serializers.IntegerField(
+        allow_null=True, help_text="The number of your own adopted fits."
+    )
+    fitted_at = serializers.DateTimeField(allow_null=True, help_text="Your latest fit.")
+    fit_review_count = serializers.IntegerField(allow_null=True)
+    log_loss = serializers.FloatField(
+        allow_null=True, help_text="The latest fit's log loss on your held-out recent reviews."
+    )
+    log_loss_before = serializers.FloatField(
+        allow_null=True,
+        help_text="The log loss of the parameters in use then, on the same reviews.",
+    )
+    adopted = serializers.BooleanField(allow_null=True)
+    review_count = serializers.IntegerField()
+    min_reviews = serializers.IntegerField(help_text="The reviews a fit of your own needs.")
+
+
+class FitResultSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(
+        choices=["adopted", "kept", "too_few_reviews", "already_fitted"]
+    )
+    parameters = ParametersSerializer()
+
+
+class ExamDateRequestSerializer(serializers.Serializer):
+    exam_on = serializers.DateField(help_text="The exam day (ISO date, your local calendar).")
+
+
+class StepReadinessSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    term = serializers.CharField()
+    cards = serializers.IntegerField()
+    recall = serializers.FloatField(help_text="Mean predicted recall of its cards on exam day.")
+
+
+class ExamReadinessSerializer(serializers.Serializer):
+    exam_on = serializers.DateField()
+    set_by = serializers.ChoiceField(choices=["learner", "module"])
+    days_left = serializers.IntegerField()
+    target = serializers.FloatField(help_text="Your desired retention.")
+    recall = serializers.FloatField(help_text="The module's predicted recall on exam day.")
+    score_percent = serializers.IntegerField(help_text="The exam score that recall implies.")
+    reviews = serializers.IntegerField(help_text="Reviews the schedule needs until the exam.")
+    reviews_per_day = serializers.FloatField()
+    steps = StepReadinessSerializer(many=True)
+
+
+class ExamDateSerializer(serializers.Serializer):
+    exam_on = serializers.DateField(allow_null=True)
+    set_by = serializers.CharField(help_text="learner, module, or empty without a date.")
+    max_days_ahead = serializers.IntegerField()
+    readiness = ExamReadinessSerializer(allow_null=True)

@@ -13,6 +13,13 @@ urlpatterns = [
     path("reviews/forecast/", views.ForecastView.as_view(), name="review-forecast"),
     path("reviews/retention/", views.TrueRetentionView.as_view(), name="review-retention"),
     path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
+    path("reviews/parameters/", views.ParametersView.as_view(), name="review-parameters"),
+    path(
+        "reviews/parameters/optimize/",
+        views.ParametersOptimizeView.as_view(),
+        name="review-parameters-optimize",
+    ),
+    path("modules/<slug:module>/exam-date/", views.ExamDateView.as_view(), name="module-exam-date"),
     path("notifications/", views.NotificationListView.as_view(), name="notification-list"),
     path(
         "notifications/read-all/",

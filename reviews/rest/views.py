@@ -1,4 +1,5 @@
-"""Reviews API: the due queue, reviewing and undo, stats, card faces, notifications.
+"""Reviews API: the due queue, reviewing and undo, stats, card faces, notifications, the FSRS
+parameters ("Optimize") and exam dates with their readiness.
 
 Thin views: a serializer parses the input, one service or selector does the work.
 """
@@ -11,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from courses import api as courses_api
 from lms.errors import InvalidInput
 from lms.openapi import error_codes
 from reviews import selectors
@@ -18,9 +20,13 @@ from reviews.rest.serializers import (
     CardFacesSerializer,
     DueQuerySerializer,
     DueQueueSerializer,
+    ExamDateRequestSerializer,
+    ExamDateSerializer,
+    FitResultSerializer,
     MarkedCountSerializer,
     NotificationListQuerySerializer,
     NotificationSerializer,
+    ParametersSerializer,
     ReviewBatchParseSerializer,
     ReviewBatchResultSerializer,
     ReviewBatchSerializer,
@@ -33,8 +39,9 @@ from reviews.rest.serializers import (
 )
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
 from reviews.selectors import DUE_PAGE_DEFAULT
+from reviews.services import exam_dates, review_batches, reviewing
 from reviews.services import notifications as notification_services
-from reviews.services import review_batches, reviewing
+from reviews.services import parameters as parameters_services
 from reviews.services.review_batches import REVIEW_BATCH_MAX, BatchReview
 
 
@@ -224,3 +231,76 @@ class NotificationReadAllView(APIView):
     def post(self, request):
         marked = notification_services.notifications_mark_all_read(learner_id=request.user.pk)
         return Response(MarkedCountSerializer({"marked": marked}).data)
+
+
+# --- FSRS parameters and exam dates ------------------------------------------------------------
+
+
+class ParametersView(APIView):
+    @extend_schema(responses=ParametersSerializer, summary="My FSRS parameters and last fit")
+    def get(self, request):
+        overview = selectors.parameters_overview(learner_id=request.user.pk)
+        return Response(ParametersSerializer(overview).data)
+
+
+class ParametersOptimizeView(APIView):
+    @extend_schema(
+        request=None,
+        responses=FitResultSerializer,
+        summary="Fit my FSRS parameters to my reviews now (adopted only if they predict better)",
+    )
+    def post(self, request):
+        report = parameters_services.parameters_fit_requested(
+            learner_id=request.user.pk, at=timezone.now()
+        )
+        overview = selectors.parameters_overview(learner_id=request.user.pk)
+        return Response(
+            FitResultSerializer({"outcome": report.outcome, "parameters": overview}).data
+        )
+
+
+def _exam_date_body(request, module: str):
+    module_id = courses_api.module_by_slug(module).id
+    exam_on, set_by, max_days_ahead = selectors.exam_date_for(
+        learner_id=request.user.pk, module_id=module_id
+    )
+    readiness = selectors.exam_readiness(
+        learner=request.user, module_id=module_id, at=timezone.now()
+    )
+    return ExamDateSerializer(
+        {
+            "exam_on": exam_on,
+            "set_by": set_by,
+            "max_days_ahead": max_days_ahead,
+            "readiness": readiness,
+        }
+    ).data
+
+
+class ExamDateView(APIView):
+    @extend_schema(responses=ExamDateSerializer, summary="My exam date and readiness")
+    def get(self, request, module: str):
+        return Response(_exam_date_body(request, module))
+
+    @extend_schema(
+        request=ExamDateRequestSerializer,
+        responses=ExamDateSerializer,
+        summary="Set or move my exam date (not in the past, not beyond the module's limit)",
+    )
+    def put(self, request, module: str):
+        serializer = ExamDateRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        exam_dates.exam_date_set(
+            learner=request.user,
+            module_slug=module,
+            exam_on=serializer.validated_data["exam_on"],
+            at=timezone.now(),
+        )
+        return Response(_exam_date_body(request, module))
+
+    @extend_schema(request=None, responses=ExamDateSerializer, summary="Remove my own exam date")
+    def delete(self, request, module: str):
+        exam_dates.exam_date_set(
+            learner=request.user, module_slug=module, exam_on=None, at=timezone.now()
+        )
+        return Response(_exam_date_body(request, module))

@@ -29,6 +29,8 @@ def _new_card(
             ReviewCard.Kind.DEFINITION if quick_check_id is None else ReviewCard.Kind.QUICK_CHECK
         ),
         step_id=step_id,
+        # The step's module, read by the INSERT itself (no query of its own).
+        module_id=courses_api.step_module_id(step_id),
         quick_check_id=quick_check_id,
         created_at=at,
         **CardState.new(at=at).columns(),

@@ -17,7 +17,7 @@ from lms.sql import row_insert, row_insert_if_updated
 from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
 from reviews.review_times import review_time
-from reviews.scheduling import CardState, card_review
+from reviews.scheduling import CardState, card_review, exam_start
 from reviews.services.cards import log_states
 
 
@@ -80,7 +80,8 @@ class _Review:
     def applied_to(self, read: sql.CardRead) -> tuple[ReviewLog, CardState]:
         """The unsaved log and the card's state after the review of the card as ``read``,
         scheduled from the review's own time (reviews.review_times; InvalidInput when that time
-        cannot be)."""
+        cannot be), with the parameters that apply to the card and for its exam day if it has
+        one."""
         before = read.state
         at = review_time(
             reviewed_at=self.reviewed_at,
@@ -94,6 +95,8 @@ class _Review:
             at=at,
             desired_retention=self.learner.desired_retention,
             duration_ms=self.duration_ms,
+            parameters=read.parameters,
+            exam_at=exam_start(exam_on=read.exam_on, time_zone=self.learner.time_zone),
         )
         log = ReviewLog(
             card_id=self.card_id,

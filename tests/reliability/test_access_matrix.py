@@ -120,6 +120,10 @@ BODIES: dict[str, Body] = {
         "reviews": [{"card": w.ids["card_id"], "rating": 4, "client_review_id": f"batch-{who}"}]
     },
     "POST /api/v1/reviews/undo/": lambda w, who: None,
+    # Each learner's own exam date and own fit: B's calls never touch A's.
+    "PUT /api/v1/modules/{module}/exam-date/": lambda w, who: {"exam_on": "2099-01-01"},
+    "DELETE /api/v1/modules/{module}/exam-date/": lambda w, who: None,
+    "POST /api/v1/reviews/parameters/optimize/": lambda w, who: None,
     "POST /api/v1/notifications/read-all/": lambda w, who: None,
     "POST /api/v1/notifications/{notification_id}/read/": lambda w, who: None,
 }

@@ -40,6 +40,9 @@ SECTIONS = {
     "reviews.ReviewLog": lambda e: e["reviews"]["review_logs"],
     "reviews.ReminderDigest": lambda e: e["reviews"]["reminders"],
     "reviews.Notification": lambda e: e["reviews"]["notifications"],
+    "reviews.ParameterFit": lambda e: e["reviews"]["fsrs_parameter_fits"],
+    "reviews.LearnerParameters": lambda e: e["reviews"]["fsrs_parameters"],
+    "reviews.ExamDate": lambda e: e["reviews"]["exam_dates"],
     "reviews.CalendarFeed": lambda e: e["reviews"]["calendar_feeds"],
 }
 # Columns deliberately not exported, and why.
@@ -146,9 +149,10 @@ def test_export_query_count_does_not_grow_with_the_data(world, django_assert_num
     fresh = actor_create("nina")
     # Through the API (token authentication included): the same for an empty and a full account.
     assert _queries(fresh.client) == _queries(world.a.client)
-    # The service: 5 for the account, 4 courses, 6 quizzes, 5 reviews (with the calendar feeds).
+    # The service: 5 for the account, 4 courses, 6 quizzes, 8 reviews (cards, logs, reminders,
+    # notifications, calendar feeds, FSRS parameters and their fits, exam dates).
     for user in (fresh.user, world.a.user):
-        with django_assert_num_queries(20):
+        with django_assert_num_queries(23):
             account_export(user=user)
 
 

@@ -24,6 +24,7 @@ from accounts.services import (
 )
 from lms.errors import DomainError, Forbidden, TooManyRequests
 from privacy.services import account_delete, account_export
+from reviews.selectors import parameters_overview
 from web.forms import AccountDeleteForm, PasswordChangeForm, SettingsForm
 from web.views.auth import login_locked, remember_language
 from web.views.calendar_feed import calendar_feed_url
@@ -66,6 +67,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         {
             "form": form,
             "nav": "settings",
+            "fsrs": parameters_overview(learner_id=user.pk),
             "calendar_feed_url": calendar_feed_url(learner_id=user.pk),
         },
     )

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from courses.selectors import module_list
 from progress.selectors import enrollment_list, module_progress_get
-from reviews.selectors import due_count
+from reviews.selectors import due_count, exam_readiness
 from web.views.exam import exam_status_for_dashboard
 
 
@@ -20,6 +20,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     grows with the number of steps, progress rows or review cards.
     """
     learner = request.user
+    now = timezone.now()
     enrolled = []
     for enrollment in enrollment_list(learner_id=learner.pk):
         progress = module_progress_get(learner_id=learner.pk, module_slug=enrollment.module.slug)
@@ -36,6 +37,9 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                     module_slug=enrollment.module.slug,
                     completed_step_ids=completed_ids,
                 ),
+                "readiness": exam_readiness(
+                    learner=learner, module_id=enrollment.module.pk, at=now
+                ),
             }
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
@@ -47,6 +51,6 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "nav": "dashboard",
             "enrolled": enrolled,
             "others": others,
-            "due": due_count(learner=learner, at=timezone.now()),
+            "due": due_count(learner=learner, at=now),
         },
     )

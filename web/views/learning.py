@@ -28,6 +28,7 @@ from quizzes.selectors import exam_rule_get, quick_check_ratings_get
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
 from web.views.common import domain_errors_as_pages, safe_next
+from web.views.fsrs import exam_date_context
 
 # Words a minute an adult reads a German technical text at, and the characters of one word
 # with its space: the module overview's reading time is an estimate from these.
@@ -109,6 +110,9 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
         }
         for step in steps
     ]
+    exam = None
+    if progress is not None:
+        exam = exam_date_context(learner=request.user, module_id=module_obj.pk)
     return render(
         request,
         "web/courses/module.html",
@@ -122,6 +126,8 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "reading_minutes": reading_minutes(sum(step.body_chars for step in steps)),
             "reading_wpm": READING_WORDS_PER_MINUTE,
             "exam_rule": exam_rule_get(module_id=module_obj.pk),
+            "exam": exam,
+            "readiness": exam["readiness"] if exam else None,
         },
     )
 

@@ -1,0 +1,67 @@
+"""A learner's exam date for a module: set, moved or removed.
+
+The review service schedules the module's cards for it (reviews.scheduling's exam-date rule, at
+each review); setting, moving or removing the date changes no card's due date, so nothing is
+rescheduled backwards: a card the rule brought forward stays where it is, the next reviews
+follow the new date.
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from courses import api as courses_api
+from lms.errors import InvalidInput
+from lms.local_time import local_day
+from reviews.models import ExamDate, ModuleExamPlan
+
+DEFAULT_MAX_DAYS_AHEAD = 365
+
+
+def exam_date_limits(*, module_id: int) -> int:
+    """How many days ahead a learner may set the module's exam (its plan's, else a year)."""
+    plan = ModuleExamPlan.objects.filter(module_id=module_id).values("max_days_ahead").first()
+    return plan["max_days_ahead"] if plan else DEFAULT_MAX_DAYS_AHEAD
+
+
+@transaction.atomic
+def exam_date_set(
+    *, learner, module_slug: str, exam_on: datetime.date | None, at: datetime.datetime
+) -> ExamDate | None:
+    """Set (or with ``None`` remove) the learner's exam date for the module.
+
+    Refused: a date before the learner's today, and one further ahead than the module's plan
+    allows. An unknown module is ``module_not_found``.
+    """
+    module = courses_api.module_by_slug(module_slug)
+    if exam_on is None:
+        ExamDate.objects.filter(learner_id=learner.pk, module_id=module.id).delete()
+        return None
+    today = local_day(time_zone=learner.time_zone, at=at).date
+    if exam_on < today:
+        raise InvalidInput(
+            _("The exam date is in the past. Choose today or a later day."),
+            detail={"exam_on": [_("Choose today or a later day.")]},
+            code="exam_date_past",
+        )
+    days_ahead = exam_date_limits(module_id=module.id)
+    latest = today + datetime.timedelta(days=days_ahead)
+    if exam_on > latest:
+        message = _(
+            "The exam date is too far ahead: this module allows at most %(days)s days, "
+            "until %(latest)s."
+        ) % {"days": days_ahead, "latest": latest.isoformat()}
+        raise InvalidInput(
+            message,
+            detail={"exam_on": [message], "latest": latest.isoformat()},
+            code="exam_date_too_far",
+        )
+    exam, _created = ExamDate.objects.update_or_create(
+        learner_id=learner.pk,
+        module_id=module.id,
+        defaults={"exam_on": exam_on, "set_at": at},
+    )
+    return exam

@@ -1,0 +1,102 @@
+"""The settings page's "Optimize" and the module page's exam date, through Django's client; the
+readiness costs the same queries for one card and for many."""
+
+from __future__ import annotations
+
+import datetime
+import random
+
+import pytest
+from django.utils import timezone
+
+from bench.fsrs_truth import POPULATIONS
+from reviews.models import ExamDate, LearnerParameters, ParameterFit, ReviewCard
+from tests.reviews.test_fitting import simulated_log
+from tests.reviews.test_parameters import log_write
+
+
+@pytest.fixture
+def client(client, settings):
+    """Pages in English (the language cookie a log-in sets)."""
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    return client
+
+
+@pytest.fixture
+def reviewer(make_learner, course):
+    learner = make_learner("rita", language="en")
+    log = simulated_log(parameters=POPULATIONS[2].draw(random.Random(3)), reviews=1500, seed=3)
+    log_write(learner, course, log)
+    return learner
+
+
+def test_optimize_fits_adopts_and_shows_the_fit_then_refuses_a_second_at_once(client, reviewer):
+    client.force_login(reviewer)
+    page = client.get("/settings/").content.decode()
+    assert "Optimize" in page and "1500 reviews" in page
+    response = client.post("/settings/fsrs/optimize/", follow=True)
+    text = response.content.decode()
+    fit = ParameterFit.objects.get(learner=reviewer)
+    assert fit.review_count == 1500
+    # This learner forgets far faster than the defaults: the fit predicts better, is adopted.
+    assert fit.adopted and LearnerParameters.objects.get(learner=reviewer).version == 1
+    assert "New parameters fitted to your reviews" in text
+    assert "fitted to your own reviews (version 1)" in text
+    assert f"{fit.log_loss:.4f}" in text and f"{fit.log_loss_before:.4f}" in text
+    again = client.post("/settings/fsrs/optimize/", follow=True).content.decode()
+    assert "You optimized a few minutes ago" in again
+    assert ParameterFit.objects.filter(learner=reviewer).count() == 1
+
+
+def test_the_exam_date_form_refuses_bad_dates_with_a_message(client, reviewer, course):
+    from progress.services.enrollment import enrollment_create
+
+    enrollment_create(learner_id=reviewer.pk, module_slug=course.slug)
+    client.force_login(reviewer)
+    url = f"/modules/{course.slug}/exam-date/"
+    text = client.post(url, {"exam_on": "tomorrow-ish"}, follow=True).content.decode()
+    assert "Enter the exam date as a date" in text
+    far = (timezone.now().date() + datetime.timedelta(days=400)).isoformat()
+    text = client.post(url, {"exam_on": far}, follow=True).content.decode()
+    assert "too far ahead" in text
+    assert not ExamDate.objects.exists()
+    soon = (timezone.now().date() + datetime.timedelta(days=14)).isoformat()
+    text = client.post(url, {"exam_on": soon}, follow=True).content.decode()
+    assert "Your exam date is saved" in text and "Predicted exam score" in text
+
+
+@pytest.mark.parametrize("cards", [1, 60])
+def test_readiness_costs_the_same_queries_for_one_card_or_many(
+    make_learner, course, cards, django_assert_num_queries
+):
+    from reviews.scheduling import CardState
+    from reviews.selectors import exam_readiness
+
+    learner = make_learner("ada")
+    now = timezone.now()
+    steps = list(course.steps.order_by("number"))
+    rows = []
+    for index in range(cards):
+        state = CardState(2, None, 3.0 + index, 5.0, now + datetime.timedelta(days=2), now)
+        rows.append(
+            ReviewCard(
+                learner=learner,
+                kind=ReviewCard.Kind.DEFINITION,
+                step=steps[index % len(steps)],
+                module=course,
+                created_at=now,
+                **state.columns(),
+            )
+        )
+    # Definition cards are one per step: the rest are the same step's quick checks.
+    ReviewCard.objects.bulk_create(rows[: len(steps)])
+    ExamDate.objects.create(
+        learner=learner, module=course, exam_on=now.date() + datetime.timedelta(days=9), set_at=now
+    )
+    # The date (the module's plan, then the learner's own: two without a plan), the parameters
+    # (own, pooled), the cards, the steps; the retired content's ids come from courses.api's
+    # cache of a second (one more query when cold).
+    exam_readiness(learner=learner, module_id=course.pk, at=now)
+    with django_assert_num_queries(6):
+        readiness = exam_readiness(learner=learner, module_id=course.pk, at=now)
+    assert readiness.days_left == 9
