@@ -258,10 +258,12 @@ PINNED = {
     # the due queue with the next card (one statement), the card's faces
     "/review/": 4,
     # review_stats (two), the due queue (one, the same as the review page's), the enrollments,
-    # each enrolled module's progress (one)
-    "/stats/": 7,
-    # the form is filled from the user row the session loaded
-    "/settings/": 2,
+    # each enrolled module's progress (one), the forecast (one), true retention (one)
+    "/stats/": 9,
+    # the form is filled from the user row the session loaded; the calendar address (one);
+    # the FSRS parameters in use, the learner's own, the last fit, the review count
+    # (reviews.selectors.parameters_overview, five)
+    "/settings/": 8,
     # the policy, accommodation, active item count, enrollment, attempts, completed steps
     MODULE + "exam/": 8,
 }
