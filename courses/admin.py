@@ -96,14 +96,18 @@ class SectionForm(forms.ModelForm):
     class Meta:
         model = Section
         fields = ("position", "kind", "heading", "body", "is_truncated", "commands")
-        widgets = {"body": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField"})}
+        widgets = {
+            "position": forms.NumberInput(attrs={"class": "vIntegerField"}),
+            "body": forms.Textarea(attrs={"rows": 6, "class": "vLargeTextField"}),
+        }
 
 
 class SectionInline(admin.StackedInline):
     model = Section
     form = SectionForm
     fk_name = "step"
-    fields = ("position", "kind", "heading", "body", "commands", "is_truncated")
+    # Position, kind and heading on one row: the text is what a course admin edits.
+    fields = (("position", "kind", "heading"), "body", "commands", "is_truncated")
     ordering = ("position",)
     extra = 0
 
@@ -223,7 +227,7 @@ class CardSectionInline(admin.StackedInline):
     model = Section
     form = SectionForm
     fk_name = "card"
-    fields = ("position", "kind", "heading", "body", "commands")
+    fields = (("position", "kind", "heading"), "body", "commands")
     ordering = ("position",)
     extra = 0
 

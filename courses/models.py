@@ -26,7 +26,7 @@ class Module(models.Model):
     number = models.PositiveIntegerField(verbose_name=_("number"))
     title = models.CharField(max_length=255, verbose_name=_("title"))
     header = models.CharField(
-        max_length=400, help_text="The header line as in the document.", verbose_name=_("header")
+        max_length=400, help_text=_("The header line as in the document."), verbose_name=_("header")
     )
     source_path = models.CharField(max_length=400, verbose_name=_("source file"))
     # The "Abschlussprüfung" block: its heading and the (empty) blocks as exported.
@@ -88,15 +88,16 @@ class Step(models.Model):
         Module, on_delete=models.CASCADE, related_name="steps", verbose_name=_("module")
     )
     slug = models.SlugField(
-        max_length=120, help_text="Stable key: the term, slugified.", verbose_name=_("slug")
+        max_length=120, help_text=_("Stable key: the term, slugified."), verbose_name=_("slug")
     )
     number = models.PositiveIntegerField(verbose_name=_("number"))
     total = models.PositiveIntegerField(
-        help_text="The n of 'Schritt i / n' in the source.", verbose_name=_("steps in the document")
+        help_text=_("The n of 'Schritt i / n' in the source."),
+        verbose_name=_("steps in the document"),
     )
     term = models.CharField(max_length=200, verbose_name=_("term"))
     lead = models.TextField(
-        help_text="Lead paragraph; its first sentence is the definition.", verbose_name=_("lead")
+        help_text=_("Lead paragraph; its first sentence is the definition."), verbose_name=_("lead")
     )
     definition = models.TextField(verbose_name=_("definition"))
     level = models.CharField(max_length=10, verbose_name=_("level"))
@@ -243,11 +244,11 @@ class Section(models.Model):
     kind = models.CharField(max_length=30, choices=Kind.choices, verbose_name=_("kind"))
     heading = models.CharField(max_length=200, verbose_name=_("heading"))
     body = models.TextField(
-        blank=True, help_text="The section's lines, one per line.", verbose_name=_("text")
+        blank=True, help_text=_("The section's lines, one per line."), verbose_name=_("text")
     )
     is_truncated = models.BooleanField(
         default=False,
-        help_text="The source cut this text off with '...'.",
+        help_text=_("The source cut this text off with '...'."),
         verbose_name=_("cut off"),
     )
     commands = models.JSONField(default=list, blank=True, verbose_name=_("commands"))
@@ -310,7 +311,7 @@ class QuickCheck(models.Model):
     question = models.TextField(verbose_name=_("question"))
     answer = models.TextField(verbose_name=_("answer"))
     text_hash = models.CharField(
-        max_length=64, help_text="sha256 of question + answer.", verbose_name=_("text hash")
+        max_length=64, help_text=_("sha256 of question + answer."), verbose_name=_("text hash")
     )
     is_active = models.BooleanField(default=True, verbose_name=_("active"))
     # What it is for, from the module's content (courses.quick_check_roles): set by the import,
@@ -397,7 +398,8 @@ class StepQuickCheck(models.Model):
     natural_key.dependencies = ["courses.step", "courses.quickcheck"]
 
     def __str__(self) -> str:
-        return f"{self.step_id}#{self.position}"
+        # The admin's inline rows are labelled with it: the position in the step is enough.
+        return f"#{self.position}"
 
 
 class ModuleContentVersion(models.Model):
@@ -407,12 +409,19 @@ class ModuleContentVersion(models.Model):
     (``GET …/bundle/?since=<version>``). A pure function of the content, recorded once per
     version when a bundle of it is first read; no learner's data."""
 
-    module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="content_versions")
-    version = models.CharField(max_length=24)
-    manifest = models.JSONField()
-    created_at = models.DateTimeField()
+    module = models.ForeignKey(
+        Module,
+        on_delete=models.CASCADE,
+        related_name="content_versions",
+        verbose_name=_("module"),
+    )
+    version = models.CharField(max_length=24, verbose_name=_("version"))
+    manifest = models.JSONField(verbose_name=_("manifest"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("module content version")
+        verbose_name_plural = _("module content versions")
         constraints = [
             models.UniqueConstraint(fields=["module", "version"], name="module_version_unique")
         ]

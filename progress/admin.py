@@ -107,7 +107,7 @@ class EnrollmentAdmin(admin.ModelAdmin):
     list_display = (
         "learner",
         "learner_email",
-        "module",
+        "module_title",
         "percent_display",
         "completed_display",
         "last_activity",
@@ -173,6 +173,11 @@ class EnrollmentAdmin(admin.ModelAdmin):
     def last_activity(self, enrollment: Enrollment) -> str:
         # A method's value is shown as it is (the admin localizes only fields): format it.
         return local_time(enrollment.last_activity_at) or "—"
+
+    @admin.display(description=_("module"), ordering="module__title")
+    def module_title(self, enrollment: Enrollment) -> str:
+        # The title alone: the whole header line pushed the exam column out of sight.
+        return enrollment.module.title
 
     @admin.display(description=_("e-mail"), ordering="learner__email")
     def learner_email(self, enrollment: Enrollment) -> str:

@@ -142,7 +142,7 @@ class ProgressEvent(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, verbose_name=_("kind"))
     section = models.CharField(max_length=30, blank=True, verbose_name=_("section"))
     occurred_at = models.DateTimeField(
-        help_text="Client time (clamped to the time received).", verbose_name=_("occurred")
+        help_text=_("Client time (clamped to the time received)."), verbose_name=_("occurred")
     )
     received_at = models.DateTimeField(verbose_name=_("received"))
     result = models.CharField(max_length=10, choices=Result.choices, verbose_name=_("result"))

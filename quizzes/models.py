@@ -365,7 +365,7 @@ class ExamPolicy(models.Model):
     )
     wait_between_attempts_minutes = models.PositiveIntegerField(
         default=0,
-        help_text="Minutes between finishing an attempt and starting the next.",
+        help_text=_("Minutes between finishing an attempt and starting the next."),
         verbose_name=_("wait between attempts (minutes)"),
     )
     grading_method = models.CharField(
@@ -393,7 +393,7 @@ class ExamPolicy(models.Model):
         _("required share of steps completed (%)"),
         default=100,
         validators=[MinValueValidator(0), MaxValueValidator(100)],
-        help_text="0: no steps needed; 100: every step (the default).",
+        help_text=_("0: no steps needed; 100: every step (the default)."),
     )
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))
 
@@ -443,7 +443,7 @@ class ExamAttempt(models.Model):
         ExamPolicy, on_delete=models.PROTECT, related_name="attempts", verbose_name=_("exam policy")
     )
     number = models.PositiveSmallIntegerField(
-        help_text="1 for the learner's first attempt.", verbose_name=_("attempt number")
+        help_text=_("1 for the learner's first attempt."), verbose_name=_("attempt number")
     )
     # Seed of the draw and of the option order: the attempt can be reproduced from it.
     seed = models.BigIntegerField(verbose_name=_("seed"))
@@ -507,7 +507,7 @@ class ExamAttemptItem(models.Model):
     kind = models.CharField(max_length=20, choices=ExamItem.Kind.choices, verbose_name=_("kind"))
     prompt = models.TextField(verbose_name=_("prompt"))
     options = models.JSONField(
-        help_text="The options in the order this attempt showed them.", verbose_name=_("options")
+        help_text=_("The options in the order this attempt showed them."), verbose_name=_("options")
     )
     correct_keys = models.JSONField(verbose_name=_("correct options"))
     explanation = models.TextField(blank=True, verbose_name=_("explanation"))
@@ -649,13 +649,13 @@ class ExamAccommodation(models.Model):
     extra_time_minutes = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(600)],
-        help_text="Added to the policy's time limit of every attempt this learner starts.",
+        help_text=_("Added to the policy's time limit of every attempt this learner starts."),
         verbose_name=_("extra time (minutes)"),
     )
     extra_attempts = models.PositiveSmallIntegerField(
         default=0,
         validators=[MaxValueValidator(100)],
-        help_text="Added to the policy's maximum number of attempts.",
+        help_text=_("Added to the policy's maximum number of attempts."),
         verbose_name=_("extra attempts"),
     )
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))

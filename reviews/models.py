@@ -222,7 +222,7 @@ class ReminderDigest(models.Model):
         verbose_name=_("learner"),
     )
     local_date = models.DateField(
-        help_text="The learner's local day this reminder is for.", verbose_name=_("local date")
+        help_text=_("The learner's local day this reminder is for."), verbose_name=_("local date")
     )
     kind = models.CharField(
         max_length=10, choices=Kind.choices, default=Kind.DIGEST, verbose_name=_("kind")

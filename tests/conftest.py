@@ -221,3 +221,12 @@ def make_learner(db):
     """Create a learner: ``make_learner("lena", time_zone="Asia/Tokyo")``; the password is
     ``tests.factories.learner_password("lena")``."""
     return learner_create
+
+
+@pytest.fixture
+def admin_client(admin_client):
+    """pytest-django's superuser client, asking for English: the admin tests read the English
+    texts; the German admin (the default language) is walked by tests/lms/test_admin_language.py
+    and the browser tests, which ask for German themselves."""
+    admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+    return admin_client

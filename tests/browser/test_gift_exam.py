@@ -73,9 +73,9 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
         page.get_by_label("GIFT-Datei").set_input_files(str(good))
         page.get_by_role("button", name="Vorschau").click()
         expect(page.locator("#gift-summary")).to_contain_text("fragen.gift: 3 neue Fragen")
-        expect(page.locator("#gift-kinds")).to_contain_text("short answer: 1")
-        expect(page.locator("#gift-kinds")).to_contain_text("numerical: 1")
-        expect(page.locator("#gift-kinds")).to_contain_text("matching: 1")
+        expect(page.locator("#gift-kinds")).to_contain_text("Kurzantwort: 1")
+        expect(page.locator("#gift-kinds")).to_contain_text("Numerisch: 1")
+        expect(page.locator("#gift-kinds")).to_contain_text("Zuordnung: 1")
         expect(page.locator("#gift-warnings")).to_contain_text(
             "fragen.gift:14: Übersprungen: Eine Freitextfrage {} hat keine Antwort"
         )

@@ -264,3 +264,41 @@ def test_item_statistics_show_a_chart_and_translated_kinds(course, course_admin)
     assert "Einfachauswahl" in text or "Mehrfachauswahl" in text
     assert "<td>single_choice</td>" not in text
     assert "Auffällige Aufgaben" in text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/quizzes/examattempt/dashboard/{slug}/",
+        "/admin/courses/module/{pk}/change/",
+        "/admin/courses/step/?module__id__exact={pk}",
+        "/admin/progress/enrollment/",
+        "/admin/progress/enrollment/{enrollment}/change/",
+        "/admin/quizzes/examitem/statistics/?module={slug}",
+    ],
+)
+def test_admin_page_query_counts_do_not_grow_with_steps(module_document, course_admin, url):
+    """The same pages for a module of 3 steps and one of 60 (one learner who did them all)."""
+    from courses.models import Module
+    from courses.services.importing import course_import
+
+    counts = []
+    for number, size in ((3, 3), (4, 60)):
+        path = module_document(
+            f"module-{number}.txt",
+            number=number,
+            title=f"Modul {number}",
+            terms=tuple(f"Begriff {index}" for index in range(size)),
+        )
+        course_import(paths=[path])
+        module = Module.objects.get(number=number, series="Homelab")
+        learner = learner_create(f"walker{number}")
+        enrollment = enrollment_create(learner, module)
+        steps_complete(learner, module)
+        counts.append(
+            _count(
+                course_admin,
+                url.format(slug=module.slug, pk=module.pk, enrollment=enrollment.pk),
+            )
+        )
+    assert counts[0] == counts[1]

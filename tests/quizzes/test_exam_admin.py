@@ -22,7 +22,8 @@ def admin_client_(db):
     admin = get_user_model().objects.create_superuser(
         username="root", email="root@example.org", password="a-long-admin-password-1"
     )
-    client = Client()
+    # English: these tests read the English texts (German: tests/lms/test_admin_language.py).
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(admin)
     return client
 

@@ -35,7 +35,8 @@ def reviewer(db):
 
 @pytest.fixture
 def admin_web(reviewer):
-    client = Client()
+    # English: these tests read the English texts (German: tests/lms/test_admin_language.py).
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(reviewer)
     return client
 
