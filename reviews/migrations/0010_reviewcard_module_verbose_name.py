@@ -5,16 +5,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('courses', '0009_merge_content_versions_verbose_names'),
-        ('reviews', '0009_merge_fsrs_parameters_verbose_names'),
+        ("courses", "0009_merge_content_versions_verbose_names"),
+        ("reviews", "0009_merge_fsrs_parameters_verbose_names"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='reviewcard',
-            name='module',
-            field=models.ForeignKey(null=True, on_delete=django.db.models.deletion.CASCADE, related_name='review_cards', to='courses.module', verbose_name='module'),
+            model_name="reviewcard",
+            name="module",
+            field=models.ForeignKey(
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="review_cards",
+                to="courses.module",
+                verbose_name="module",
+            ),
         ),
     ]
