@@ -41,6 +41,16 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("quizzes", "exampolicy"): ("view", "add", "change"),
     ("quizzes", "examaccommodation"): FULL,
     ("quizzes", "certificate"): EDIT,
+    # The module's exam date and how far ahead learners may set theirs; the learners' own
+    # exam dates and FSRS fits are read only (reviews, issue 17).
+    ("reviews", "moduleexamplan"): ("view", "add", "change"),
+    ("reviews", "examdate"): VIEW,
+    ("reviews", "parameterfit"): VIEW,
+    ("reviews", "learnerparameters"): VIEW,
+    ("reviews", "moduleparameters"): VIEW,
+    # Bringing documents in: upload, preview, publish, the history (publishing).
+    ("publishing", "courseimport"): ("view", "add"),
+    ("publishing", "importdocument"): VIEW,
 }
 
 

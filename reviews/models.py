@@ -317,13 +317,18 @@ class CalendarFeed(models.Model):
     """
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feeds"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="calendar_feeds",
+        verbose_name=_("learner"),
     )
     token = models.CharField(max_length=64, unique=True, editable=False)
-    created_at = models.DateTimeField()
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(verbose_name=_("created at"))
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
 
     class Meta:
+        verbose_name = _("calendar feed")
+        verbose_name_plural = _("calendar feeds")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner"],
@@ -353,6 +358,7 @@ class ParameterFit(models.Model):
         null=True,
         blank=True,
         db_index=False,
+        verbose_name=_("learner"),
     )
     module = models.ForeignKey(
         "courses.Module",
@@ -360,20 +366,23 @@ class ParameterFit(models.Model):
         related_name="parameter_fits",
         null=True,
         blank=True,
+        verbose_name=_("module"),
     )
-    run_key = models.CharField(max_length=40)
-    fitted_at = models.DateTimeField()
-    review_count = models.PositiveIntegerField()
-    parameters = models.JSONField()
+    run_key = models.CharField(max_length=40, verbose_name=_("run"))
+    fitted_at = models.DateTimeField(verbose_name=_("fitted at"))
+    review_count = models.PositiveIntegerField(verbose_name=_("reviews"))
+    parameters = models.JSONField(verbose_name=_("parameters"))
     # Log loss and RMSE(bins) on the held-out reviews: of the fit, and of the parameters in use
     # (a learner's) or of the defaults (a module's).
-    log_loss = models.FloatField()
-    log_loss_before = models.FloatField()
-    rmse_bins = models.FloatField()
-    rmse_bins_before = models.FloatField()
-    adopted = models.BooleanField()
+    log_loss = models.FloatField(verbose_name=_("log loss"))
+    log_loss_before = models.FloatField(verbose_name=_("log loss before"))
+    rmse_bins = models.FloatField(verbose_name=_("RMSE (bins)"))
+    rmse_bins_before = models.FloatField(verbose_name=_("RMSE (bins) before"))
+    adopted = models.BooleanField(verbose_name=_("adopted"))
 
     class Meta:
+        verbose_name = _("parameter fit")
+        verbose_name_plural = _("parameter fits")
         constraints = [
             models.UniqueConstraint(
                 fields=["learner", "run_key"],
@@ -406,11 +415,18 @@ class LearnerParameters(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="fsrs_parameters",
+        verbose_name=_("learner"),
     )
-    parameters = models.JSONField()
+    parameters = models.JSONField(verbose_name=_("parameters"))
     # 1 for the first adopted fit, one more for each one after it.
-    version = models.PositiveIntegerField()
-    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    fit = models.ForeignKey(
+        ParameterFit, on_delete=models.CASCADE, related_name="+", verbose_name=_("fit")
+    )
+
+    class Meta:
+        verbose_name = _("learner's parameters")
+        verbose_name_plural = _("learners' parameters")
 
     def __str__(self) -> str:
         return f"parameters v{self.version} of learner {self.learner_id}"
@@ -424,10 +440,17 @@ class ModuleParameters(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="fsrs_parameters",
+        verbose_name=_("module"),
     )
-    parameters = models.JSONField()
-    version = models.PositiveIntegerField()
-    fit = models.ForeignKey(ParameterFit, on_delete=models.CASCADE, related_name="+")
+    parameters = models.JSONField(verbose_name=_("parameters"))
+    version = models.PositiveIntegerField(verbose_name=_("version"))
+    fit = models.ForeignKey(
+        ParameterFit, on_delete=models.CASCADE, related_name="+", verbose_name=_("fit")
+    )
+
+    class Meta:
+        verbose_name = _("module's pooled parameters")
+        verbose_name_plural = _("modules' pooled parameters")
 
     def __str__(self) -> str:
         return f"pooled parameters v{self.version} of module {self.module_id}"
@@ -438,19 +461,27 @@ class ModuleExamPlan(models.Model):
     learner may set one of their own."""
 
     module = models.OneToOneField(
-        "courses.Module", on_delete=models.CASCADE, primary_key=True, related_name="exam_plan"
+        "courses.Module",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="exam_plan",
+        verbose_name=_("module"),
     )
     exam_on = models.DateField(
         null=True,
         blank=True,
-        help_text="The exam day for every learner of the module who has not set their own.",
+        verbose_name=_("exam day"),
+        help_text=_("The exam day for every learner of the module who has not set their own."),
     )
     max_days_ahead = models.PositiveSmallIntegerField(
         default=365,
-        help_text="How many days ahead a learner may set an exam date (1–3650).",
+        verbose_name=_("days ahead at most"),
+        help_text=_("How many days ahead a learner may set an exam date (1–3650)."),
     )
 
     class Meta:
+        verbose_name = _("module exam plan")
+        verbose_name_plural = _("module exam plans")
         constraints = [
             models.CheckConstraint(
                 condition=Q(max_days_ahead__gte=1) & Q(max_days_ahead__lte=3650),
@@ -470,12 +501,17 @@ class ExamDate(models.Model):
         on_delete=models.CASCADE,
         related_name="exam_dates",
         db_index=False,
+        verbose_name=_("learner"),
     )
-    module = models.ForeignKey("courses.Module", on_delete=models.CASCADE, related_name="+")
-    exam_on = models.DateField()
-    set_at = models.DateTimeField()
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    exam_on = models.DateField(verbose_name=_("exam day"))
+    set_at = models.DateTimeField(verbose_name=_("set at"))
 
     class Meta:
+        verbose_name = _("exam date")
+        verbose_name_plural = _("exam dates")
         constraints = [
             models.UniqueConstraint(fields=["learner", "module"], name="examdate_once_per_module")
         ]

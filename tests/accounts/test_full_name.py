@@ -119,6 +119,8 @@ def test_settings_page_changes_the_full_name(make_learner):
         "reminder_email": "on",
         "reminder_time": "18:00",
         "desired_retention": "0.9",
+        "new_cards_per_day": "20",
+        "reviews_per_day": "200",
     }
     assert browser.post("/settings/", form).status_code == 302
     lena.refresh_from_db()

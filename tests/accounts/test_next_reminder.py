@@ -116,6 +116,8 @@ def test_the_settings_page_moves_it(client, lena):
             "quiet_hours_start": "",
             "quiet_hours_end": "",
             "desired_retention": "0.9",
+            "new_cards_per_day": "20",
+            "reviews_per_day": "200",
         },
     )
     assert response.status_code == 302

@@ -35,7 +35,9 @@ def _files(edit=None):
 
 
 def _upload(client, files):
-    return client.post(UPLOAD, {"documents": files})
+    # The workspace's messages are read in German, the admin's default language (tests/conftest's
+    # admin_client asks for English).
+    return client.post(UPLOAD, {"documents": files}, HTTP_ACCEPT_LANGUAGE="de")
 
 
 def _publish(client, response):

@@ -30,7 +30,20 @@ def simulated_log(
     *, parameters, reviews: int, seed: int, new_per_day: int = 12
 ) -> list[fitting.LoggedReview]:
     """A learner with true ``parameters`` reviewing every due card each morning, scheduled by
-    Lernpfad's FSRS with the defaults (pure: no database)."""
+    Lernpfad's FSRS with the defaults (pure: no database). The same ``seed`` gives the same log
+    in every process: FSRS's fuzz draws from the ``random`` module's own generator, which is
+    seeded here for the length of the call (and given back as it was)."""
+    outer = random.getstate()
+    random.seed(seed)
+    try:
+        return _simulated_log(
+            parameters=parameters, reviews=reviews, seed=seed, new_per_day=new_per_day
+        )
+    finally:
+        random.setstate(outer)
+
+
+def _simulated_log(*, parameters, reviews: int, seed: int, new_per_day: int):
     rng = random.Random(seed)
     memory = TrueMemory(parameters=parameters, rng=rng)
     states: dict[int, CardState] = {}
