@@ -248,6 +248,7 @@ class ParametersOptimizeView(APIView):
         request=None,
         responses=FitResultSerializer,
         summary="Fit my FSRS parameters to my reviews now (adopted only if they predict better)",
+        extensions=error_codes({429: ["fit_too_soon"]}),
     )
     def post(self, request):
         report = parameters_services.parameters_fit_requested(
@@ -278,7 +279,11 @@ def _exam_date_body(request, module: str):
 
 
 class ExamDateView(APIView):
-    @extend_schema(responses=ExamDateSerializer, summary="My exam date and readiness")
+    @extend_schema(
+        responses=ExamDateSerializer,
+        summary="My exam date and readiness",
+        extensions=error_codes({404: ["module_not_found"]}),
+    )
     def get(self, request, module: str):
         return Response(_exam_date_body(request, module))
 
@@ -286,6 +291,9 @@ class ExamDateView(APIView):
         request=ExamDateRequestSerializer,
         responses=ExamDateSerializer,
         summary="Set or move my exam date (not in the past, not beyond the module's limit)",
+        extensions=error_codes(
+            {400: ["exam_date_past", "exam_date_too_far"], 404: ["module_not_found"]}
+        ),
     )
     def put(self, request, module: str):
         serializer = ExamDateRequestSerializer(data=request.data)
@@ -298,7 +306,13 @@ class ExamDateView(APIView):
         )
         return Response(_exam_date_body(request, module))
 
-    @extend_schema(request=None, responses=ExamDateSerializer, summary="Remove my own exam date")
+    @extend_schema(
+        request=None,
+        # The answer is the date that now applies (the module's, if it has one) and readiness.
+        responses={200: ExamDateSerializer},
+        summary="Remove my own exam date",
+        extensions=error_codes({404: ["module_not_found"]}),
+    )
     def delete(self, request, module: str):
         exam_dates.exam_date_set(
             learner=request.user, module_slug=module, exam_on=None, at=timezone.now()

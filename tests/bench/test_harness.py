@@ -78,6 +78,7 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
         "due",
         "review",
         "exam_submit",
+        "bundle",
     }
     assert results["not_measured_yet"] == []
     for row in rows.values():

@@ -4,13 +4,13 @@ those and the learners affected → publish → a learner's progress on unchange
 and the removed step retired → publishing the earlier version from the history brings the step
 back. A broken document shows its file:line errors and changes no row. Screenshots of each page.
 
-The course admin is a staff user with exactly the model permissions the workspace needs (the
-"Kursverwaltung" group is another branch's); not a superuser."""
+The course admin is a staff user in the group "Kursverwaltung" (accounts/roles.py), as the demo
+course admin of ``make run`` is; not a superuser."""
 
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from tests.conftest import SEED_DIR
@@ -20,21 +20,15 @@ from tests.publishing.edits import ADDED_TERM, SEED_MODULE, broken_seed, edited_
 pytestmark = [pytest.mark.postgres, pytest.mark.browser]
 
 T = "2026-01-01T00:00Z"
-PERMISSIONS = (
-    ("publishing", "add_courseimport"),
-    ("publishing", "view_courseimport"),
-    ("courses", "view_module"),
-    ("courses", "change_module"),
-    ("courses", "view_step"),
-)
 
 
 def _course_admin():
+    from accounts.roles import COURSE_ADMIN_GROUP, course_admin_group_sync
+
+    # A live-server test flushes the tables after it, the group's rows too: made again here.
+    course_admin_group_sync()
     user = learner_create("kursadmin", is_staff=True)
-    for app_label, codename in PERMISSIONS:
-        user.user_permissions.add(
-            Permission.objects.get(content_type__app_label=app_label, codename=codename)
-        )
+    user.groups.add(Group.objects.get(name=COURSE_ADMIN_GROUP))
     return user
 
 

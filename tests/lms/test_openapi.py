@@ -192,6 +192,9 @@ NOT_AN_API_ERROR = {
     "timestamp_in_future": "a rejected synced event",
     "timestamp_too_old": "a rejected synced event",
     "password_too_guessable": "a field message's code (Django's ValidationError) in detail",
+    "calendar_feed_not_found": "the private calendar address (/calendar/<token>.ics)",
+    "calendar_feed_revoked": "the private calendar address (/calendar/<token>.ics)",
+    "gone": "lms.errors.Gone's default, raised only with the calendar's own codes",
 }
 _CODE_LITERAL = re.compile(r"""(?:\bcode\s*=\s*|Reason\(\s*)"([a-z][a-z_]+)\"""")
 # A constant passed as a code: ``code=REVIEWED_AT_IN_FUTURE`` or ``Reason(FULL_NAME_MISSING, …)``.
