@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from tests.quizzes.test_admin_workspace import _learners
+from tests.quizzes.test_course_admin_workspace import _learners
 
 pytestmark = [pytest.mark.postgres, pytest.mark.browser]
 
