@@ -63,7 +63,7 @@ def test_the_step_page_sends_the_opening_and_a_prefetch_moves_nothing(
         log_in(page, live_server.url, "offen")
         page.goto(live_server.url + MODULE)
         resume = page.locator(".button-row .button").first
-        expect(resume).to_contain_text("2.")
+        expect(resume).to_contain_text("Schritt 2:")
         shots("module-before")
 
         # Reading step 5: the page posts "opened" once shown.
@@ -74,7 +74,7 @@ def test_the_step_page_sends_the_opening_and_a_prefetch_moves_nothing(
         row = progress_of("offen", 5)
         assert row.status == "in_progress" and row.first_opened_at is not None
         page.goto(live_server.url + MODULE)
-        expect(page.locator(".button-row .button").first).to_contain_text("5.")
+        expect(page.locator(".button-row .button").first).to_contain_text("Schritt 5:")
         shots("module-resume-5")
 
         # A prefetch of step 7 (the page and the API, with this session's cookies) changes
@@ -84,7 +84,7 @@ def test_the_step_page_sends_the_opening_and_a_prefetch_moves_nothing(
         seven = progress_of("offen", 7)
         assert seven.status == "not_started" and seven.first_opened_at is None
         page.goto(live_server.url + MODULE)
-        expect(page.locator(".button-row .button").first).to_contain_text("5.")
+        expect(page.locator(".button-row .button").first).to_contain_text("Schritt 5:")
         shots("module-after-prefetch")
     finally:
         context.close()

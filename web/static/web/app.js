@@ -223,8 +223,10 @@
     function answerOf(fieldset) {
       var item = Number(fieldset.getAttribute("data-item"));
       var kind = fieldset.getAttribute("data-kind");
-      if (kind === "short_answer") return { item: item, text: fieldset.querySelector("input").value };
-      if (kind === "numerical") return { item: item, number: fieldset.querySelector("input").value };
+      /* The "mark for later" box is the page's, not an answer: it is never sent. */
+      var typed = fieldset.querySelector("input:not([data-mark-item])");
+      if (kind === "short_answer") return { item: item, text: typed.value };
+      if (kind === "numerical") return { item: item, number: typed.value };
       if (kind === "matching") {
         var pairs = [];
         fieldset.querySelectorAll("select[data-option]").forEach(function (select) {
@@ -233,7 +235,7 @@
         return { item: item, pairs: pairs };
       }
       var chosen = [];
-      fieldset.querySelectorAll("input:checked").forEach(function (input) {
+      fieldset.querySelectorAll("input:checked:not([data-mark-item])").forEach(function (input) {
         chosen.push(input.value);
       });
       return { item: item, selected: chosen };
