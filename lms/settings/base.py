@@ -190,7 +190,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# Where collectstatic writes (the Dockerfile runs it at build time).
+STATIC_ROOT = Path(env("LERNPFAD_STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 
 CACHES = {
     "default": env.cache("CACHE_URL", default="locmemcache://"),

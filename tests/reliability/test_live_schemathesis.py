@@ -92,8 +92,21 @@ def _production_env(tmp_path) -> dict[str, str]:
         THROTTLE_REVIEW="1000000/min",
         GUNICORN_CONTROL_SOCKET=str(tmp_path / "gunicorn.ctl"),
         WEB_CONCURRENCY="1",
+        # Production serves collected static files (their manifest names the styled error
+        # pages' stylesheet and icon), collected below as the Dockerfile does.
+        LERNPFAD_STATIC_ROOT=str(tmp_path / "static"),
     )
     return env
+
+
+def _static_collect(env: dict[str, str]) -> None:
+    subprocess.run(
+        [str(BIN / "python"), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        env=env,
+        cwd=settings.BASE_DIR,
+        check=True,
+        timeout=300,
+    )
 
 
 def _config(tmp_path) -> str:
@@ -162,7 +175,9 @@ def _stateful_walk(events) -> tuple[int, set[str]]:
 
 def test_schemathesis_against_a_live_production_gunicorn(world, tmp_path):
     _password_for_production(world.a.user)
-    server = Gunicorn(env=_production_env(tmp_path), log=tmp_path / "gunicorn.log")
+    env = _production_env(tmp_path)
+    _static_collect(env)
+    server = Gunicorn(env=env, log=tmp_path / "gunicorn.log")
     try:
         server.wait_until_serving("/api/v1/modules/")
         _known_bad_inputs_refused(server.url, world)
