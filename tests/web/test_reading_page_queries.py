@@ -14,18 +14,21 @@ from tests.web.test_web_queries import MODULE, fill_learner_data, warm_count_que
 
 pytestmark = pytest.mark.django_db
 
-# Session and user (2); the step, its sections, its quick checks (3); recording the opening
-# (progress.services.step_events.step_open_record: savepoint, read, write, release, 4); the
-# learner's status, sections read and both notes (progress.selectors.step_reader_state, 1);
-# the ratings of its quick checks (quizzes.selectors.quick_check_ratings_get, 1).
-STEP_PAGE_QUERIES = 11
+# Session and user (2); the learner's status, sections read and both notes
+# (progress.selectors.step_reader_state, 1); the ratings of its quick checks
+# (quizzes.selectors.quick_check_ratings_get, 1). The step, its sections and quick checks come
+# from the process's copy of a second (courses.selectors.step_get; 3 queries when cold). The
+# GET records nothing (the opening is the page's progress event).
+STEP_PAGE_QUERIES = 4
 # Session and user (2); enrollments (1); per module its progress (1), the exam policy with
 # the accommodation and item count (1) and the attempts (1) - the completed steps come from
-# the progress read; the other modules (1); the reviews due (2).
-DASHBOARD_QUERIES = 9
-# Session and user (2); module, steps, sections (3); the learner's outline status with the
-# sections read (1); the exam's rule (1).
-MODULE_PAGE_QUERIES = 7
+# the progress read; the reviews due (2). The other modules come from the process's copy of a
+# second (courses.selectors.module_catalog; 1 query when cold).
+DASHBOARD_QUERIES = 8
+# Session and user (2); the learner's outline status with the sections read (1); the exam's
+# rule (1). Module, steps and sections come from the process's copy of a second
+# (courses.selectors.module_get; 3 queries when cold).
+MODULE_PAGE_QUERIES = 4
 
 
 def _first_step_done(learner, course) -> None:
