@@ -70,7 +70,7 @@ def main() -> None:
             send(index)
         profiler.disable()
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
+        pstats.Stats(profiler, stream=out).sort_stats(os.environ.get("BENCH_PROFILE_SORT", "cumulative")).print_stats(60)
         report = out.getvalue()
     else:
         from pyinstrument import Profiler

@@ -62,7 +62,7 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=420,
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
 
