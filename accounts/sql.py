@@ -106,11 +106,16 @@ def _token_statement() -> tuple[str, list, list, list, list]:
     )
 
     def converters(model, fields):
-        return [
-            connection.ops.get_db_converters(field.get_col(model._meta.db_table))
-            + field.get_db_converters(connection)
-            for field in fields
-        ]
+        # (position, converters, expression) of the fields that have any (on PostgreSQL few do).
+        found = []
+        for position, field in enumerate(fields):
+            expression = field.get_col(model._meta.db_table)
+            field_converters = connection.ops.get_db_converters(
+                expression
+            ) + field.get_db_converters(connection)
+            if field_converters:
+                found.append((position, field_converters, expression))
+        return found
 
     return (
         sql,
@@ -121,13 +126,13 @@ def _token_statement() -> tuple[str, list, list, list, list]:
     )
 
 
-def _converted(values, fields, converters) -> list:
-    out = []
-    for value, field, field_converters in zip(values, fields, converters, strict=True):
-        expression = field.get_col(field.model._meta.db_table)
+def _converted(values, converters) -> list:
+    out = list(values)
+    for position, field_converters, expression in converters:
+        value = out[position]
         for converter in field_converters:
             value = converter(value, expression, connection)
-        out.append(value)
+        out[position] = value
     return out
 
 
@@ -164,18 +169,20 @@ def tokens_with_user(token_key: str) -> list:
             cursor.execute(sql, [token_key])
             rows = cursor.fetchall()
     user_field = AuthToken._meta.get_field("user")
+    token_names = [f.attname for f in token_fields]
+    user_names = [f.attname for f in user_fields]
     tokens = []
     n = len(token_fields)
     for row in rows:
         token = AuthToken.from_db(
             connection.alias,
-            [f.attname for f in token_fields],
-            _converted(row[:n], token_fields, token_converters),
+            token_names,
+            _converted(row[:n], token_converters),
         )
         user = User.from_db(
             connection.alias,
-            [f.attname for f in user_fields],
-            _converted(row[n:], user_fields, user_converters),
+            user_names,
+            _converted(row[n:], user_converters),
         )
         user_field.set_cached_value(token, user)
         tokens.append(token)
