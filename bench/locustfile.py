@@ -23,7 +23,8 @@ MODULE = DATA["module"]
 NUMBERS = DATA["step_numbers"]
 _learners = itertools.cycle(DATA["learners"])
 _review_ids = itertools.count()
-RUN_TAG = DATA["run_tag"]
+# Unique per locust process (each stage is one): a repeated client review id is a replay (409).
+RUN_TAG = f"{DATA['run_tag']}-{os.urandom(4).hex()}"
 
 
 class Learner(FastHttpUser):
