@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parents[1]
-FULL_STAGES = (50, 100, 200, 400, 800, 1200, 1600, 2400, 3200)
+FULL_STAGES = (50, 100, 200, 300, 400, 500, 600, 800, 1000, 1200, 1600, 2400, 3200)
 SMOKE_STAGES = (5,)
 P95_LIMIT_MS = 100
 P99_LIMIT_MS = 250
