@@ -314,6 +314,36 @@ def tokens_renew(user_ids: Sequence[int]) -> int:
     return AuthToken.objects.filter(user_id__in=list(user_ids)).update(expiry=expiry)
 
 
+def sessions_create(user_ids: Sequence[int]) -> dict[int, str]:
+    """A signed-in browser session per user, as the log-in page would leave it; returns the
+    session keys (the ``sessionid`` cookies). Written at run time, so a reused database works."""
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.contrib.sessions.models import Session
+
+    users = get_user_model().objects.filter(pk__in=list(user_ids))
+    expire = timezone.now() + dt.timedelta(seconds=settings.SESSION_COOKIE_AGE)
+    keys: dict[int, str] = {}
+    rows = []
+    store = SessionStore()
+    for user in users:
+        key = store._get_new_session_key()
+        keys[user.pk] = key
+        data = {
+            SESSION_KEY: str(user.pk),
+            BACKEND_SESSION_KEY: "django.contrib.auth.backends.ModelBackend",
+            HASH_SESSION_KEY: user.get_session_auth_hash(),
+        }
+        rows.append(Session(session_key=key, session_data=store.encode(data), expire_date=expire))
+    Session.objects.bulk_create(rows, batch_size=1000)
+    return keys
+
+
 def attempts_copy(
     *,
     module_id: int,
@@ -478,14 +508,17 @@ def attempts_copy(
     return written
 
 
-def exam_pool_reset(manifest: Manifest, *, count: int) -> list[tuple[int, int, str]]:
+def exam_pool_reset(
+    manifest: Manifest, *, count: int, from_end: bool = False
+) -> list[tuple[int, int, str]]:
     """Fresh attempts (number 2, started two minutes ago, all answered, 80 % right) for ``count``
-    exam learners, replacing those of an earlier run; returns (learner, attempt id, token)."""
+    exam learners (the first ones, or the last with ``from_end``), replacing those of an earlier
+    run; returns (learner, attempt id, token)."""
     from courses.models import Module
     from quizzes.models import Certificate, ExamAttempt
 
     tokens = {int(k): v for k, v in manifest.extra["exam_tokens"].items()}
-    learners = sorted(tokens)[:count]
+    learners = sorted(tokens)[-count:] if from_end else sorted(tokens)[:count]
     if len(learners) < count:
         raise SystemExit(f"the data set has {len(tokens)} exam learners, the run needs {count}")
     module_id = Module.objects.get(slug=manifest.module).id

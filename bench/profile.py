@@ -70,7 +70,8 @@ def main() -> None:
             send(index)
         profiler.disable()
         out = io.StringIO()
-        pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(60)
+        order = os.environ.get("BENCH_PROFILE_SORT", "cumulative")  # or tottime: own time
+        pstats.Stats(profiler, stream=out).sort_stats(order).print_stats(60)
         report = out.getvalue()
     else:
         from pyinstrument import Profiler

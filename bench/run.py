@@ -32,7 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from urllib.parse import urlparse
 
-from bench.scenarios import LoadSettings, Request, Scenario, token_header
+from bench.scenarios import LoadSettings, Request, Scenario, session_header, token_header
 from bench.scenarios import build as scenarios_for_endpoints
 
 BASE_DIR = Path(__file__).resolve().parents[1]
@@ -74,7 +74,13 @@ def scenarios_build(
             return False
         return True
 
+    from bench.build_data import sessions_create
+
     tokens = [token for _, token in manifest.learner_tokens]
+    # The same learners signed in in a browser: a fresh session each per run.
+    sessions = sessions_create([learner for learner, _ in manifest.learner_tokens])
+    manifest.extra["sessions"] = {str(k): v for k, v in sessions.items()}
+    session_keys = list(sessions.values())
     floors = [
         Scenario(
             key="floor",
@@ -91,6 +97,19 @@ def scenarios_build(
                 Request("GET", "/bench/floor/auth/", token_header(t)) for t in tokens
             ],
             probe=lambda: Request("GET", "/bench/floor/auth/", token_header(tokens[-1])),
+            # Run beside the anonymous floor: what the token itself costs.
+            floor="floor",
+            target_ratio=0.6,
+        ),
+        Scenario(
+            key="floor_html",
+            label="floor, web page signed in (session, base template, fixed body)",
+            expect=200,
+            requests=lambda _round: [
+                Request("GET", "/bench/floor/html/", session_header(k)) for k in session_keys
+            ],
+            probe=lambda: Request("GET", "/bench/floor/html/", session_header(session_keys[-1])),
+            floor="floor",
         ),
         Scenario(
             key="floor_django",
@@ -146,9 +165,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def gunicorn_running(*, env: dict[str, str], log_path: Path, workers: int):
+def gunicorn_running(
+    *, env: dict[str, str], log_path: Path, workers: int, pid_out: list[int] | None = None
+):
     """gunicorn as in production (its config file, sync workers), bound to loopback; yields the
-    base URL."""
+    base URL (and appends the master's pid to ``pid_out``)."""
     port = free_port()
     command = [
         str(Path(sys.executable).with_name("gunicorn")),
@@ -170,6 +191,8 @@ def gunicorn_running(*, env: dict[str, str], log_path: Path, workers: int):
         process = subprocess.Popen(
             command, cwd=BASE_DIR, env=env, stdout=log, stderr=subprocess.STDOUT
         )
+    if pid_out is not None:
+        pid_out.append(process.pid)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -406,9 +429,15 @@ def http_measure(
     ratios: dict[str, list[float]] = {s.key: [] for s in scenarios if s.floor}
     paired_floor: dict[str, list[float]] = {s.key: [] for s in scenarios if s.floor}
 
+    # Personal endpoints are also set against the anonymous floor's latest run in the round,
+    # so the token's own cost stays visible (their floor_auth ratio hides it).
+    ratios_anonymous: dict[str, list[float]] = {s.key: [] for s in scenarios if s.floor}
+    latest: dict[str, float] = {}
+
     def measure(scenario: Scenario, round_index: int) -> dict:
         result = wrk_run(base, scenario, round_index, load, load.seconds, work_dir)
         runs[scenario.key].append(result)
+        latest[scenario.key] = result["rps"]
         print(
             f"  round {round_index + 1}/{load.rounds} {scenario.key:<16} "
             f"{result['rps']:8.0f} req/s  p50 {result['p50_us'] / 1000:6.1f} ms  "
@@ -432,6 +461,8 @@ def http_measure(
                     paired_floor[scenario.key].append(floor["rps"])
                     if floor["rps"]:
                         ratios[scenario.key].append(result["rps"] / floor["rps"])
+                    if latest.get("floor"):
+                        ratios_anonymous[scenario.key].append(result["rps"] / latest["floor"])
                 elif not any(s.floor == scenario.key for s in scenarios):
                     measure(scenario, round_index)  # a floor nobody uses: the reference line
     summary = {}
@@ -441,6 +472,9 @@ def http_measure(
             "p50_ms": round(median([r["p50_us"] for r in results]) / 1000, 2),
             "p99_ms": round(median([r["p99_us"] for r in results]) / 1000, 2),
             "ratio": round(median(ratios[key]), 2) if ratios.get(key) else None,
+            "ratio_anonymous": (
+                round(median(ratios_anonymous[key]), 2) if ratios_anonymous.get(key) else None
+            ),
             "paired_floor_rps": [round(v, 1) for v in paired_floor.get(key, [])],
             "errors": sum(
                 r["connect_errors"] + r["read_errors"] + r["write_errors"] + r["timeouts"]
@@ -488,6 +522,7 @@ def results_assemble(
                 "floor_rps": floor["rps"] if floor else None,
                 "paired_floor_rps": figures["paired_floor_rps"],
                 "ratio": ratio,
+                "ratio_anonymous": figures["ratio_anonymous"],
                 "target_ratio": scenario.target_ratio,
                 "target_p99_ms": scenario.target_p99_ms,
                 "errors": figures["errors"],
@@ -540,8 +575,9 @@ def markdown_render(results: dict) -> str:
         "",
         "## HTTP",
         "",
-        "| what | req/s | p50 ms | p99 ms | its floor, req/s | ratio | target | queries | result |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+        "| what | req/s | p50 ms | p99 ms | its floor, req/s | ratio | target | queries | result "
+        "| ÷ anonymous floor |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: |",
     ]
     for row in results["http"]:
         target = []
@@ -557,13 +593,21 @@ def markdown_render(results: dict) -> str:
             )
         floor = ""
         if row["floor"]:
-            kind = "token" if row["floor"] == "floor_auth" else "anonymous"
+            kind = {"floor_auth": "token", "floor_html": "session"}.get(row["floor"], "anonymous")
             floor = f"{median(row['paired_floor_rps']):,.0f} ({kind})"
         ratio = "" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        anonymous = ""
+        if row["floor"] == "floor_auth" and row.get("ratio_anonymous") is not None:
+            anonymous = f"{row['ratio_anonymous']:.2f}"
         lines.append(
             f"| {row['label']} | {row['rps']:,.0f} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | "
-            f"{floor} | {ratio} | {', '.join(target)} | {row['queries']} | {result} |"
+            f"{floor} | {ratio} | {', '.join(target)} | {row['queries']} | {result} | "
+            f"{anonymous} |"
         )
+    if results.get("sessions"):
+        from bench.sessions import markdown_lines as sessions_lines
+
+        lines += sessions_lines(results["sessions"])
     if results.get("download"):
         from bench.download import markdown_lines
 
@@ -618,7 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         help="comma-separated lines to run: step, step_304, bundle, progress, due, review, "
-        "exam_submit, download, import, planner (the floors always run)",
+        "exam_submit, web_step, web_module, web_dashboard, web_review, web_stats, web_exam, "
+        "download, import, preview, planner, sessions (the floors always run)",
     )
     parser.add_argument("--out", type=Path, help="results folder")
     parser.add_argument("--drop", action="store_true", help="drop the databases afterwards")
@@ -652,6 +697,12 @@ def main(argv: list[str] | None = None) -> int:
         call_command("migrate", verbosity=0)
     else:
         manifest = build_data.build(scale=build_data.SMOKE if args.smoke else build_data.FULL)
+
+    # The pages name their static files by the manifest collectstatic writes, as the image
+    # does at build time (Dockerfile); without it every page would answer 500.
+    from django.core.management import call_command as management_command
+
+    management_command("collectstatic", interactive=False, verbosity=0)
 
     only = set(args.only.split(",")) if args.only else None
     scenarios, missing = scenarios_build(manifest, load=load, only=only)
@@ -709,6 +760,13 @@ def main(argv: list[str] | None = None) -> int:
         else:
             missing.append(planner.get("missing", "reminder planner"))
 
+    sessions = None
+    if only is None or "sessions" in only:
+        from bench.sessions import sessions_measure
+
+        print("learner sessions (locust):", flush=True)
+        sessions = sessions_measure(manifest, env=env, smoke=args.smoke)
+
     results = results_assemble(
         scenarios=scenarios,
         http=http,
@@ -722,6 +780,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if download is not None:
         results["download"] = download
+    if sessions is not None:
+        results["sessions"] = sessions
     results["seconds"] = round(time.perf_counter() - started, 1)
     (out_dir / "latest.json").write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     (out_dir / "latest.md").write_text(markdown_render(results))
@@ -733,6 +793,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # The harness fails when it could not measure (errors, wrong statuses), not on missed targets.
     broken = [row["key"] for row in results["http"] if not row["clean"]]
+    if sessions is not None and sessions["errors"]:
+        broken.append("sessions")
     if broken:
         print(f"harness problems in: {', '.join(broken)}", file=sys.stderr)
         return 1

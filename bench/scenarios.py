@@ -58,6 +58,17 @@ def token_header(token: str) -> dict[str, str]:
     return {"Authorization": f"Token {token}"}
 
 
+def session_header(session_key: str) -> dict[str, str]:
+    """A signed-in browser: the session cookie (``sessionid``) the log-in page set."""
+    from django.conf import settings
+
+    return {"Cookie": f"{settings.SESSION_COOKIE_NAME}={session_key}"}
+
+
+# Learners whose fresh exam attempts the exam page shows (never submitted by the submit line).
+EXAM_PAGE_LEARNERS = 20
+
+
 def _round_slices(load: LoadSettings) -> list[int]:
     """The rounds that consume rows: the warm-up (-1) if there is one, then 0 .. rounds-1."""
     return ([-1] if load.warmup_seconds else []) + list(range(load.rounds))
@@ -175,6 +186,9 @@ def build(
     else:
         missing.append("submit a review (POST /api/v1/reviews/)")
 
+    # --- web pages (session log-in, HTML) ---------------------------------------------------
+    scenarios += _web_scenarios(manifest, routed=routed, missing=missing, only=only)
+
     # --- exam ----------------------------------------------------------------------------
     if not routed("/api/v1/exam-attempts/1/submit/") or not manifest.extra.get("exam_tokens"):
         missing.append("exam submit (POST /api/v1/exam-attempts/{id}/submit/)")
@@ -184,6 +198,71 @@ def build(
     if only is not None:
         scenarios = [s for s in scenarios if s.key in only]
     return scenarios, missing
+
+
+def _web_scenarios(manifest, *, routed, missing: list[str], only) -> list[Scenario]:
+    """The learner's pages, each beside the HTML floor, for the rotating learners' sessions."""
+    module = manifest.module
+    numbers = manifest.step_numbers
+    sessions = [manifest.extra["sessions"][str(i)] for i, _token in manifest.learner_tokens]
+    pages = [
+        ("web_step", f"/modules/{module}/steps/{{n}}/", f"step page ({len(numbers)} steps)", 0.6),
+        ("web_module", f"/modules/{module}/", "module page", 0.6),
+        ("web_dashboard", "/", "dashboard", 0.5),
+        ("web_review", "/review/", "review page (next due card)", 0.6),
+        ("web_stats", "/stats/", "statistics page", 0.4),
+    ]
+    scenarios = []
+    for key, pattern, what, target in pages:
+        if not routed(pattern.format(n=numbers[0])):
+            missing.append(f"{what} (GET {pattern})")
+            continue
+
+        def requests(_round, pattern=pattern):
+            # Learner i reads step i mod 32: every learner and every step in turn.
+            return [
+                Request("GET", pattern.format(n=numbers[i % len(numbers)]), session_header(k))
+                for i, k in enumerate(sessions)
+            ]
+
+        scenarios.append(
+            Scenario(
+                key=key,
+                label=f"web: {what}, signed in ({len(sessions)} learners in turn)",
+                expect=200,
+                requests=requests,
+                probe=lambda pattern=pattern: Request(
+                    "GET", pattern.format(n=numbers[len(numbers) // 2]), session_header(sessions[0])
+                ),
+                floor="floor_html",
+                target_ratio=target,
+            )
+        )
+    if only is not None and "web_exam" not in only:
+        return scenarios
+    if not routed("/exam/attempts/1/") or not manifest.extra.get("exam_tokens"):
+        missing.append("exam attempt page (GET /exam/attempts/{id}/)")
+        return scenarios
+    from bench.build_data import exam_pool_reset, sessions_create
+
+    attempts = exam_pool_reset(manifest, count=EXAM_PAGE_LEARNERS, from_end=True)
+    exam_sessions = sessions_create([learner for learner, _a, _t in attempts])
+    exam_requests = [
+        Request("GET", f"/exam/attempts/{attempt}/", session_header(exam_sessions[learner]))
+        for learner, attempt, _token in attempts
+    ]
+    scenarios.append(
+        Scenario(
+            key="web_exam",
+            label=f"web: exam attempt page, 10 items answered ({len(attempts)} learners in turn)",
+            expect=200,
+            requests=lambda _round: exam_requests,
+            probe=lambda: exam_requests[0],
+            floor="floor_html",
+            target_ratio=0.5,
+        )
+    )
+    return scenarios
 
 
 def _review_scenario(manifest) -> Scenario:
@@ -248,7 +327,8 @@ def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
     from bench.build_data import exam_pool_reset, tokens_renew
 
     slices = _round_slices(load)
-    per_round = (len(manifest.extra["exam_tokens"]) - 2) // len(slices)
+    # The last EXAM_PAGE_LEARNERS keep their attempts open for the exam page.
+    per_round = (len(manifest.extra["exam_tokens"]) - 2 - EXAM_PAGE_LEARNERS) // len(slices)
     pool = exam_pool_reset(manifest, count=per_round * len(slices) + 2)
     probes = iter(pool[-2:])
 

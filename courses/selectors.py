@@ -43,9 +43,29 @@ def module_list() -> QuerySet[Module]:
     ).order_by("series", "number")
 
 
+def module_catalog() -> list[Module]:
+    """``module_list()`` read at most once a second per process (the web's course list and the
+    dashboard's other modules): counting the active steps of every module cost the dashboard
+    more than any of its own reads (bench.profile web_dashboard)."""
+    modules = _module_catalog.get("all")
+    if modules is None:
+        modules = list(module_list())
+        _module_catalog.put("all", modules)
+    return modules
+
+
 def module_get(*, slug: str) -> Module:
     """The module with its active steps (each with its section kinds, term card and the
-    characters of its sections' text, ``body_chars``, for a reading time): 3 queries."""
+    characters of its sections' text, ``body_chars``, for a reading time): 3 queries, none while
+    this process read it less than ``CONTENT_MAX_AGE`` ago (callers only read it)."""
+    module = _module_pages.get(slug)
+    if module is None:
+        module = _module_read(slug=slug)
+        _module_pages.put(slug, module)
+    return module
+
+
+def _module_read(*, slug: str) -> Module:
     body_chars = (
         Section.objects.filter(step_id=OuterRef("pk"))
         .order_by()
@@ -97,6 +117,11 @@ def module_id_get(*, slug: str) -> int:
 # (README, "Scaling out").
 CONTENT_MAX_AGE = 1.0
 
+# The module page's content (module_get): building it from ~300 step and section rows cost more
+# CPU than the rest of the page's queries together (bench.profile web_module).
+_module_pages = ShortLivedCache(name="module pages", max_entries=500, max_age=CONTENT_MAX_AGE)
+_module_catalog = ShortLivedCache(name="module catalog", max_entries=1, max_age=CONTENT_MAX_AGE)
+
 # What each step's ETag is now, by (module, number), so step views and 304s of anonymous readers
 # need no database at all (lms.content_cache).
 _step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=CONTENT_MAX_AGE)
@@ -139,8 +164,23 @@ class StepContent:
         return f'"{step_version(self.step.content_hash, card_hash)}"'
 
 
+# The step page's content (step_get), by (module, number): reading the step, its sections and
+# quick checks through the ORM was a third of the step page's CPU (bench.profile web_step).
+_step_pages = ShortLivedCache(name="step pages", max_entries=5000, max_age=CONTENT_MAX_AGE)
+
+
 def step_get(*, module_slug: str, number: int) -> StepContent:
-    """An active step with sections, quick checks and term card: 3 queries."""
+    """An active step with sections, quick checks and term card: 3 queries, none while this
+    process read it less than ``CONTENT_MAX_AGE`` ago (callers only read it)."""
+    key = (module_slug, number)
+    content = _step_pages.get(key)
+    if content is None:
+        content = _step_read(module_slug=module_slug, number=number)
+        _step_pages.put(key, content)
+    return content
+
+
+def _step_read(*, module_slug: str, number: int) -> StepContent:
     step = (
         Step.objects.select_related("module", "term_card")
         .filter(active_step_q(), module__slug=module_slug, number=number)

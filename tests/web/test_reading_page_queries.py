@@ -14,21 +14,24 @@ from tests.web.test_web_queries import MODULE, fill_learner_data, warm_count_que
 
 pytestmark = pytest.mark.django_db
 
-# Session and user (2); the step, its sections, its quick checks (3); the learner's status,
-# sections read and both notes (progress.selectors.step_reader_state, 1); the ratings of its
-# quick checks (quizzes.selectors.quick_check_ratings_get, 1). The GET records nothing: the
-# page's script posts the opening (issue 16).
-STEP_PAGE_QUERIES = 7
+# Session and user (2); the learner's status, sections read and both notes
+# (progress.selectors.step_reader_state, 1); the ratings of its quick checks
+# (quizzes.selectors.quick_check_ratings_get, 1). The step, its sections and quick checks come
+# from the process's copy of a second (courses.selectors.step_get; 3 queries when cold). The
+# GET records nothing (the opening is the page's progress event).
+STEP_PAGE_QUERIES = 4
 # Session and user (2); enrollments (1); per module its progress (1), the exam policy with
 # the accommodation and item count (1) and the attempts (1) - the completed steps come from
-# the progress read; the other modules (1); the reviews due (2); the exam date and its
-# module plan for the readiness (reviews.selectors.exam_date_for, 2).
-DASHBOARD_QUERIES = 11
-# Session and user (2); module, steps, sections (3); the learner's outline status with the
-# sections read (1); the exam's rule (1); the exam date form and the readiness
-# (web.views.fsrs.exam_date_context: the learner's date, the module's plan, the cards and
-# their parameters, 4).
-MODULE_PAGE_QUERIES = 11
+# the progress read; the reviews due (2); the exam date and its module plan for the readiness
+# (reviews.selectors.exam_date_for, 2). The other modules come from the process's copy of a
+# second (courses.selectors.module_catalog; 1 query when cold).
+DASHBOARD_QUERIES = 10
+# Session and user (2); the learner's outline status with the sections read (1); the exam's
+# rule (1); the exam date form and the readiness (web.views.fsrs.exam_date_context: the
+# learner's date, the module's plan, the cards and their parameters, 4). Module, steps and
+# sections come from the process's copy of a second (courses.selectors.module_get; 3 queries
+# when cold).
+MODULE_PAGE_QUERIES = 8
 
 
 def _first_step_done(learner, course) -> None:

@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from courses.selectors import module_list
+from courses.selectors import module_catalog
 from progress.selectors import enrollment_list, module_progress_get
 from reviews.selectors import due_count, exam_readiness
 from web.views.exam import exam_status_for_dashboard
@@ -43,7 +43,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             }
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
-    others = [module for module in module_list() if module.pk not in enrolled_ids]
+    others = [module for module in module_catalog() if module.pk not in enrolled_ids]
     return render(
         request,
         "web/dashboard.html",

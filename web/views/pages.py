@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from courses.selectors import module_list
+from courses.selectors import module_catalog
 from web.views.dashboard import dashboard
 
 
@@ -13,7 +13,7 @@ def home(request: HttpRequest) -> HttpResponse:
     """Signed-in learners get their dashboard; everyone else the course list."""
     if request.user.is_authenticated:
         return dashboard(request)
-    return render(request, "web/home.html", {"modules": module_list(), "nav": "home"})
+    return render(request, "web/home.html", {"modules": module_catalog(), "nav": "home"})
 
 
 def keyboard_help(request: HttpRequest) -> HttpResponse:
