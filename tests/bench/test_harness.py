@@ -80,7 +80,6 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
         "due",
         "review",
         "exam_submit",
-        "bundle",
         "web_step",
         "web_module",
         "web_dashboard",
