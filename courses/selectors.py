@@ -253,7 +253,9 @@ def _preview_blocks(sections: list[Section]) -> list[dict]:
     for section in sections:
         commands = set(section.commands or [])
         items = [{"text": line, "command": line in commands} for line in section.lines if line]
-        blocks.append({"section": section, "items": items, "note": ""})
+        # The same anchor as web.views.learning.Block.anchor (the page's outline links to it).
+        anchor = f"section-{section.kind}-{section.position}"
+        blocks.append({"section": section, "items": items, "note": "", "anchor": anchor})
     return blocks
 
 
