@@ -59,11 +59,17 @@ ERROR_SCHEMA: dict[str, Any] = {
                     "(Content-Language).",
                 },
                 "detail": {
-                    "description": "Field errors or the values the error names; null when none.",
+                    "description": "Field errors or the values the error names; null when none. "
+                    "A list of objects names one problem each (the exam answers' 400: `index`, "
+                    "`code`, `item` and, where there is one, `message`).",
                     "nullable": True,
                     "anyOf": [
                         {"$ref": f"#/components/schemas/{ERROR_DETAIL_COMPONENT}"},
                         {"type": "array", "items": {"type": "string"}},
+                        {
+                            "type": "array",
+                            "items": {"type": "object", "additionalProperties": True},
+                        },
                     ],
                 },
             },
