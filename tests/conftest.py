@@ -61,6 +61,19 @@ def _service_gate(request):
 
 
 @pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language (German). A request through Django's test client
+    leaves the language it activated active in the thread (LocaleMiddleware does not reset it),
+    so a later test that calls a service directly read English messages or German ones depending
+    on which test ran before it in the same process (seen under xdist)."""
+    from django.utils import translation
+
+    translation.activate(settings.LANGUAGE_CODE)
+    yield
+    translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
 def _cold_content_caches():
     """No cached step bodies or module outlines (lms.content_cache) from an earlier test, so
     query counts do not depend on test order."""
