@@ -15,6 +15,8 @@ _RATINGS = (3, 3, 1, 3, 4, 3, 2, 3, 3, 1, 3, 4)
 # Sessions after this many cards stop (a day's limit holds back the rest, as it would).
 _SESSION_CARDS = 40
 _SESSION_WINDOW = datetime.timedelta(hours=1)
+# How far ahead yesterday's session looks for a card to review early when none was due.
+_EARLY_REVIEW_HORIZON = datetime.timedelta(days=30)
 
 
 def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
@@ -35,6 +37,10 @@ def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
             # What comes due within the session's hour too: a card reviewed yesterday a few
             # minutes later than today's session starts is not left out on a minute.
             queue = due_queue(learner=learner, at=at + _SESSION_WINDOW, limit=DUE_PAGE_MAX)
+            if not queue.cards and days_ago == 1 and _round == 0:
+                # Nothing came due yesterday (FSRS's fuzz decides): the learner reviewed the
+                # next card early, so the streak the pages show does not depend on chance.
+                queue = due_queue(learner=learner, at=now + _EARLY_REVIEW_HORIZON, limit=1)
             if not queue.cards:
                 break
             for card in queue.cards[: _SESSION_CARDS - 1]:
