@@ -248,14 +248,20 @@ class StepPreview:
         }
 
 
+def section_anchor(section: Section) -> str:
+    """The id of a section on the learner's step page (its outline links to it); the admin's
+    preview of that page uses the same."""
+    return f"section-{section.kind}-{section.position}"
+
+
 def _preview_blocks(sections: list[Section]) -> list[dict]:
     blocks = []
     for section in sections:
         commands = set(section.commands or [])
         items = [{"text": line, "command": line in commands} for line in section.lines if line]
-        # The same anchor as web.views.learning.Block.anchor (the page's outline links to it).
-        anchor = f"section-{section.kind}-{section.position}"
-        blocks.append({"section": section, "items": items, "note": "", "anchor": anchor})
+        blocks.append(
+            {"section": section, "items": items, "note": "", "anchor": section_anchor(section)}
+        )
     return blocks
 
 

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from courses.selectors import module_get, step_get
+from courses.selectors import module_get, section_anchor, step_get
 from lms.errors import NotEnrolled
 from progress.selectors import outline_status_get, step_reader_state
 from progress.services.enrollment import enrollment_create
@@ -49,7 +49,7 @@ class Block:
 
     @property
     def anchor(self) -> str:
-        return f"section-{self.section.kind}-{self.section.position}"
+        return section_anchor(self.section)
 
 
 def _blocks(sections: list[Any]) -> list[Block]:
