@@ -7,7 +7,9 @@ two at 00:30 and 23:30 of the same day are not.
 
 A fit is adopted only when it predicts the learner's held-out recent reviews better (log loss)
 than the parameters in use (``parameters_fit``); the pooled parameters of a module only when they
-predict held-out learners better than the defaults (``parameters_pool``).
+predict held-out learners better than the defaults (``parameters_pool``). A learner's fit is
+drawn toward their module's pooled parameters, when the module has adopted some, the more the
+shorter the log (``parameters_optimize``); the drawn fit is what the adoption rule judges.
 """
 
 from __future__ import annotations
@@ -31,8 +33,18 @@ HOLDOUT_SHARE = 0.2
 POOL_HOLDOUT_EVERY = 5
 # A module needs this many learners with reviews before it pools.
 MIN_LEARNERS_FOR_POOL = 5
-# fsrs-rs's own default number of epochs.
+# ... and its held-out learners this many predictable reviews: judged on fewer (one held-out
+# learner of 200 reviews has about 50), a pool of short logs was adopted by chance and then drew
+# every learner's fit toward noise (bench/fsrs_sim.py, 200 reviews, near the defaults).
+MIN_POOL_HELD_OUT_ITEMS = 100
+# fsrs-rs's own default number of epochs (10 or 20 fitted no better in the simulation).
 TRAINING_EPOCHS = 5
+# A learner's own fit weighs items / (items + PRIOR_ITEMS) against the module's pooled
+# parameters (bench/fsrs_sim.py: at 1,000 reviews, about 400 predictable ones, a learner's own
+# fit is mostly sampling noise, and the pooled parameters of the module's learners predict them
+# better; at 5,000 the own fit weighs two thirds). Toward the defaults nothing is drawn beyond
+# fsrs-rs's own regularisation: for a learner far from them that only hurt.
+PRIOR_ITEMS = 1_000
 
 
 @dataclass(frozen=True)
@@ -126,23 +138,36 @@ def evaluate(parameters: Sequence[float], items: Sequence[fsrs_rs.FSRSItem]) -> 
     return Evaluation(log_loss=result.log_loss, rmse_bins=result.rmse_bins, reviews=len(items))
 
 
-def _optimize(items: Sequence[fsrs_rs.FSRSItem]) -> tuple[float, ...]:
+def parameters_optimize(
+    items: Sequence[fsrs_rs.FSRSItem], *, prior: Sequence[float] | None = None
+) -> tuple[float, ...]:
+    """fsrs-rs's fit of ``items``; with a ``prior`` (a module's pooled parameters) the fit is
+    drawn toward it, weighted by the number of items against ``PRIOR_ITEMS``."""
     config = fsrs_rs.TrainingConfig(num_epochs=TRAINING_EPOCHS)
     fitted = fsrs_rs.FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(
         list(items), training_config=config
     )
+    if prior is not None:
+        # Both sets lie in FSRS's box of allowed values, so every point between them does too.
+        weight = len(items) / (len(items) + PRIOR_ITEMS)
+        fitted = [base + weight * (own - base) for own, base in zip(fitted, prior, strict=True)]
     # Four decimals, as Anki shows them: a parameter set is also a cache key (scheduling).
     return tuple(round(value, 4) for value in fitted)
 
 
 def parameters_fit(
-    *, reviews: Sequence[LoggedReview], time_zone: str, current: Sequence[float]
+    *,
+    reviews: Sequence[LoggedReview],
+    time_zone: str,
+    current: Sequence[float],
+    prior: Sequence[float] | None = None,
 ) -> FitOutcome | None:
     """Fit FSRS to one learner's reviews and judge the fit on the most recent ones.
 
-    The optimizer sees the earlier 80 % of the predictable reviews; both the fit and ``current``
-    (the parameters in use) predict the latest 20 %. None when the log is too small to judge
-    (fewer than ``MIN_REVIEWS_FOR_FIT`` reviews, or nothing predictable on either side).
+    The optimizer sees the earlier 80 % of the predictable reviews (drawn toward ``prior``, the
+    module's pooled parameters, if given); both the fit and ``current`` (the parameters in use)
+    predict the latest 20 %. None when the log is too small to judge (fewer than
+    ``MIN_REVIEWS_FOR_FIT`` reviews, or nothing predictable on either side).
     """
     if len(reviews) < MIN_REVIEWS_FOR_FIT:
         return None
@@ -151,7 +176,7 @@ def parameters_fit(
     if held_out < 1 or len(items) - held_out < 1:
         return None
     train, test = items[:-held_out], items[-held_out:]
-    fitted = _optimize(train)
+    fitted = parameters_optimize(train, prior=prior)
     return FitOutcome(
         parameters=fitted,
         review_count=len(reviews),
@@ -170,7 +195,8 @@ class LearnerLog:
 
 def parameters_pool(*, learners: Sequence[LearnerLog]) -> FitOutcome | None:
     """Fit FSRS to the pooled reviews of a module's learners, judged against the defaults on
-    every fifth learner (held out whole). None with fewer than ``MIN_LEARNERS_FOR_POOL``."""
+    every fifth learner (held out whole). None with fewer than ``MIN_LEARNERS_FOR_POOL``, or
+    fewer than ``MIN_POOL_HELD_OUT_ITEMS`` predictable reviews held out."""
     logs = [learner for learner in learners if learner.reviews]
     if len(logs) < MIN_LEARNERS_FOR_POOL:
         return None
@@ -179,9 +205,9 @@ def parameters_pool(*, learners: Sequence[LearnerLog]) -> FitOutcome | None:
     for index, learner in enumerate(logs):
         items = [item.item for item in _items(learner.reviews, time_zone=learner.time_zone)]
         (test if index % POOL_HOLDOUT_EVERY == POOL_HOLDOUT_EVERY - 1 else train).extend(items)
-    if not train or not test:
+    if not train or len(test) < MIN_POOL_HELD_OUT_ITEMS:
         return None
-    fitted = _optimize(train)
+    fitted = parameters_optimize(train)
     return FitOutcome(
         parameters=fitted,
         review_count=sum(len(learner.reviews) for learner in logs),

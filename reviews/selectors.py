@@ -682,15 +682,22 @@ def parameters_in_use(learner_id: int) -> tuple[Parameters, str]:
     own = LearnerParameters.objects.filter(learner_id=learner_id).first()
     if own is not None:
         return sql.parameters_value(own.parameters), "own"
+    pooled = module_parameters_of_learner(learner_id)
+    if pooled is not None:
+        return pooled, "module"
+    return DEFAULT_PARAMETERS, "default"
+
+
+def module_parameters_of_learner(learner_id: int) -> Parameters | None:
+    """The pooled parameters of the module with most of the learner's cards, if it has adopted
+    some (one query): a newcomer's start, and what a learner's own fit is drawn toward."""
     pooled = (
         ModuleParameters.objects.filter(module__review_cards__learner_id=learner_id)
         .annotate(cards=Count("module__review_cards"))
         .order_by("-cards")
         .first()
     )
-    if pooled is not None:
-        return sql.parameters_value(pooled.parameters), "module"
-    return DEFAULT_PARAMETERS, "default"
+    return None if pooled is None else sql.parameters_value(pooled.parameters)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ module's pooled ones, each run exactly once per learner (or module) and run key.
 The arithmetic is reviews.fitting (pure); here are the reads, the claim and the writes. A run
 fits a learner under a PostgreSQL advisory lock on the learner and writes its ``ParameterFit``
 row (unique per learner and run key) in the same transaction, so two beats or two workers on the
-same run fit each learner once: the second waits for the first and finds its row. New
+same run fit each learner once: the second waits for the first and finds its row. A learner's
+fit is drawn toward their module's pooled parameters (reviews.fitting.parameters_optimize). New
 parameters replace those in use only when they predict the held-out recent reviews better.
 """
 
@@ -21,7 +22,7 @@ from accounts import api as accounts_api
 from lms.errors import TooManyRequests
 from reviews import fitting
 from reviews.models import LearnerParameters, ModuleParameters, ParameterFit, ReviewCard, ReviewLog
-from reviews.selectors import learner_reviews, parameters_in_use
+from reviews.selectors import learner_reviews, module_parameters_of_learner, parameters_in_use
 
 # Two numbers name an advisory lock; the first says which kind of subject the second is.
 _LOCK_LEARNER = 1_745_001
@@ -90,7 +91,10 @@ def learner_parameters_fit(*, learner_id: int, run_key: str, at: datetime.dateti
             return FitReport(learner_id, "too_few_reviews")
         current, _source = parameters_in_use(learner_id)
         outcome = fitting.parameters_fit(
-            reviews=reviews, time_zone=zones[learner_id], current=current
+            reviews=reviews,
+            time_zone=zones[learner_id],
+            current=current,
+            prior=module_parameters_of_learner(learner_id),
         )
         if outcome is None:
             return FitReport(learner_id, "too_few_reviews")

@@ -145,7 +145,7 @@ def test_pooled_parameters_are_judged_on_held_out_learners():
     rng = random.Random(6)
     learners = [
         fitting.LearnerLog(
-            reviews=simulated_log(parameters=away.draw(rng), reviews=300, seed=seed),
+            reviews=simulated_log(parameters=away.draw(rng), reviews=500, seed=seed),
             time_zone="UTC",
         )
         for seed in range(6)
@@ -155,6 +155,11 @@ def test_pooled_parameters_are_judged_on_held_out_learners():
     assert outcome.current.log_loss > outcome.fitted.log_loss
     assert outcome.adopted
     assert fitting.parameters_pool(learners=learners[:4]) is None
+    # Held-out learners with too few predictable reviews to judge (one of 250: about 60).
+    short = [
+        fitting.LearnerLog(reviews=learner.reviews[:250], time_zone="UTC") for learner in learners
+    ]
+    assert fitting.parameters_pool(learners=short) is None
 
 
 # --- the exam-date rule ------------------------------------------------------------------------
