@@ -1,7 +1,12 @@
 """The FSRS simulation benchmark: per-learner and pooled parameters, and exam-date scheduling.
 
-    python -m bench.fsrs_sim            # a few minutes; writes bench/results/fsrs.md and .json
+    python -m bench.fsrs_sim            # long (hours on one core); bench/results/fsrs.md + .json
     python -m bench.fsrs_sim --quick    # a smoke run (tiny), writes var/bench/fsrs-smoke.md
+    # side by side, two databases: populations 0,1 and 2,3, then one report of both
+    FSRS_SIM_DATABASE_URL=.../lernpfad_fsrs_a_bench python -m bench.fsrs_sim --populations 0,1 \
+        --out var/bench/fsrs-a.md
+    python -m bench.fsrs_sim --merge var/bench/fsrs-a.json var/bench/fsrs-b.json
+    python -m bench.fsrs_sim --analyse-only --out var/bench/fsrs-a.md   # again, no simulation
 
 Simulated learners (bench/fsrs_truth.py) with true FSRS-6 parameters drawn around the defaults
 in four populations (two far from them) review THROUGH Lernpfad's review service
@@ -14,9 +19,11 @@ Measured, srs-benchmark style, on each learner's held-out LATER reviews (the rev
 first N): log loss and RMSE(bins) (fsrs-rs's own evaluation) for the defaults, parameters fitted
 to the learner's first N reviews (fsrs-rs, as reviews.fitting does it) and parameters pooled from
 the other learners of the population (the module's learners; the learner held out), at N = 200,
-500, 1,000 and 5,000. Then the exam date: pairs of identical learners (same true parameters,
-same random draws), one with an exam date set through the service, one without; on the exam
-morning, the share of cards whose TRUE recall is at or above the desired retention, and the
+500, 1,000 and 5,000; and the "oracle", the learner's TRUE parameters on the same reviews, which
+shows how far from 0 the sampling noise of the held-out set alone keeps the measure. Then the
+exam date (first, in a run that has --exam-pairs): pairs of identical learners (same true
+parameters, same random draws), one with an exam date set through the service, one without; on
+the exam morning, the share of cards whose TRUE recall is at or above the desired retention, and the
 reviews each needed until then. Last, the optimizer's CPU time and the process's peak memory.
 
 The database (``FSRS_SIM_DATABASE_URL``, default lernpfad_fsrs_sim_bench on the server of
@@ -63,6 +70,9 @@ def _database_recreate(url: str) -> None:
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         connection.execute(f'CREATE DATABASE "{name}"')
+        # Each review is a transaction of its own; waiting for its WAL flush is the disk's time,
+        # not the service's. Only this throw-away database commits without waiting.
+        connection.execute(f'ALTER DATABASE "{name}" SET synchronous_commit TO off')
 
 
 def _django_setup(url: str) -> None:
@@ -236,30 +246,49 @@ def _prediction_study(learners: list[SimLearner], *, checkpoints, test_reviews, 
     fit_cpu = 0.0
     fit_reviews = 0
     for population in populations:
-        members = [learner for learner in learners if learner.population == population]
+        in_population = [learner for learner in learners if learner.population == population]
         for n in checkpoints:
-            if any(len(logs[m.user.pk]) < n + 50 for m in members):
+            # The learners whose log holds N reviews and the whole held-out window after them
+            # (at 5,000 reviews possibly fewer than at 1,000: see --learners-5000).
+            members = [m for m in in_population if len(logs[m.user.pk]) >= n + test_reviews]
+            if not members:
                 continue
-            scores = {"default": Score(), "fitted": Score(), "pooled": Score(), "in use": Score()}
+            names = ("default", "oracle", "own fit", "fitted", "pooled", "in use")
+            scores = {name: Score() for name in names}
             adopted = 0
+            pools_adopted = 0
             splits = {
                 m.user.pk: _split_items(logs[m.user.pk], first=n, test=test_reviews)
-                for m in members
+                for m in in_population
+                if len(logs[m.user.pk]) >= n
             }
             for member in members:
                 train, held = splits[member.user.pk]
+                # The module's pooled parameters as the monthly run pools them
+                # (fitting.parameters_pool: the other learners' first N reviews, this one held
+                # out; adopted when they beat the defaults on the pool's own held-out learner).
+                pool = fitting.parameters_pool(
+                    learners=[
+                        fitting.LearnerLog(reviews=logs[pk][:n], time_zone=TIME_ZONE)
+                        for pk in splits
+                        if pk != member.user.pk
+                    ]
+                )
+                pooled = DEFAULT_PARAMETERS if pool is None else pool.parameters
+                prior = pool.parameters if pool is not None and pool.adopted else None
+                pools_adopted += prior is not None
                 started = time.process_time()
-                fitted = fitting._optimize(train)
+                fitted = fitting.parameters_optimize(train, prior=prior)
                 fit_cpu += time.process_time() - started
                 fit_reviews += n
-                others = [item for m in members if m is not member for item in splits[m.user.pk][0]]
-                pooled = fitting._optimize(others) if others else DEFAULT_PARAMETERS
-                # What the learner gets: the monthly refit's rule (fit on the older 80 %,
-                # adopted only if it predicts the newest 20 % better than the defaults).
+                # What the learner gets: the refit's rule (the older 80 %, drawn toward the
+                # same prior, adopted only if it predicts the newest 20 % better than the
+                # defaults, by log loss).
                 outcome = fitting.parameters_fit(
                     reviews=logs[member.user.pk][:n],
                     time_zone=TIME_ZONE,
                     current=DEFAULT_PARAMETERS,
+                    prior=prior,
                 )
                 in_use = DEFAULT_PARAMETERS
                 if outcome is not None and outcome.adopted:
@@ -267,24 +296,25 @@ def _prediction_study(learners: list[SimLearner], *, checkpoints, test_reviews, 
                     adopted += 1
                 for name, parameters in (
                     ("default", DEFAULT_PARAMETERS),
+                    # The learner's TRUE parameters on the same held-out reviews: the best any
+                    # fit can do; its distance from 0 is the sampling noise of the measure.
+                    ("oracle", member.true_parameters),
+                    # fsrs-rs alone, not drawn toward the pooled parameters.
+                    ("own fit", fitting.parameters_optimize(train)),
                     ("fitted", fitted),
                     ("pooled", pooled),
                     ("in use", in_use),
                 ):
                     scores[name].add(fitting.evaluate(parameters, held))
-            table[(population, n)] = {name: score.mean() for name, score in scores.items()}
-            table[(population, n)]["held_out"] = scores["default"].reviews
-            table[(population, n)]["adopted"] = f"{adopted}/{len(members)}"
+            row = {name: score.mean() for name, score in scores.items()}
+            row["held_out"] = scores["default"].reviews
+            row["learners"] = len(members)
+            row["adopted"] = f"{adopted}/{len(members)}"
+            row["pools_adopted"] = f"{pools_adopted}/{len(members)}"
+            table[(population, n)] = row
             report(
-                f"  {population}, {n} reviews: "
-                + ", ".join(
-                    f"{name} {ll:.4f}/{rmse:.4f}"
-                    for name, (ll, rmse) in (
-                        (k, v)
-                        for k, v in table[(population, n)].items()
-                        if k not in ("held_out", "adopted")
-                    )
-                )
+                f"  {population}, {n} reviews ({len(members)} learners): "
+                + ", ".join(f"{name} {row[name][0]:.4f}/{row[name][1]:.4f}" for name in names)
             )
     return {"table": table, "fit_cpu": fit_cpu, "fit_reviews": fit_reviews, "logs": logs}
 
@@ -314,7 +344,7 @@ def _newcomer_study(
             if not others or not held:
                 continue
             default.add(fitting.evaluate(DEFAULT_PARAMETERS, held))
-            pooled.add(fitting.evaluate(fitting._optimize(others), held))
+            pooled.add(fitting.evaluate(fitting.parameters_optimize(others), held))
         if default.reviews:
             result[population] = {
                 "default": default.mean(),
@@ -377,9 +407,11 @@ def _service_fit_cost(learners: list[SimLearner]) -> dict:
     cpu = 0.0
     reviews = 0
     outcomes: dict[str, int] = {}
+    run_key = f"sim-{uuid.uuid4().hex[:12]}"
     for learner in learners:
         started = time.process_time()
-        report = learner_parameters_fit(learner_id=learner.user.pk, run_key="sim", at=START)
+        # A run key of its own: analysing the same database again fits again.
+        report = learner_parameters_fit(learner_id=learner.user.pk, run_key=run_key, at=START)
         cpu += time.process_time() - started
         reviews += learner.reviews
         outcomes[report.outcome] = outcomes.get(report.outcome, 0) + 1
@@ -389,33 +421,54 @@ def _service_fit_cost(learners: list[SimLearner]) -> dict:
 # --- the report --------------------------------------------------------------------------------
 
 
-def _markdown(results: dict, args) -> str:
+def _markdown(results: dict) -> str:
+    args = results["args"]
+    five = args["learners_5000"]
     lines = [
         "# FSRS simulation: fitted, pooled and exam-date scheduling",
         "",
-        f"`python -m bench.fsrs_sim {' '.join(sys.argv[1:])}` · {results['when']} · "
-        f"{results['learners']} simulated learners ({args.learners} per population) reviewing "
-        f"{results['service_reviews']:,} times through `reviews.services.reviewing.review_record` "
-        f"on PostgreSQL in {results['seconds']:.0f} s.",
+        " · ".join(f"`python -m bench.fsrs_sim {command}`" for command in results["commands"])
+        + f" · {results['when']} · {results['learners']} simulated learners "
+        f"({args['learners']} per population"
+        + (f", {five} of them on to 5,000 reviews" if five and five < args["learners"] else "")
+        + f", and the exam pairs) reviewing {results['service_reviews']:,} times through "
+        "`reviews.services.reviewing.review_record` on PostgreSQL "
+        f"(in {results['seconds']:.0f} s of wall time).",
         "",
         "## Prediction of held-out later reviews (log loss / RMSE(bins), lower is better)",
         "",
-        f"Fitted: fsrs-rs on the learner's first N reviews. Pooled: fsrs-rs on the other "
-        f"{args.learners - 1} learners' first N reviews of the same population (the module's "
-        f"learners, this one held out). Held out: the predictable reviews among the next "
-        f"{args.test_reviews} reviews. Means over the population's learners, weighted by "
-        f"held-out reviews (srs-benchmark's per-user averaging).",
+        "Default: FSRS-6's defaults. Oracle: the learner's TRUE parameters (the simulation knows "
+        "them), on the same reviews: no fit can do better, and its distance from 0 is the "
+        "sampling noise of the measure (and what integer days lose). Own fit: fsrs-rs alone on "
+        "the learner's first N reviews. Pooled: the module's pooled parameters as "
+        "`reviews.fitting.parameters_pool` fits them, from the population's other learners' "
+        "first N reviews (this one held out; adopted when they beat the defaults on the pool's "
+        "own held-out learner: pools adopted). Fitted: what `reviews.fitting` fits for the "
+        "learner, the own fit drawn toward the adopted pooled parameters by "
+        "items / (items + 1,000) (`parameters_optimize`). Held out: the predictable reviews "
+        f"among the {args['test_reviews']:,} reviews after the first N. Means over the "
+        "learners, weighted by their held-out reviews (srs-benchmark's per-user averaging). In "
+        "use: what the refit's adoption rule leaves the learner with (the fit of the older 80 % "
+        "of the N reviews, drawn the same way, adopted only if it predicts the newest 20 % "
+        "better than the defaults by log loss). The population near the defaults is the "
+        "control: its truth is the defaults (the oracle column shows what is reachable there).",
         "",
-        "| population | N | held out | default | fitted | pooled | fitted vs default, RMSE(bins) "
-        "| in use after the adoption rule (adopted) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| population | N | learners | held out | default | oracle | own fit | fitted | pooled "
+        "(pools adopted) | RMSE(bins) vs default: oracle / fitted | log loss vs default: "
+        "fitted | in use (fits adopted) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in results["prediction"]:
-        d, f, p = row["default"], row["fitted"], row["pooled"]
+        d, o, f, p = row["default"], row["oracle"], row["fitted"], row["pooled"]
+        own = row["own fit"]
+        control = " (control)" if row["population"] == "near the defaults" else ""
         lines.append(
-            f"| {row['population']} | {row['n']:,} | {row['held_out']:,} "
-            f"| {d[0]:.4f} / {d[1]:.4f} | {f[0]:.4f} / {f[1]:.4f} | {p[0]:.4f} / {p[1]:.4f} "
-            f"| {100 * (f[1] / d[1] - 1):+.0f} % "
+            f"| {row['population']}{control} | {row['n']:,} | {row['learners']} "
+            f"| {row['held_out']:,} | {d[0]:.4f} / {d[1]:.4f} | {o[0]:.4f} / {o[1]:.4f} "
+            f"| {own[0]:.4f} / {own[1]:.4f} | {f[0]:.4f} / {f[1]:.4f} "
+            f"| {p[0]:.4f} / {p[1]:.4f} ({row['pools_adopted']}) "
+            f"| {100 * (o[1] / d[1] - 1):+.0f} % / {100 * (f[1] / d[1] - 1):+.0f} % "
+            f"| {f[0] - d[0]:+.4f} "
             f"| {row['in use'][0]:.4f} / {row['in use'][1]:.4f} ({row['adopted']}) |"
         )
     lines += [
@@ -423,16 +476,17 @@ def _markdown(results: dict, args) -> str:
         "## Newcomers (under 100 reviews): defaults vs the module's pooled parameters",
         "",
         "A learner with 99 reviews has no fit of their own yet: the reviews that follow "
-        f"(the predictable ones among the next {args.test_reviews}, held out) predicted by the "
-        f"defaults and by parameters pooled from the other learners' first {args.pool_reviews} "
-        "reviews of the population (this learner held out).",
+        f"(the predictable ones among the next {args['test_reviews']:,}, held out) predicted by "
+        "the defaults and by parameters pooled from the other learners' first "
+        f"{args['pool_reviews']:,} reviews of the population (this learner held out).",
         "",
         "| population | held out | default log loss / RMSE(bins) | pooled log loss / RMSE(bins) |",
         "| --- | ---: | ---: | ---: |",
     ]
-    for population, row in results["newcomers"].items():
+    for population, row in sorted(results["newcomers"].items()):
         lines.append(
-            f"| {population} | {row['items']} | {row['default'][0]:.4f} / {row['default'][1]:.4f} "
+            f"| {population} | {row['items']:,} "
+            f"| {row['default'][0]:.4f} / {row['default'][1]:.4f} "
             f"| {row['pooled'][0]:.4f} / {row['pooled'][1]:.4f} |"
         )
     exam = results["exam"]
@@ -442,10 +496,10 @@ def _markdown(results: dict, args) -> str:
             "",
             "## Exam date",
             "",
-            f"{args.exam_pairs} pairs of identical learners (population near the defaults, "
-            f"the same true parameters and random draws), {args.exam_cards} cards each, "
-            f"{args.exam_new_per_day} new a day, exam on day {args.exam_day}; TRUE recall at "
-            "the exam day's local midnight.",
+            f"{args['exam_pairs']} pairs of identical learners (population near the defaults, "
+            f"the same true parameters and random draws), {args['exam_cards']} cards each, "
+            f"{args['exam_new_per_day']} new a day, exam on day {args['exam_day']}; TRUE recall "
+            "at the exam day's local midnight.",
             "",
             "| schedule | cards at or above 0.90 | reviews until the exam |",
             "| --- | ---: | ---: |",
@@ -453,15 +507,12 @@ def _markdown(results: dict, args) -> str:
             f"| {plain['reviews']:,} |",
             f"| with the exam date | {100 * dated['above'] / dated['cards']:.1f} % | "
             f"{dated['reviews']:,} ({dated['reviews'] / plain['reviews']:.2f}×) |",
-            "",
         ]
+    cost = results["cost"]
     lines += [
         "",
         "## Cost",
         "",
-    ]
-    cost = results["cost"]
-    lines += [
         f"- optimizer (fsrs-rs `compute_parameters`, {cost['fit_reviews']:,} reviews fitted in "
         f"all): **{cost['cpu_per_100k']:.2f} s CPU per 100,000 reviews**.",
         f"- the refit service per learner (read the log, fit, judge on held-out reviews, write), "
@@ -471,18 +522,151 @@ def _markdown(results: dict, args) -> str:
         f"**{cost['monthly_cpu_minutes']:.2f} CPU-minutes** (extrapolated from this sample, "
         f"linearly in reviews; the database server's own CPU is not in it). Outcomes: "
         f"{cost['service']['outcomes']}.",
-        f"- peak memory of this whole process (Django, the simulation and every fit): "
+        f"- peak memory of the process (Django, the simulation and every fit): "
         f"**{cost['peak_mb']:.0f} MB** (ru_maxrss).",
         "",
     ]
     return "\n".join(lines)
 
 
+def _results_merge(parts: list[dict]) -> dict:
+    """One report from runs of disjoint populations (each in a process and database of its
+    own, side by side)."""
+    fit_cpu = sum(part["cost"]["fit_cpu"] for part in parts)
+    fit_reviews = sum(part["cost"]["fit_reviews"] for part in parts)
+    service = {"cpu": 0.0, "reviews": 0, "learners": 0, "outcomes": {}}
+    for part in parts:
+        for key in ("cpu", "reviews", "learners"):
+            service[key] += part["cost"]["service"][key]
+        for outcome, count in part["cost"]["service"]["outcomes"].items():
+            service["outcomes"][outcome] = service["outcomes"].get(outcome, 0) + count
+    exams = [part["exam"] for part in parts if part["exam"]["plain"]["cards"]]
+    per_learner_1000 = service["cpu"] / service["reviews"] * 1_000
+    args = dict(parts[0]["args"])
+    args.update(next((part["args"] for part in parts if part["exam"]["plain"]["cards"]), {}))
+    return {
+        "when": max(part["when"] for part in parts),
+        "commands": [command for part in parts for command in part["commands"]],
+        "seconds": max(part["seconds"] for part in parts),
+        "learners": sum(part["learners"] for part in parts),
+        "service_reviews": sum(part["service_reviews"] for part in parts),
+        "args": args,
+        "prediction": sorted(
+            (row for part in parts for row in part["prediction"]),
+            key=lambda row: (row["population"], row["n"]),
+        ),
+        "newcomers": {k: v for part in parts for k, v in part["newcomers"].items()},
+        "exam": exams[0] if exams else parts[0]["exam"],
+        "cost": {
+            "fit_cpu": fit_cpu,
+            "fit_reviews": fit_reviews,
+            "cpu_per_100k": fit_cpu / fit_reviews * 100_000,
+            "service": service,
+            "service_cpu_per_learner_1000": per_learner_1000,
+            "monthly_cpu_minutes": per_learner_1000 * 10_000 / 60,
+            "peak_mb": max(part["cost"]["peak_mb"] for part in parts),
+        },
+    }
+
+
+def _write(results: dict, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(_markdown(results), encoding="utf-8")
+    out.with_suffix(".json").write_text(
+        json.dumps(results, indent=2, default=str), encoding="utf-8"
+    )
+
+
+def _simulation_run(args, *, report, started: float, save) -> dict:
+    """Simulate the exam pairs and the learners through the review service, and note what the
+    analysis needs of them (the logs stay in the database). ``save`` is called with the notes
+    after each learner, so a run stopped early can still be analysed (--analyse-only)."""
+    from bench.fsrs_truth import POPULATIONS, TrueMemory
+
+    rng = random.Random(args.seed)
+    checkpoints = [n for n in CHECKPOINTS if n <= args.max_reviews] or [args.max_reviews]
+    below_5000 = [n for n in checkpoints if n < 5_000]
+    total = max(checkpoints) + args.test_reviews
+    state: dict = {
+        "checkpoints": checkpoints,
+        "learners": [],
+        "exam": _exam_study(
+            pairs=args.exam_pairs,
+            cards=args.exam_cards,
+            new_per_day=args.exam_new_per_day,
+            exam_day=args.exam_day,
+            seed=args.seed,
+            report=report,
+        ),
+    }
+    state["service_reviews"] = state["exam"]["plain"]["reviews"] + state["exam"]["exam"]["reviews"]
+    chosen = {int(index) for index in args.populations.split(",") if index.strip()}
+    populations = [
+        (p_index, population)
+        for p_index, population in enumerate(POPULATIONS)
+        if not chosen or p_index in chosen
+    ]
+    steps = {
+        p_index: _module_create(slug=f"pop-{p_index}", steps=total // 3 + 50)[1]
+        for p_index, _population in populations
+    }
+    # The learners who stop after the largest checkpoint below 5,000 first, then those who go
+    # on to 5,000 (--learners-5000); the populations in turn: a run stopped early has as many
+    # learners in each population.
+    short = max(0, args.learners - args.learners_5000) if below_5000 else 0
+    order = list(range(args.learners_5000, args.learners_5000 + short)) + list(
+        range(min(args.learners, args.learners_5000))
+    )
+    truths = {
+        (p_index, index): population.draw(rng)
+        for p_index, population in populations
+        for index in range(args.learners)
+    }
+    seeds = {key: rng.random() for key in truths}
+    for index in order:
+        for p_index, population in populations:
+            true = truths[(p_index, index)]
+            learner = SimLearner(
+                user=_learner_create(f"p{p_index}-{index}"),
+                truth=TrueMemory(parameters=true, rng=random.Random(seeds[(p_index, index)])),
+                population=population.name,
+                true_parameters=true,
+            )
+            stop = total if index < args.learners_5000 else max(below_5000) + args.test_reviews
+            _simulate(
+                learner, step_ids=steps[p_index], new_per_day=args.new_per_day, stop_reviews=stop
+            )
+            state["learners"].append(
+                {
+                    "user_id": learner.user.pk,
+                    "population": learner.population,
+                    "true_parameters": list(learner.true_parameters),
+                    "reviews": learner.reviews,
+                }
+            )
+            state["service_reviews"] += learner.reviews
+            state["seconds"] = time.time() - started
+            save(state)
+            report(
+                f"{population.name} #{index}: {learner.reviews} reviews "
+                f"({time.time() - started:.0f} s)"
+            )
+    state["seconds"] = time.time() - started
+    save(state)
+    return state
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--learners", type=int, default=3, help="learners per population")
+    parser.add_argument("--learners", type=int, default=5, help="learners per population")
+    parser.add_argument(
+        "--learners-5000",
+        type=int,
+        default=99,
+        help="of them, how many go on to 5,000 reviews (the others stop after 1,000 + held out)",
+    )
     parser.add_argument("--max-reviews", type=int, default=5_000)
-    parser.add_argument("--test-reviews", type=int, default=600)
+    parser.add_argument("--test-reviews", type=int, default=2_000)
     parser.add_argument("--pool-reviews", type=int, default=1_000)
     parser.add_argument("--new-per-day", type=int, default=20)
     parser.add_argument("--exam-pairs", type=int, default=4)
@@ -495,6 +679,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="a tiny smoke run")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--state",
+        type=Path,
+        default=None,
+        help="where the simulation notes its learners (default: next to --out, .state.json)",
+    )
+    parser.add_argument(
+        "--analyse-only",
+        action="store_true",
+        help="no simulation: analyse the learners of --state in the database as it is",
+    )
+    parser.add_argument(
+        "--merge", nargs="+", type=Path, default=None, help="merge the .json of runs into --out"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.learners, args.max_reviews, args.test_reviews = 2, 500, 200
@@ -504,43 +702,46 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick
         else ROOT / "bench" / "results" / "fsrs.md"
     )
+    if args.merge:
+        parts = [json.loads(path.read_text(encoding="utf-8")) for path in args.merge]
+        _write(_results_merge(parts), out)
+        print(f"wrote {out}")
+        return 0
+    state_path = args.state or out.with_suffix(".state.json")
 
     def report(text: str) -> None:
         print(text, flush=True)
 
     started = time.time()
     url = _database_url()
-    _database_recreate(url)
-    _django_setup(url)
-    from bench.fsrs_truth import POPULATIONS, TrueMemory
+    if args.analyse_only:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        _django_setup(url)
+    else:
+        _database_recreate(url)
+        _django_setup(url)
+        command = " ".join(sys.argv[1:] if argv is None else argv)
+        state_path.parent.mkdir(parents=True, exist_ok=True)
 
-    rng = random.Random(args.seed)
-    checkpoints = [n for n in CHECKPOINTS if n <= args.max_reviews] or [args.max_reviews]
-    total = max(checkpoints) + args.test_reviews
-    learners: list[SimLearner] = []
-    chosen = {int(index) for index in args.populations.split(",") if index.strip()}
-    for p_index, population in enumerate(POPULATIONS):
-        if chosen and p_index not in chosen:
-            continue
-        _module, step_ids = _module_create(slug=f"pop-{p_index}", steps=total // 3 + 50)
-        for index in range(args.learners):
-            true = population.draw(rng)
-            learner = SimLearner(
-                user=_learner_create(f"p{p_index}-{index}"),
-                truth=TrueMemory(parameters=true, rng=random.Random(rng.random())),
-                population=population.name,
-                true_parameters=true,
-            )
-            _simulate(learner, step_ids=step_ids, new_per_day=args.new_per_day, stop_reviews=total)
-            learners.append(learner)
-            report(
-                f"{population.name} #{index}: {learner.reviews} reviews "
-                f"({time.time() - started:.0f} s)"
-            )
-    service_reviews = sum(learner.reviews for learner in learners)
+        def save(state: dict) -> None:
+            state["command"] = command
+            state_path.write_text(json.dumps(state, indent=2, default=str), encoding="utf-8")
 
+        state = _simulation_run(args, report=report, started=started, save=save)
+    from accounts.models import User
+
+    learners = [
+        SimLearner(
+            user=User.objects.get(pk=row["user_id"]),
+            truth=None,
+            population=row["population"],
+            true_parameters=tuple(row["true_parameters"]),
+            reviews=row["reviews"],
+        )
+        for row in state["learners"]
+    ]
     prediction = _prediction_study(
-        learners, checkpoints=checkpoints, test_reviews=args.test_reviews, report=report
+        learners, checkpoints=state["checkpoints"], test_reviews=args.test_reviews, report=report
     )
     newcomers = _newcomer_study(
         learners,
@@ -548,29 +749,36 @@ def main(argv: list[str] | None = None) -> int:
         pool_reviews=args.pool_reviews,
         test_reviews=args.test_reviews,
     )
-    exam = _exam_study(
-        pairs=args.exam_pairs,
-        cards=args.exam_cards,
-        new_per_day=args.exam_new_per_day,
-        exam_day=args.exam_day,
-        seed=args.seed,
-        report=report,
-    )
-    service_reviews += exam["plain"]["reviews"] + exam["exam"]["reviews"]
     service = _service_fit_cost(learners)
     per_learner_1000 = service["cpu"] / service["reviews"] * 1_000
+    exam = state["exam"]
     results = {
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "seconds": time.time() - started,
+        "commands": [state["command"]],
+        "seconds": state["seconds"],
         "learners": len(learners) + 2 * args.exam_pairs,
-        "service_reviews": service_reviews,
+        "service_reviews": state["service_reviews"],
+        "args": {
+            key: getattr(args, key)
+            for key in (
+                "learners",
+                "learners_5000",
+                "test_reviews",
+                "pool_reviews",
+                "exam_pairs",
+                "exam_cards",
+                "exam_new_per_day",
+                "exam_day",
+            )
+        },
         "prediction": [
-            {"population": population, "n": n, **{k: v for k, v in row.items()}}
+            {"population": population, "n": n, **row}
             for (population, n), row in prediction["table"].items()
         ],
         "newcomers": newcomers,
         "exam": exam,
         "cost": {
+            "fit_cpu": prediction["fit_cpu"],
             "fit_reviews": prediction["fit_reviews"],
             "cpu_per_100k": prediction["fit_cpu"] / prediction["fit_reviews"] * 100_000,
             "service": service,
@@ -579,11 +787,7 @@ def main(argv: list[str] | None = None) -> int:
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         },
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(_markdown(results, args), encoding="utf-8")
-    out.with_suffix(".json").write_text(
-        json.dumps(results, indent=2, default=str), encoding="utf-8"
-    )
+    _write(results, out)
     report(f"wrote {out} ({time.time() - started:.0f} s)")
     return 0
 
