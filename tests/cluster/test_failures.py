@@ -1,0 +1,315 @@
+"""Failures of single hosts (README "Scaling out"): a web host killed under load, a worker host
+killed mid-batch of reminder digests, a second beat started by mistake, PgBouncer restarted.
+
+Every kill is SIGKILL to the host's process group (a power cut: no graceful shutdown); each test
+starts what it killed again, so the next test meets the whole cluster.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import json
+import os
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+import psycopg
+
+MODULE = "self-hosting-27"
+LOAD_THREADS = 8
+UTC = datetime.UTC
+
+
+def _sql(cluster, statement: str, params=()) -> list[tuple]:
+    with psycopg.connect(cluster.database_url(direct=True), autocommit=True) as db:
+        cursor = db.execute(statement, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+@dataclass
+class Outcome:
+    started: float
+    ended: float
+    what: str
+    status: int
+    review_id: str = ""
+
+
+def _seed(cluster, count: int) -> dict:
+    out = cluster.folder / f"learners-{os.urandom(3).hex()}.json"
+    result = cluster.hosts["web-a"].run(
+        [sys.executable, "-m", "tests.cluster.seed", str(count), str(out)],
+        env=cluster.app_env("web-a"),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def _load(cluster, data: dict, *, seconds: float, during=None) -> list[Outcome]:
+    """LOAD_THREADS clients through the proxy, each alternating a step page (browser session)
+    and a review (token), back to back; ``during(started)`` runs in the main thread meanwhile."""
+    outcomes: list[Outcome] = []
+    lock = threading.Lock()
+    stop = threading.Event()
+    tag = os.urandom(3).hex()
+
+    def client(index: int) -> None:
+        learner = data["learners"][index % len(data["learners"])]
+        opener = cluster.opener()
+        number = 0
+        while not stop.is_set():
+            number += 1
+            started = time.monotonic()
+            if number % 2:
+                answer = cluster.get(
+                    f"/modules/{MODULE}/steps/{random.choice(data['step_numbers'])}/",
+                    headers={"Cookie": f"{data['session_cookie']}={learner['session']}"},
+                    opener=opener,
+                )
+                outcome = Outcome(started, time.monotonic(), "step page", answer.status)
+            else:
+                review_id = f"{tag}-{index}-{number}"
+                answer = cluster._fetch(
+                    cluster.base + "/api/v1/reviews/",
+                    opener=opener,
+                    headers={
+                        "Authorization": f"Token {learner['token']}",
+                        "Content-Type": "application/json",
+                    },
+                    data=json.dumps(
+                        {
+                            "card": random.choice(learner["cards"]),
+                            "rating": 3,
+                            "duration_ms": 3000,
+                            "client_review_id": review_id,
+                        }
+                    ).encode(),
+                )
+                outcome = Outcome(started, time.monotonic(), "review", answer.status, review_id)
+            with lock:
+                outcomes.append(outcome)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(LOAD_THREADS)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    if during is not None:
+        during(began)
+    time.sleep(max(0.0, seconds - (time.monotonic() - began)))
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    return outcomes
+
+
+def test_a_web_host_killed_under_load_loses_only_its_requests_in_flight(cluster):
+    data = _seed(cluster, LOAD_THREADS)
+    killed_at: list[float] = []
+    web_b = cluster.hosts["web-b"].process("gunicorn")
+
+    def kill_web_b(began: float) -> None:
+        time.sleep(max(0.0, began + 4 - time.monotonic()))
+        killed_at.append(time.monotonic())
+        web_b.kill()
+
+    try:
+        outcomes = _load(cluster, data, seconds=12, during=kill_web_b)
+    finally:
+        cluster.web_start("web-b")
+    (kill,) = killed_at
+    failed = [o for o in outcomes if o.status not in (200, 201)]
+    in_flight = [o for o in failed if o.started <= kill <= o.ended]
+    # Only requests that web-b had accepted when it died fail, at most one per client; every
+    # request started after the kill is served (by web-a: Caddy retries failed dials).
+    assert failed == in_flight, [(o.what, o.status, o.started - kill) for o in failed]
+    assert len(failed) <= LOAD_THREADS
+    after = [o for o in outcomes if o.started > kill]
+    assert len(after) > 50 and all(o.status in (200, 201) for o in after)
+    before = [o for o in outcomes if o.ended < kill]
+    assert len(before) > 20
+    # Both hosts had served before the kill (it was a cluster of two, not of one).
+    assert "/api/v1/reviews/" in web_b.log.read_text(errors="replace")
+
+    # No write half done: every review answered 200 is stored, and every card's state matches
+    # its review log (a review writes both in one transaction).
+    ok_ids = [o.review_id for o in outcomes if o.what == "review" and o.status in (200, 201)]
+    stored = {
+        row[0]
+        for row in _sql(
+            cluster,
+            "SELECT client_review_id FROM reviews_reviewlog WHERE client_review_id = ANY(%s)",
+            ([o.review_id for o in outcomes if o.what == "review"],),
+        )
+    }
+    assert set(ok_ids) <= stored
+    cards = [card for learner in data["learners"] for card in learner["cards"]]
+    mismatched = _sql(
+        cluster,
+        """
+        SELECT c.id, c.last_review, max(l.reviewed_at), count(l.id)
+        FROM reviews_reviewcard c LEFT JOIN reviews_reviewlog l ON l.card_id = c.id
+        WHERE c.id = ANY(%s)
+        GROUP BY c.id, c.last_review
+        HAVING c.last_review IS DISTINCT FROM max(l.reviewed_at)
+        """,
+        (cards,),
+    )
+    assert mismatched == []
+
+
+# --- reminders ----------------------------------------------------------------------------------
+
+CREATED = datetime.datetime(2030, 1, 2, 8, 0, tzinfo=UTC)
+BERLIN_1805 = datetime.datetime(2030, 6, 12, 16, 5, tzinfo=UTC)
+PLAN = "reviews.tasks.reminders_plan"
+
+
+def _due_learners(
+    cluster,
+    count: int,
+    *,
+    created: datetime.datetime = CREATED,
+    reminder_at: datetime.datetime | None = None,
+) -> list[str]:
+    """``count`` learners in Berlin with a card due since ``created``; their addresses. With
+    ``reminder_at``: their reminder time is that instant's Berlin time and their next reminder
+    that instant."""
+    tag = os.urandom(3).hex()
+    code = f"""
+import datetime, zoneinfo
+from django.contrib.auth import get_user_model
+from reviews import api
+from courses.models import Module
+step = Module.objects.get(slug={MODULE!r}).steps.order_by("number").first()
+User = get_user_model()
+at = {reminder_at!r}
+for i in range({count}):
+    fields = dict(time_zone="Europe/Berlin")
+    if at is not None:
+        fields["reminder_time"] = at.astimezone(zoneinfo.ZoneInfo("Europe/Berlin")).time()
+    user = User.objects.create_user(
+        username="due{tag}" + str(i), email="due{tag}" + str(i) + "@example.org",
+        password=None, **fields)
+    api.cards_for_step_ensure(learner_id=user.pk, step_id=step.pk, at={created!r})
+    if at is not None:
+        User.objects.filter(pk=user.pk).update(next_reminder_at=at)
+"""
+    cluster.python(code)
+    return [f"due{tag}{i}@example.org" for i in range(count)]
+
+
+def _plan(cluster, now: datetime.datetime) -> None:
+    cluster.python(
+        "from lms.celery import app\n"
+        f"app.send_task({PLAN!r}, kwargs={{'now': {now.isoformat()!r}}})",
+        host="beat",
+    )
+
+
+def _received_send_task(process) -> bool:
+    return "reminder_digests_send" in process.log.read_text(errors="replace")
+
+
+def test_a_worker_host_killed_mid_batch_still_sends_each_due_learner_exactly_one(
+    cluster, cluster_mailbox
+):
+    count = 30
+    addresses = _due_learners(cluster, count)
+    first = cluster_mailbox.count()
+    cluster_mailbox.delay_before_mail = 0.3  # 30 mails: about 9 s for the batch
+    workers = {h: cluster.hosts[h].process("celery") for h in ("worker-a", "worker-b")}
+    try:
+        _plan(cluster, BERLIN_1805)
+        # The batch (one send task for all 30: REMINDER_BATCH_SIZE is 500) went to one worker.
+        deadline = time.monotonic() + 30
+        while cluster_mailbox.count() - first < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        sending = [h for h, p in workers.items() if _received_send_task(p)]
+        assert len(sending) == 1, sending
+        (victim,) = sending
+        workers[victim].kill()
+        sent_before_kill = cluster_mailbox.count() - first
+        assert 5 <= sent_before_kill < count
+        # The claims of the lost task are enqueued again by the planner's next run once
+        # REMINDER_RESEND_AFTER (5 min) passed; the other worker takes them.
+        _plan(cluster, BERLIN_1805 + datetime.timedelta(minutes=15))
+        deadline = time.monotonic() + 60
+        while cluster_mailbox.count() - first < count and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2)  # nothing more arrives
+    finally:
+        cluster_mailbox.delay_before_mail = 0
+        for host, process in workers.items():
+            if not process.alive():
+                cluster.worker_start(host)
+    received = collections.Counter(m["To"] for m in cluster_mailbox.messages[first:])
+    assert {a: received[a] for a in addresses} == dict.fromkeys(addresses, 1)
+    assert set(received.values()) == {1}, received  # nobody else got two either
+    statuses = _sql(
+        cluster,
+        "SELECT d.status, count(*) FROM reviews_reminderdigest d JOIN accounts_user u"
+        " ON u.id = d.learner_id WHERE u.email = ANY(%s) GROUP BY d.status",
+        (addresses,),
+    )
+    assert statuses == [("sent", count)]
+
+
+def test_a_second_beat_started_by_mistake_still_sends_exactly_one(cluster, cluster_mailbox):
+    """Two beats, each sending the planner every 2 s for 12 s (the schedule's interval made
+    short in the database, where both read it): each due learner gets one e-mail."""
+    now = datetime.datetime.now(tz=UTC)
+    addresses = _due_learners(
+        cluster,
+        10,
+        created=now - datetime.timedelta(days=3),
+        reminder_at=now - datetime.timedelta(minutes=5),
+    )
+    first = cluster_mailbox.count()
+    interval = (
+        "from django_celery_beat.models import PeriodicTask, IntervalSchedule\n"
+        "task = PeriodicTask.objects.get(task='reviews.tasks.reminders_plan')\n"
+        "task.interval, _ = IntervalSchedule.objects.get_or_create("
+        "every={every}, period=IntervalSchedule.{period})\n"
+        "task.save()\n"
+    )
+    second = None
+    try:
+        cluster.python(interval.format(every=2, period="SECONDS"), host="beat")
+        second = cluster.beat_start("worker-b")
+        time.sleep(14)
+    finally:
+        cluster.python(interval.format(every=15, period="MINUTES"), host="beat")
+        if second is not None:
+            second.stop()
+    beats = [cluster.hosts["beat"].process("beat"), second]
+    for beat in beats:
+        log = beat.log.read_text(errors="replace")
+        assert log.count("reviews: plan reminder digests") >= 3, beat.tail()
+    time.sleep(2)
+    received = collections.Counter(m["To"] for m in cluster_mailbox.messages[first:])
+    assert {a: received[a] for a in addresses} == dict.fromkeys(addresses, 1)
+    assert set(received.values()) <= {1}, received
+
+
+def test_after_pgbouncer_restarts_the_next_requests_succeed(cluster):
+    from tests.cluster.clients import learner_make, token_login
+
+    token = token_login(cluster, "web-a", learner_make(cluster, enrolled=True))
+    headers = {"Authorization": f"Token {token}"}
+    # Every web process holds a persistent connection (CONN_MAX_AGE) through PgBouncer.
+    for _ in range(6):
+        for host in ("web-a", "web-b"):
+            assert cluster.direct(host, "/api/v1/reviews/due/", headers=headers).status == 200
+    cluster.pgbouncer.kill()
+    cluster.pgbouncer_start()
+    statuses = [
+        cluster.direct(host, "/api/v1/reviews/due/", headers=headers).status
+        for _ in range(6)
+        for host in ("web-a", "web-b")
+    ]
+    assert statuses == [200] * 12
+    assert cluster.get("/health/ready/").status == 200
