@@ -133,26 +133,26 @@ class Process:
             text[-lines:]
         )
 
-    def signal(self, signum: int) -> None:
+    def send(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signum)
 
     def kill(self) -> None:
         """SIGKILL to the whole process group: the host's power cut, no graceful shutdown."""
-        self.signal(signal.SIGKILL)
+        self.send(signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=30)
 
-    def stop(self, timeout: float = 20) -> None:
+    def stop(self, timeout: float = 20, signum: int = signal.SIGTERM) -> None:
         """SIGTERM (as ``docker stop``), then SIGKILL if it lingers."""
         if self.alive():
-            self.signal(signal.SIGTERM)
+            self.send(signum)
             try:
                 self.popen.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.kill()
         # Children that outlived their parent (same process group).
-        self.signal(signal.SIGKILL)
+        self.send(signal.SIGKILL)
 
 
 @dataclass
@@ -322,6 +322,9 @@ class Cluster:
             # Each web host binds its own address, its gunicorn no control socket.
             "GUNICORN_BIND": f"{self.address(host)}:{WEB_PORT}",
             "WEB_CONCURRENCY": "2",
+            # Static files as the image has them (the Dockerfile's collectstatic): the manifest
+            # the production storage reads, in the cluster's folder instead of the image.
+            "LERNPFAD_STATIC_ROOT": str(self.folder / "static"),
         }
         return {**env, **self.extra_environment, **extra}
 
@@ -569,6 +572,7 @@ class Cluster:
         """Every host's services, after network_create (and the test's SMTP sink)."""
         self.db_start()
         self.redis_start()
+        self.manage("collectstatic", "--noinput")
         # Once per cluster, as the compose "migrate" service: through PgBouncer like the web.
         self.manage("migrate", "--noinput")
         self.manage("import_course")
@@ -583,9 +587,11 @@ class Cluster:
     def stop(self) -> None:
         """Every process by its PID, then whatever is left in the namespaces, then the network
         and the folder. Safe to call twice and after a failed start."""
-        for host in self.hosts.values():
+        # Clients first, the database last (PostgreSQL's fast shutdown: SIGINT).
+        for host in reversed(list(self.hosts.values())):
             for process in reversed(host.processes):
-                process.stop(timeout=10)
+                fast = signal.SIGINT if process.name == "postgres" else signal.SIGTERM
+                process.stop(timeout=10, signum=fast)
         for host in self.hosts.values():
             left = _run("ip", "netns", "pids", host.namespace, check=False).stdout.split()
             for pid in left:
