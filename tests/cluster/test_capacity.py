@@ -65,6 +65,14 @@ def _stages(cluster, web_hosts, *, env, tmp) -> list[dict]:
         )
         result["load_average"] = round(os.getloadavg()[0], 2)
         result.pop("by_request", None)
+        # CPU milliseconds per request of each host group: unlike requests/s, these hardly
+        # depend on what else the shared cores run, and their ratio says how many web hosts
+        # one database host of the same size carries.
+        cores = os.cpu_count() or 1
+        result["cpu_ms_per_request"] = {
+            name: round(share * cores * 1000 / result["rps"], 2) if result["rps"] else None
+            for name, share in result["cpu_share"].items()
+        }
         results.append(result)
     return results
 
@@ -106,15 +114,20 @@ def test_the_learner_session_load_on_one_web_host_and_then_on_two(cluster, tmp_p
         "two_hosts": two,
         "ratio_rps_top_stage": round(two[-1]["rps"] / one[-1]["rps"], 3),
         "ratio_p95_top_stage": round(two[-1]["p95_ms"] / max(one[-1]["p95_ms"], 1), 3),
+        "web_per_database_cpu_top_stage": round(
+            two[-1]["cpu_ms_per_request"]["web"] / two[-1]["cpu_ms_per_request"]["database"], 1
+        ),
     }
     print("\none web host:\n  " + "\n  ".join(_summary(s) for s in one))
     print("two web hosts:\n  " + "\n  ".join(_summary(s) for s in two))
-    print(json.dumps({k: v for k, v in report.items() if k.startswith("ratio")}))
+    print(json.dumps({k: v for k, v in report.items() if k.startswith(("ratio", "web_per"))}))
+    print("CPU ms per request:", [(s["learners"], s["cpu_ms_per_request"]) for s in one + two])
     if os.environ.get("LERNPFAD_CLUSTER_REPORT"):
         with open(os.environ["LERNPFAD_CLUSTER_REPORT"], "w", encoding="utf-8") as file:
             json.dump(report, file, indent=2)
     for stage in one + two:
         assert stage["failures"] == 0, stage["failure_samples"]
+        assert stage["cpu_share"]["web"] > 0 and stage["cpu_share"]["database"] > 0
         assert stage["requests"] > 0 and stage["locust_exit"] in (0, 1), stage["locust_tail"]
     # Every request of the two-host stages that went to web-b was served by it: it carried load.
     assert "GET /modules/" in cluster.hosts["web-b"].process("gunicorn").log.read_text()
