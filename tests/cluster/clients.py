@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import http.cookies
 import json
+import os
 import re
+import sys
 import time
 import urllib.parse
 
@@ -92,3 +94,15 @@ def wait_for(predicate, *, timeout: float, step: float = 0.05) -> float:
         if time.monotonic() - started > timeout:
             raise AssertionError(f"not within {timeout} s: {predicate}")
         time.sleep(step)
+
+
+def learners_seed(cluster: Cluster, count: int) -> dict:
+    """``count`` learners with sessions, tokens and cards (tests/cluster/seed.py), in the shape
+    bench/locustfile.py reads."""
+    out = cluster.folder / f"learners-{os.urandom(3).hex()}.json"
+    result = cluster.hosts["web-a"].run(
+        [sys.executable, "-m", "tests.cluster.seed", str(count), str(out)],
+        env=cluster.app_env("web-a"),
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(out.read_text())

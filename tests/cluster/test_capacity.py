@@ -18,7 +18,7 @@ import os
 import time
 
 from bench.sessions import CpuMeter, _descendants, stage_run
-from tests.cluster.test_failures import _seed
+from tests.cluster.clients import learners_seed
 
 STAGES = [int(s) for s in os.environ.get("LERNPFAD_CLUSTER_STAGES", "40,80").split(",")]
 SECONDS = float(os.environ.get("LERNPFAD_CLUSTER_SECONDS", "8"))
@@ -87,7 +87,7 @@ def _summary(stage: dict) -> str:
 
 
 def test_the_learner_session_load_on_one_web_host_and_then_on_two(cluster, tmp_path):
-    data = _seed(cluster, max(STAGES))
+    data = learners_seed(cluster, max(STAGES))
     sessions_file = tmp_path / "learners.json"
     sessions_file.write_text(json.dumps(data))
     env = {

@@ -12,12 +12,13 @@ import datetime
 import json
 import os
 import random
-import sys
 import threading
 import time
 from dataclasses import dataclass
 
 import psycopg
+
+from tests.cluster.clients import learners_seed
 
 MODULE = "self-hosting-27"
 LOAD_THREADS = 8
@@ -37,16 +38,6 @@ class Outcome:
     what: str
     status: int
     review_id: str = ""
-
-
-def _seed(cluster, count: int) -> dict:
-    out = cluster.folder / f"learners-{os.urandom(3).hex()}.json"
-    result = cluster.hosts["web-a"].run(
-        [sys.executable, "-m", "tests.cluster.seed", str(count), str(out)],
-        env=cluster.app_env("web-a"),
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(out.read_text())
 
 
 def _load(cluster, data: dict, *, seconds: float, during=None) -> list[Outcome]:
@@ -108,7 +99,7 @@ def _load(cluster, data: dict, *, seconds: float, during=None) -> list[Outcome]:
 
 
 def test_a_web_host_killed_under_load_loses_only_its_requests_in_flight(cluster):
-    data = _seed(cluster, 5 * LOAD_THREADS)
+    data = learners_seed(cluster, 5 * LOAD_THREADS)
     killed_at: list[float] = []
     dead_at: list[float] = []
     web_b = cluster.hosts["web-b"].process("gunicorn")
