@@ -69,3 +69,20 @@ def test_without_a_domain_the_caddyfile_does_not_load(caddy):
 def test_the_proxy_service_mounts_this_caddyfile():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in compose["services"]["proxy"]["volumes"]
+
+
+def test_several_upstreams_from_the_environment_with_health_checks_and_dial_retries(caddy):
+    """README "Scaling out": LERNPFAD_UPSTREAMS names the web hosts; tests/cluster runs it."""
+    adapted = caddy(
+        "adapt",
+        LERNPFAD_DOMAIN="lernpfad.example.org",
+        LERNPFAD_UPSTREAMS="10.0.0.4:8000 web2:8000",
+    )
+    assert adapted.returncode == 0, adapted.stderr
+    (route,) = json.loads(adapted.stdout)["apps"]["http"]["servers"]["srv0"]["routes"]
+    assert re.findall(r'"dial":\s*"([^"]+)"', json.dumps(route)) == ["10.0.0.4:8000", "web2:8000"]
+    (proxy,) = [
+        h for h in route["handle"][0]["routes"][0]["handle"] if h["handler"] == "reverse_proxy"
+    ]
+    assert proxy["health_checks"]["active"]["uri"] == "/health/live/"
+    assert proxy["load_balancing"]["try_duration"] > 0
