@@ -92,6 +92,7 @@ from quizzes.models import (
     ExamResult,
     QuickCheckRating,
 )
+from quizzes.sql import quick_check_ratings_read
 
 # --- the exam ---------------------------------------------------------------------------------
 
@@ -634,12 +635,8 @@ def quick_check_ratings_for_step(
 
 def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) -> dict[int, str]:
     """The learner's latest rating per quick check, for a page that already has the step's
-    quick checks (the step reader): one query."""
-    return dict(
-        QuickCheckRating.objects.filter(
-            learner_id=learner_id, quick_check_id__in=list(quick_check_ids)
-        ).values_list("quick_check_id", "rating")
-    )
+    quick checks (the step reader): one query (``quizzes.sql.quick_check_ratings_read``)."""
+    return quick_check_ratings_read(learner_id=learner_id, quick_check_ids=list(quick_check_ids))
 
 
 # --- certificates -----------------------------------------------------------------------------
