@@ -55,9 +55,10 @@ def module_catalog() -> list[Module]:
 
 
 def module_get(*, slug: str) -> Module:
-    """The module with its active steps (each with its section kinds, term card and the
-    characters of its sections' text, ``body_chars``, for a reading time): 3 queries, none while
-    this process read it less than ``CONTENT_MAX_AGE`` ago (callers only read it)."""
+    """The module with its active steps (each with its sections' kinds, ``section_kinds``, term
+    card and the characters of its sections' text, ``body_chars``, for a reading time) and the
+    hash of what the module page shows of them (``render_key``): 3 queries, none while this
+    process read it less than ``CONTENT_MAX_AGE`` ago (callers only read it)."""
     module = _module_pages.get(slug)
     if module is None:
         module = _module_read(slug=slug)
@@ -101,7 +102,37 @@ def _module_read(*, slug: str) -> Module:
     )
     if module is None:
         raise ModuleNotFound(slug)
+    for step in module.active_steps:
+        # What the module page counts per step, read once here rather than per request.
+        step.section_kinds = tuple(section.kind for section in step.sections.all())
+    module.render_key = _module_render_key(module)
     return module
+
+
+def _module_render_key(module: Module) -> str:
+    """Hash of every value of the module and its active steps the module page shows (web's
+    content_fragment keys its cached HTML by it, so that HTML is never stale)."""
+    return _hash(
+        {
+            "module": [
+                module.pk,
+                *(getattr(module, name) for name in ("slug", "series", "number", "title")),
+                module.exam_heading,
+            ],
+            "steps": [
+                [
+                    step.pk,
+                    step.number,
+                    step.term,
+                    step.level,
+                    step.body_chars,
+                    getattr(step, "term_card", None) is not None,
+                    step.section_kinds,
+                ]
+                for step in module.active_steps
+            ],
+        }
+    )
 
 
 def module_id_get(*, slug: str) -> int:
@@ -157,6 +188,9 @@ class StepContent:
     quick_check_links: list[StepQuickCheck]
     previous_number: int | None
     next_number: int | None
+    # A hash of everything the learner's step page shows of this content
+    # (web's content_fragment keys its cached HTML by it, so that HTML is never stale).
+    render_key: str = ""
 
     @property
     def etag(self) -> str:
@@ -199,7 +233,7 @@ def _step_content(step: Step) -> StepContent:
     links = list(
         StepQuickCheck.objects.filter(step=step).select_related("quick_check").order_by("position")
     )
-    return StepContent(
+    content = StepContent(
         step=step,
         sections=[s for s in sections if s.step_id == step.pk],
         card=card,
@@ -207,6 +241,45 @@ def _step_content(step: Step) -> StepContent:
         quick_check_links=links,
         previous_number=number - 1 if number > 1 else None,
         next_number=number + 1 if number < step.total else None,
+    )
+    content.render_key = _step_render_key(content)
+    return content
+
+
+def _step_render_key(content: StepContent) -> str:
+    """Hash of every value of the step, its module, sections, term card and quick checks the
+    step page shows. Not the ETag: that leaves out what the JSON does not serve (positions,
+    ids, the quick checks' roles, the module's lines)."""
+    step, card, module = content.step, content.card, content.step.module
+
+    def sections(rows: list[Section]) -> list:
+        return [
+            [s.pk, s.position, s.kind, s.heading, s.body, s.is_truncated, s.commands] for s in rows
+        ]
+
+    return _hash(
+        {
+            "module": [module.pk, module.slug, module.title, module.header, module.exam_heading],
+            "step": [
+                step.pk,
+                *(getattr(step, name) for name in ("number", "total", "term", "lead", "level")),
+                step.as_of,
+                step.source_count,
+            ],
+            "sections": sections(content.sections),
+            "card": [card.pk, card.kind_line, card.title_line, card.lead] if card else None,
+            "card_sections": sections(content.card_sections),
+            "quick_checks": [
+                [
+                    link.quick_check.pk,
+                    link.quick_check.question,
+                    link.quick_check.answer,
+                    link.quick_check.is_reflection_prompt,
+                ]
+                for link in content.quick_check_links
+            ],
+            "pager": [content.previous_number, content.next_number],
+        }
     )
 
 

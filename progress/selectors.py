@@ -16,8 +16,6 @@ from typing import Any
 from django.db.models import (
     Count,
     DateTimeField,
-    F,
-    FilteredRelation,
     IntegerField,
     Max,
     OuterRef,
@@ -34,7 +32,7 @@ from lms.sql import aware, json_value
 from progress.data import ModuleLearnerStats, StepCompletions
 from progress.models import Enrollment, StepNote, StepProgress
 from progress.note_versions import notes_etag
-from progress.sql import enrollment_progress_rows
+from progress.sql import enrollment_progress_rows, step_reader_rows
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS
@@ -272,37 +270,28 @@ class OutlineStatus:
 
 
 def outline_status_get(
-    *, learner_id: int, module_id: int, steps: Sequence[Any]
+    *, learner_id: int, module_slug: str, module_id: int, steps: Sequence[Any]
 ) -> OutlineStatus | None:
     """Status of the given (active, ordered) steps (anything with ``id`` and ``number``) for
     the learner; None when not enrolled.
 
-    One query: the enrollment LEFT JOIN the learner's progress rows of the module's steps (one
-    row per step of the module, so the enrollment shows even without any progress).
+    One query (``progress.sql.enrollment_progress_rows``, as the progress page): the
+    enrollment LEFT JOIN the learner's progress rows on the module's steps, retired ones too
+    (their ids from ``courses.api.module_outline``, read once a second per process), so the
+    enrollment shows even without any progress. The ORM's join through the steps cost the module
+    page more CPU than its queries (bench.profile web_module).
     """
-    joined = list(
-        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
-        .annotate(
-            mine=FilteredRelation(
-                "module__steps__progress",
-                condition=Q(module__steps__progress__learner_id=learner_id),
-            )
-        )
-        .values(
-            "enrolled_at",
-            step_id=F("mine__step_id"),
-            status=F("mine__status"),
-            last_event_at=F("mine__last_event_at"),
-            sections_viewed=F("mine__sections_viewed"),
-        )
+    outline = courses_api.module_outline(module_slug)
+    joined = enrollment_progress_rows(
+        learner_id=learner_id, module_id=module_id, step_ids=outline.step_ids
     )
     if not joined:
         return None
-    enrolled_at = joined[0]["enrolled_at"]
+    enrolled_at = aware(joined[0].enrolled_at)
     rows = {
-        row["step_id"]: (row["status"], row["last_event_at"])
+        row.step_id: (row.status, aware(row.last_event_at))
         for row in joined
-        if row["step_id"] is not None
+        if row.step_id is not None
     }
     status_by_step = {step.id: rows.get(step.id, (_NOT_STARTED,))[0] for step in steps}
     resume_id = resume_step(
@@ -316,9 +305,9 @@ def outline_status_get(
         completed_steps=sum(1 for s in status_by_step.values() if s == _COMPLETED),
         next_step_number=next((s.number for s in steps if s.id == resume_id), None),
         sections_viewed_by_step={
-            row["step_id"]: tuple(json_value(row["sections_viewed"]) or ())
+            row.step_id: tuple(json_value(row.sections_viewed) or ())
             for row in joined
-            if row["step_id"] is not None
+            if row.step_id is not None
         },
     )
 
@@ -435,37 +424,16 @@ class StepReaderState:
 def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
     """The learner's state on one step for its page; None when not enrolled in the module.
 
-    One query: the enrollment, with the step's progress row and each prompt's note as
-    subqueries (the prompts are a fixed set, so one subquery each).
+    One query (``progress.sql.step_reader_rows``): the enrollment joined to the step's progress
+    row and the learner's notes on it.
     """
-    progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
-    notes = {
-        f"note_{prompt}": Subquery(
-            StepNote.objects.filter(learner_id=learner_id, step_id=step_id, prompt=prompt).values(
-                "text"
-            )[:1]
-        )
-        for prompt in StepNote.Prompt.values
-    }
-    row = (
-        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
-        .annotate(
-            step_status=Subquery(progress.values("status")[:1]),
-            step_sections_viewed=Subquery(progress.values("sections_viewed")[:1]),
-            **notes,
-        )
-        .values("step_status", "step_sections_viewed", *notes)
-        .first()
-    )
-    if row is None:
+    rows = step_reader_rows(learner_id=learner_id, module_id=module_id, step_id=step_id)
+    if not rows:
         return None
-    viewed = json_value(row["step_sections_viewed"]) if row["step_sections_viewed"] else []
+    first = rows[0]
+    viewed = json_value(first.sections_viewed) if first.sections_viewed else []
     return StepReaderState(
-        status=row["step_status"] or _NOT_STARTED,
+        status=first.status or _NOT_STARTED,
         sections_viewed=tuple(viewed),
-        notes={
-            prompt: row[f"note_{prompt}"]
-            for prompt in StepNote.Prompt.values
-            if row[f"note_{prompt}"] is not None
-        },
+        notes={row.prompt: row.text for row in rows if row.prompt is not None},
     )

@@ -1,7 +1,9 @@
-"""The progress app's plain SQL: the learner's enrollment with their progress rows on a module.
+"""The progress app's plain SQL: the learner's enrollment with their progress rows on a module,
+and with their progress and notes on one step.
 
-The progress page reads this on every request; built with the ORM the same read cost more CPU
-than everything else the request does (bench/results/latest.md, module progress). Only the
+The progress page reads the first on every request, the step page the second; built with the
+ORM each read cost more CPU than everything else its request does (bench/results/latest.md,
+module progress; bench.profile web_step: the step reader's state a third of the page). Only the
 progress app's own tables are named: the module's step ids come in as parameters (from
 ``courses.api.module_outline``). Table and column names come from ``_meta``, every value is
 bound, and rows come back as a frozen row type by column name (``lms.sql.rows_as``).
@@ -17,7 +19,7 @@ from typing import Any
 from django.db import connection
 
 from lms.sql import rows_as
-from progress.models import Enrollment, StepProgress
+from progress.models import Enrollment, StepNote, StepProgress
 
 
 @dataclass(frozen=True)
@@ -89,3 +91,48 @@ def enrollment_progress_rows(
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, learner_id, module_id])
         return rows_as(cursor, EnrollmentProgressRow)
+
+
+@dataclass(frozen=True)
+class StepReaderRow:
+    """The enrollment joined to the learner's progress row on the step (status and sections
+    viewed, None when there is none) and one of their notes on it (prompt and text, None when
+    there is none): one row per note, at least one."""
+
+    status: str | None
+    sections_viewed: Any
+    prompt: str | None
+    text: str | None
+
+
+@functools.cache
+def _step_reader_statement() -> str:
+    quote = connection.ops.quote_name
+    enrollment, progress, note = Enrollment._meta, StepProgress._meta, StepNote._meta
+
+    def column(alias: str, meta, name: str) -> str:
+        return f"{alias}.{quote(meta.get_field(name).column)}"
+
+    return (
+        f"SELECT {column('p', progress, 'status')} AS status, "
+        f"{column('p', progress, 'sections_viewed')} AS sections_viewed, "
+        f"{column('n', note, 'prompt')} AS prompt, {column('n', note, 'text')} AS text "
+        f"FROM {quote(enrollment.db_table)} e "
+        f"LEFT JOIN {quote(progress.db_table)} p "
+        f"ON {column('p', progress, 'learner')} = {column('e', enrollment, 'learner')} "
+        f"AND {column('p', progress, 'step')} = %s "
+        f"LEFT JOIN {quote(note.db_table)} n "
+        f"ON {column('n', note, 'learner')} = {column('e', enrollment, 'learner')} "
+        f"AND {column('n', note, 'step')} = %s "
+        f"WHERE {column('e', enrollment, 'learner')} = %s "
+        f"AND {column('e', enrollment, 'module')} = %s"
+    )
+
+
+def step_reader_rows(*, learner_id: int, module_id: int, step_id: int) -> list[StepReaderRow]:
+    """The learner's enrollment in the module with their progress and notes on the step: no row
+    when not enrolled (one progress row at most and one note per prompt, by the tables'
+    unique constraints). One query."""
+    with connection.cursor() as cursor:
+        cursor.execute(_step_reader_statement(), [step_id, step_id, learner_id, module_id])
+        return rows_as(cursor, StepReaderRow)

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from accounts import api as accounts_api
 from courses import api as courses_api
 from courses.data import ModuleOutline
+from lms.content_cache import ShortLivedCache
 from lms.errors import NotFound
 from progress import api as progress_api
 from quizzes.answers import (
@@ -91,6 +92,7 @@ from quizzes.models import (
     ExamResult,
     QuickCheckRating,
 )
+from quizzes.sql import quick_check_ratings_read
 
 # --- the exam ---------------------------------------------------------------------------------
 
@@ -304,11 +306,22 @@ def policy_view(policy: ExamPolicy) -> PolicyView:
     )
 
 
+# The rule as the module page states it, by module, trusted for a second per process like the
+# module's content (lms.content_cache): its one query was an eighth of the page's queries. Only
+# for display; starting and grading an attempt read the policy itself.
+_exam_rules = ShortLivedCache(name="exam rules", max_entries=500, max_age=1.0)
+
+
 def exam_rule_get(*, module_id: int) -> PolicyView:
     """The module's exam rule (items, time, pass mark, attempts, required step share) as a
-    module overview states it to anyone: one query; the defaults before a policy is saved."""
-    policy = ExamPolicy.objects.filter(module_id=module_id).first()
-    return policy_view(policy or ExamPolicy(module_id=module_id))
+    module overview states it to anyone: one query, none while this process read it less than
+    a second ago; the defaults before a policy is saved."""
+    rule = _exam_rules.get(module_id)
+    if rule is None:
+        policy = ExamPolicy.objects.filter(module_id=module_id).first()
+        rule = policy_view(policy or ExamPolicy(module_id=module_id))
+        _exam_rules.put(module_id, rule)
+    return rule
 
 
 def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
@@ -622,12 +635,8 @@ def quick_check_ratings_for_step(
 
 def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) -> dict[int, str]:
     """The learner's latest rating per quick check, for a page that already has the step's
-    quick checks (the step reader): one query."""
-    return dict(
-        QuickCheckRating.objects.filter(
-            learner_id=learner_id, quick_check_id__in=list(quick_check_ids)
-        ).values_list("quick_check_id", "rating")
-    )
+    quick checks (the step reader): one query (``quizzes.sql.quick_check_ratings_read``)."""
+    return quick_check_ratings_read(learner_id=learner_id, quick_check_ids=list(quick_check_ids))
 
 
 # --- certificates -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import fsrs
-from django.db.models import Count, DateField, F, Q, QuerySet, Subquery, Value
+from django.db.models import Count, DateField, F, Q, QuerySet, Value
 from django.db.models.functions import Greatest, TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -781,30 +781,32 @@ class ExamReadiness:
 
 def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
     """The exam date that schedules the learner's cards of the module (their own, else the
-    module's), who set it, and how far ahead one may be set. One query."""
-    own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values("exam_on")
-    row = (
-        ModuleExamPlan.objects.filter(module_id=module_id)
-        .values("exam_on", "max_days_ahead")
-        .annotate(own=Subquery(own[:1]))
-        .first()
-    )
-    if row is None:
-        first = own.first()
-        if first is not None:
-            return first["exam_on"], "learner", 365
+    module's), who set it, and how far ahead one may be set. One query (``sql.exam_date_read``:
+    both rows at once; the module page read them one after the other, in two ORM queries when
+    the module has no plan)."""
+    read = sql.exam_date_read(learner_id=learner_id, module_id=module_id)
+    if read.max_days_ahead is None:  # no plan for the module
+        if read.own_on is not None:
+            return read.own_on, "learner", 365
         return None, "", 365
-    if row["own"] is not None:
-        return row["own"], "learner", row["max_days_ahead"]
-    return row["exam_on"], "module" if row["exam_on"] else "", row["max_days_ahead"]
+    if read.own_on is not None:
+        return read.own_on, "learner", read.max_days_ahead
+    return read.plan_on, "module" if read.plan_on else "", read.max_days_ahead
 
 
 def exam_readiness(
-    *, learner: Learner, module_id: int, at: datetime.datetime
+    *,
+    learner: Learner,
+    module_id: int,
+    at: datetime.datetime,
+    exam_date: tuple[datetime.date | None, str, int] | None = None,
 ) -> ExamReadiness | None:
     """The learner's readiness for the module's exam date (None without a date, or once it has
-    begun). A fixed number of queries (the date, the parameters, the cards, the steps)."""
-    exam_on, set_by, max_days_ahead = exam_date_for(learner_id=learner.id, module_id=module_id)
+    begun). A fixed number of queries (the date unless the caller read it, ``exam_date`` as
+    ``exam_date_for`` returns it; the parameters, the cards, the steps)."""
+    if exam_date is None:
+        exam_date = exam_date_for(learner_id=learner.id, module_id=module_id)
+    exam_on, set_by, max_days_ahead = exam_date
     exam_at = exam_start(exam_on=exam_on, time_zone=learner.time_zone)
     if exam_at is None or exam_at <= at:
         return None

@@ -54,7 +54,10 @@ class ModuleDetailView(APIView):
         outline_status = None
         if request.user.is_authenticated:
             outline_status = outline_status_get(
-                learner_id=request.user.pk, module_id=content.pk, steps=content.active_steps
+                learner_id=request.user.pk,
+                module_slug=content.slug,
+                module_id=content.pk,
+                steps=content.active_steps,
             )
         body = _renderer.render(
             ModuleDetailWithProgressSerializer(

@@ -23,15 +23,16 @@ STEP_PAGE_QUERIES = 4
 # Session and user (2); enrollments (1); per module its progress (1), the exam policy with
 # the accommodation and item count (1) and the attempts (1) - the completed steps come from
 # the progress read; the reviews due (2); the exam date and its module plan for the readiness
-# (reviews.selectors.exam_date_for, 2). The other modules come from the process's copy of a
-# second (courses.selectors.module_catalog; 1 query when cold).
-DASHBOARD_QUERIES = 10
-# Session and user (2); the learner's outline status with the sections read (1); the exam's
-# rule (1); the exam date form and the readiness (web.views.fsrs.exam_date_context: the
-# learner's date, the module's plan, the cards and their parameters, 4). Module, steps and
-# sections come from the process's copy of a second (courses.selectors.module_get; 3 queries
-# when cold).
-MODULE_PAGE_QUERIES = 8
+# (reviews.selectors.exam_date_for, 1: both rows in one since issue 19). The other modules come
+# from the process's copy of a second (courses.selectors.module_catalog; 1 query when cold).
+DASHBOARD_QUERIES = 9
+# Session and user (2); the learner's outline status with the sections read (1); the exam
+# date form (web.views.fsrs.exam_date_context: the learner's date and the module's plan in one,
+# reviews.selectors.exam_date_for, 1; no readiness without a date). Module, steps and sections
+# (courses.selectors.module_get; 3 queries when cold) and the exam's rule
+# (quizzes.selectors.exam_rule_get; 1) come from the process's copies of a second. Before
+# issue 19: 8 (the rule, and the date read twice in two queries each).
+MODULE_PAGE_QUERIES = 4
 
 
 def _first_step_done(learner, course) -> None:
@@ -77,3 +78,23 @@ def test_reading_pages_are_pinned_and_constant(client, enrolled, course):
     StepProgress.objects.filter(learner=enrolled).delete()
     fill_learner_data(enrolled, course)
     assert _counts(client) == expected
+
+
+def test_the_module_page_with_an_exam_date_is_pinned_and_constant(client, enrolled, course):
+    """With an exam date the page also shows the readiness: the parameters (own, pooled), the
+    cards and the steps (reviews.selectors.exam_readiness, given the date the form read)."""
+    import datetime
+
+    from progress.models import StepProgress
+    from reviews.models import ExamDate
+
+    now = timezone.now()
+    ExamDate.objects.create(
+        learner=enrolled, module=course, exam_on=now.date() + datetime.timedelta(days=9), set_at=now
+    )
+    client.force_login(enrolled)
+    _first_step_done(enrolled, course)
+    few = warm_count_queries(client, MODULE)
+    StepProgress.objects.filter(learner=enrolled).delete()
+    fill_learner_data(enrolled, course)
+    assert warm_count_queries(client, MODULE) == few == MODULE_PAGE_QUERIES + 4

@@ -255,7 +255,7 @@ def test_a_get_writes_nothing(client, enrolled, course):
 # per-process caches, as on a busy server). The same with one card and with 128 cards, 60
 # reviews over 80 days and 32 completed steps (test above).
 PINNED = {
-    # the due queue with the next card (one statement), the card's faces
+    # the due queue with the next card (one statement), the card's back (courses.api.card_backs)
     "/review/": 4,
     # review_stats (two), the due queue (one, the same as the review page's), the enrollments,
     # each enrolled module's progress (one), the forecast (one), true retention (one)

@@ -81,7 +81,8 @@ def exam_date_context(*, learner, module_id: int) -> dict:
     """What the module page's exam-date card shows: the date in force, who set it, the limits
     of the date field and the readiness."""
     now = timezone.now()
-    exam_on, set_by, max_days_ahead = exam_date_for(learner_id=learner.pk, module_id=module_id)
+    exam_date = exam_date_for(learner_id=learner.pk, module_id=module_id)
+    exam_on, set_by, max_days_ahead = exam_date
     today = local_day(time_zone=learner.time_zone, at=now).date
     return {
         "exam_on": exam_on,
@@ -89,5 +90,7 @@ def exam_date_context(*, learner, module_id: int) -> dict:
         "max_days_ahead": max_days_ahead,
         "today": today,
         "latest": today + datetime.timedelta(days=max_days_ahead),
-        "readiness": exam_readiness(learner=learner, module_id=module_id, at=now),
+        "readiness": exam_readiness(
+            learner=learner, module_id=module_id, at=now, exam_date=exam_date
+        ),
     }

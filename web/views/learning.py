@@ -7,7 +7,8 @@ every write go through the same services and selectors the REST API uses.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.contrib import messages
@@ -43,21 +44,23 @@ class Block:
     learner has read it and their note on it."""
 
     section: Any  # a courses Section, as courses.selectors.step_get reads it
-    items: list[dict] = field(default_factory=list)
     note: str = ""
     read: bool = False
+    # The content's render key where the whole section is the same for every reader (its HTML
+    # is then cached, content_fragment), else "": quick checks and notes are the learner's.
+    fragment_key: str = ""
 
     @property
     def anchor(self) -> str:
         return section_anchor(self.section)
 
-
-def _blocks(sections: list[Any]) -> list[Block]:
-    blocks = []
-    for section in sections:
+    @cached_property
+    def items(self) -> list[dict]:
+        # Only read where the page's cached fragments are rendered anew (content_fragment).
+        section = self.section
         commands = set(section.commands or [])
         lines = [line for line in section.lines if line]
-        items = [
+        return [
             {
                 "text": line,
                 "command": line in commands,
@@ -66,8 +69,20 @@ def _blocks(sections: list[Any]) -> list[Block]:
             }
             for index, line in enumerate(lines)
         ]
-        blocks.append(Block(section=section, items=items))
-    return blocks
+
+
+# Sections that show the learner's quick-check ratings or notes.
+LEARNER_SECTION_KINDS = frozenset({"pruefen", "praxisaufgabe", "lernauftrag"})
+
+
+def _blocks(sections: list[Any], *, render_key: str = "") -> list[Block]:
+    return [
+        Block(
+            section=section,
+            fragment_key="" if section.kind in LEARNER_SECTION_KINDS else render_key,
+        )
+        for section in sections
+    ]
 
 
 def reading_minutes(characters: int) -> int:
@@ -105,7 +120,7 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
         {
             "step": step,
             "status": progress["status_by_number"].get(step.number) if progress else None,
-            "sections_total": len(step.sections.all()),
+            "sections_total": len(step.section_kinds),
             "sections_read": progress["read_by_number"].get(step.number, 0) if progress else 0,
         }
         for step in steps
@@ -120,6 +135,9 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "module": module_obj,
             "steps": steps,
             "outline": outline,
+            # What the outline shows of the learner: its cached HTML is keyed by it and the
+            # module's render key (content_fragment).
+            "outline_state": tuple((row["status"], row["sections_read"]) for row in outline),
             "progress": progress,
             "levels": sorted({step.level for step in steps}),
             "term_cards": sum(1 for step in steps if getattr(step, "term_card", None)),
@@ -136,7 +154,7 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
 def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """A step's sections in document order, its quick checks, notes, term card and pager."""
     content = step_get(module_slug=module, number=number)
-    blocks = _blocks(content.sections)
+    blocks = _blocks(content.sections, render_key=content.render_key)
     # Reflection prompts (lines that recur in most steps, instructions) are shown apart, without
     # a rating: they make no review card (courses.quick_check_roles).
     quick_checks = [
@@ -174,6 +192,10 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "next_number": content.next_number,
             "learner": learner,
             "progress_api_url": reverse("step-progress", args=[module, number]),
+            # The page's learner-independent parts are cached by it (content_fragment), the
+            # outline by it and the sections read.
+            "render_key": content.render_key,
+            "toc_read": "".join("1" if block.read else "0" for block in blocks),
         },
     )
 
@@ -182,15 +204,16 @@ def _module_progress(*, learner_id: int, module) -> dict | None:
     """Status and sections read per step, counts and the resume step for the module page
     (None: not enrolled)."""
     steps = module.active_steps
-    outline = outline_status_get(learner_id=learner_id, module_id=module.pk, steps=steps)
+    outline = outline_status_get(
+        learner_id=learner_id, module_slug=module.slug, module_id=module.pk, steps=steps
+    )
     if outline is None:
         return None
     resume = next((s for s in steps if s.number == outline.next_step_number), None)
     read_by_number = {}
     for step in steps:
-        kinds = {section.kind for section in step.sections.all()}
         viewed = outline.sections_viewed_by_step.get(step.pk, ())
-        read_by_number[step.number] = len(kinds.intersection(viewed))
+        read_by_number[step.number] = len(set(step.section_kinds).intersection(viewed))
     return {
         "percent": outline.percent_complete,
         "completed": outline.completed_steps,

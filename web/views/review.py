@@ -1,7 +1,7 @@
 """The review session: one due card at a time, reveal, rate 1–4, undo.
 
-Reads ``reviews.selectors`` (due queue with the interval per rating, card faces) and writes with
-``reviews.services.reviewing`` – the same calls as ``/api/v1/reviews/``.
+Reads ``reviews.selectors`` (due queue with the interval per rating and the card's back) and
+writes with ``reviews.services.reviewing`` – the same calls as ``/api/v1/reviews/``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
 
 from lms.errors import Conflict
-from reviews.selectors import card_faces, daily_budget, due_queue
+from reviews.selectors import daily_budget, due_queue
 from reviews.services import reviewing
 from web.forms import ReviewRatingForm
 from web.views.common import domain_errors_as_pages
@@ -41,9 +41,10 @@ def _review_session(request: HttpRequest) -> str:
 @login_required
 def review_session(request: HttpRequest) -> HttpResponse:
     """The next due card (front, back, a button per rating with its next interval)."""
-    queue = due_queue(learner=request.user, at=timezone.now(), limit=1)
+    # The card's back comes with the queue (courses.api.card_backs, one small query): reading
+    # the card's faces again through a five-table join cost more than the back itself.
+    queue = due_queue(learner=request.user, at=timezone.now(), limit=1, include_back=True)
     card = queue.cards[0] if queue.cards else None
-    faces = card_faces(learner_id=request.user.pk, card_id=card.id) if card else None
     labels = rating_labels()
     buttons = []
     if card:
@@ -62,7 +63,6 @@ def review_session(request: HttpRequest) -> HttpResponse:
             # history is not rewritten from a button that shows up on a fresh morning.
             "can_undo": queue.budget.reviewed_today > 0,
             "card": card,
-            "faces": faces,
             "buttons": buttons,
             # A fresh id per shown card: a double submit of the same form is one review.
             "client_review_id": uuid.uuid4().hex,

@@ -1,0 +1,183 @@
+"""The reading pages' cached HTML fragments (web.templatetags.lernpfad.content_fragment): a page
+built from the cache is the page rendered afresh, for every learner, language and content
+version (issue 19)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.template import Context, Template, TemplateSyntaxError
+
+from lms.content_cache import content_caches_clear
+from tests.web.test_web_queries import MODULE
+
+pytestmark = pytest.mark.django_db
+
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')
+
+
+def _page(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return CSRF.sub('name="csrfmiddlewaretoken" value=""', response.content.decode())
+
+
+def _fresh_page(client, url: str) -> str:
+    """The page with no fragment (nor content) cached: what it was before the cache."""
+    content_caches_clear()
+    return _page(client, url)
+
+
+@pytest.fixture
+def two_learners(client, enrolled, course):
+    """The enrolled learner with step 12 partly read and rated and a note written and a section
+    of the last step read, and a second,
+    enrolled learner who has done nothing (their pages share the fragments)."""
+    from progress.services.enrollment import enrollment_create
+    from progress.services.notes import step_notes_put
+    from progress.services.step_events import step_event_record
+    from quizzes.selectors import quick_check_ratings_for_step
+    from quizzes.services.quick_checks import quick_check_rate
+    from tests.factories import learner_register
+
+    step = course.steps.get(number=12)
+    for kind in step.sections.values_list("kind", flat=True)[:4]:
+        step_event_record(
+            learner_id=enrolled.pk,
+            module_slug=course.slug,
+            number=12,
+            kind="section_viewed",
+            section=kind,
+        )
+    last = course.steps.get(number=32).sections.values_list("kind", flat=True).first()
+    step_event_record(
+        learner_id=enrolled.pk,
+        module_slug=course.slug,
+        number=32,
+        kind="section_viewed",
+        section=last,
+    )
+    step_notes_put(
+        learner_id=enrolled.pk,
+        module_slug=course.slug,
+        number=12,
+        notes={"praxisaufgabe": "Meine <Notiz>", "lernauftrag": ""},
+    )
+    rated = next(
+        row
+        for row in quick_check_ratings_for_step(
+            learner_id=enrolled.pk, module_slug=course.slug, step_number=12
+        )
+        if row.takes_rating
+    )
+    quick_check_rate(
+        learner_id=enrolled.pk,
+        module_slug=course.slug,
+        step_number=12,
+        quick_check_id=rated.id,
+        rating="partly",
+    )
+    other = learner_register("otto", display_name="Otto")
+    enrollment_create(learner_id=other.pk, module_slug=course.slug)
+    return enrolled, other
+
+
+def _sign_in(client, learner) -> None:
+    client.logout()
+    client.force_login(learner)
+
+
+@pytest.mark.parametrize("url", [MODULE + "steps/12/", MODULE + "steps/32/", MODULE])
+def test_cached_fragments_give_each_learner_their_own_page(client, two_learners, url):
+    first, second = two_learners
+    _sign_in(client, first)
+    first_fresh = _fresh_page(client, url)
+    _sign_in(client, second)
+    second_fresh = _fresh_page(client, url)
+    # The learners' states differ on the page…
+    assert first_fresh != second_fresh
+    # …and the second learner's page is built from the first one's fragments, then the first's
+    # from the second's: each is what it was rendered afresh.
+    assert _page(client, url) == second_fresh
+    _sign_in(client, first)
+    assert _page(client, url) == first_fresh
+    _sign_in(client, second)
+    assert _page(client, url) == second_fresh
+
+
+def test_the_learners_state_is_on_the_cached_step_page(client, two_learners):
+    first, _second = two_learners
+    _sign_in(client, first)
+    _page(client, MODULE + "steps/12/")  # fills the fragments
+    html = client.get(MODULE + "steps/12/").content.decode()
+    assert "Meine &lt;Notiz&gt;</textarea>" in html
+    assert html.count('class="step-toc__item--read"') == 4
+    assert html.count(' aria-pressed="true"') == 1
+    # Every form keeps a CSRF token of this request (masked anew for each), none from the cache.
+    assert 'action="/modules/self-hosting-27/steps/12/quick-checks/' in html
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert len(tokens) == len(re.findall(r'<form [^>]*method="post"', html)) > 4
+    again = client.get(MODULE + "steps/12/").content.decode()
+    assert not set(tokens) & set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', again))
+
+
+def test_cached_fragments_follow_the_language(client, two_learners):
+    first, _second = two_learners
+    _sign_in(client, first)
+    german = _page(client, MODULE + "steps/12/")
+    assert "Auf dieser Seite" in german
+    client.post("/language/", {"language": "en", "next": "/"})
+    english = _page(client, MODULE + "steps/12/")
+    assert "On this page" in english and "Auf dieser Seite" not in english
+    assert english == _fresh_page(client, MODULE + "steps/12/")
+
+
+def test_an_edited_step_is_shown_at_once(client, two_learners, course):
+    from courses.models import Section
+    from courses.services.importing import step_refresh_content_hash
+
+    first, _second = two_learners
+    _sign_in(client, first)
+    before = _page(client, MODULE + "steps/12/")
+    step = course.steps.get(number=12)
+    section = step.sections.get(kind="verstehen")
+    Section.objects.filter(pk=section.pk).update(body="Ein ganz neuer erster Absatz.")
+    Section.objects.filter(step=step, kind="vertiefen").update(heading="Noch tiefer")
+    step_refresh_content_hash(step=step)  # as the admin's save does
+    after = _page(client, MODULE + "steps/12/")
+    assert after != before
+    assert "<p>Ein ganz neuer erster Absatz.</p>" in after
+    assert ">Noch tiefer</a>" in after and ">Noch tiefer</h2>" in after
+    assert after == _fresh_page(client, MODULE + "steps/12/")
+
+
+def test_a_visitor_and_a_learner_not_enrolled_share_nothing_of_the_learners(client, course):
+    from tests.factories import learner_register
+
+    visitor = _fresh_page(client, MODULE + "steps/12/")
+    outsider = learner_register("nora", display_name="Nora")
+    client.force_login(outsider)
+    html = _page(client, MODULE + "steps/12/")
+    assert "data-note" not in html and "data-read-mark" not in html
+    client.logout()
+    assert _page(client, MODULE + "steps/12/") == visitor
+
+
+def test_the_fragment_tag_needs_a_quoted_name_and_a_key():
+    with pytest.raises(TemplateSyntaxError):
+        Template("{% load lernpfad %}{% content_fragment name key %}x{% endcontent_fragment %}")
+    with pytest.raises(TemplateSyntaxError):
+        Template('{% load lernpfad %}{% content_fragment "name" %}x{% endcontent_fragment %}')
+
+
+def test_a_fragment_without_a_render_key_is_not_cached():
+    template = Template(
+        '{% load lernpfad %}{% content_fragment "t" key %}{{ text }}{% endcontent_fragment %}'
+    )
+    assert template.render(Context({"key": "", "text": "a"})) == "a"
+    assert template.render(Context({"key": "", "text": "b"})) == "b"
+    assert template.render(Context({"key": "k1", "text": "c"})) == "c"
+    # The same key is the same fragment: the key must name everything it shows.
+    assert template.render(Context({"key": "k1", "text": "d"})) == "c"
+    assert template.render(Context({"key": "k2", "text": "d"})) == "d"
