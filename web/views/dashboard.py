@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import get_script_prefix
@@ -26,8 +27,7 @@ _CSRF_SLOT = "\x00csrf\x00"
 
 
 def _offer(module) -> dict:
-    """The module's list entry before and after its CSRF token (the template puts the page's
-    token between them, so every form on the page carries the same one)."""
+    """The module's list entry before and after its CSRF token."""
     key = (
         module.pk,
         module.slug,
@@ -89,6 +89,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
     others = [_offer(module) for module in module_catalog() if module.pk not in enrolled_ids]
+    # The entries joined here, each with this request's CSRF token (a mask of the same secret as
+    # the page's other forms'): three template look-ups per entry were a tenth of the page.
+    token = get_token(request)
+    others_markup = mark_safe(
+        "".join(f"\n      {offer['before']}{token}{offer['after']}\n    " for offer in others)
+    )
     return render(
         request,
         "web/dashboard.html",
@@ -96,6 +102,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             "nav": "dashboard",
             "enrolled": enrolled,
             "others": others,
+            "others_markup": others_markup,
             "due": due_count(learner=learner, at=now),
         },
     )
