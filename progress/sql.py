@@ -136,3 +136,29 @@ def step_reader_rows(*, learner_id: int, module_id: int, step_id: int) -> list[S
     with connection.cursor() as cursor:
         cursor.execute(_step_reader_statement(), [step_id, step_id, learner_id, module_id])
         return rows_as(cursor, StepReaderRow)
+
+
+@dataclass(frozen=True)
+class _EnrolledModuleRow:
+    module_id: int
+
+
+@functools.cache
+def _enrolled_modules_statement() -> str:
+    quote = connection.ops.quote_name
+    enrollment = Enrollment._meta
+
+    def e(name: str) -> str:
+        return quote(enrollment.get_field(name).column)
+
+    return (
+        f"SELECT {e('module')} AS module_id FROM {quote(enrollment.db_table)} "
+        f"WHERE {e('learner')} = %s ORDER BY {e('enrolled_at')} DESC, {e('id')} DESC"
+    )
+
+
+def enrolled_module_ids(*, learner_id: int) -> list[int]:
+    """The modules the learner is enrolled in, newest enrollment first. One statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(_enrolled_modules_statement(), [learner_id])
+        return [row.module_id for row in rows_as(cursor, _EnrolledModuleRow)]

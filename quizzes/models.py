@@ -120,7 +120,13 @@ class ExamItemQuerySet(models.QuerySet):
 
     def approved(self) -> ExamItemQuerySet:
         """Drawable items a course admin approved: what a certifying exam draws from."""
-        return self.filter(is_active=True, is_retired=False, status=ExamItem.Status.APPROVED)
+        return self.filter(**approved_item_lookups())
+
+
+def approved_item_lookups() -> dict[str, object]:
+    """The "approved item" rule as exact lookups, written once: ``approved()`` filters by them
+    and quizzes.sql writes them as SQL (the exam overview's count of approved items)."""
+    return {"is_active": True, "is_retired": False, "status": ExamItem.Status.APPROVED}
 
 
 class ExamItem(models.Model):

@@ -27,6 +27,7 @@ from courses.data import ModuleOutline
 from lms.content_cache import ShortLivedCache
 from lms.errors import NotFound
 from progress import api as progress_api
+from quizzes import sql
 from quizzes.answers import (
     MATCHING,
     NUMERICAL,
@@ -208,7 +209,7 @@ def learner_exam_setup(*, learner_id: int, module_id: int) -> ExamSetup:
     )
 
 
-def _graded_item(item: ExamAttemptItem) -> GradedItem:
+def _graded_item(item: ExamAttemptItem | sql.AnsweringItem) -> GradedItem:
     return GradedItem(
         id=item.pk,
         position=item.position,
@@ -414,7 +415,7 @@ def attempt_result_view(
     )
 
 
-def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
+def attempt_item_view(item: ExamAttemptItem | sql.AnsweringItem) -> AttemptItemView:
     """One item as the learner answers it: never the correct keys, correctness, explanation
     or answer key (a typed item shows only its prompt, matching's choices and what the learner
     gave)."""
@@ -439,9 +440,9 @@ def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
 
 def attempt_view(
     *,
-    attempt: ExamAttempt,
+    attempt: ExamAttempt | sql.AnsweringAttempt,
     module_slug: str,
-    items: Sequence[ExamAttemptItem],
+    items: Sequence[ExamAttemptItem | sql.AnsweringItem],
     result: ResultView | None,
     now: datetime.datetime,
     finalized: bool | None = None,
@@ -467,7 +468,7 @@ def attempt_view(
     )
 
 
-def attempt_time_limit_minutes(attempt: ExamAttempt) -> int:
+def attempt_time_limit_minutes(attempt: ExamAttempt | sql.AnsweringAttempt) -> int:
     """The attempt's own time limit (its deadline was set from the policy's limit plus the
     learner's extra time when it started), in whole minutes."""
     return int((attempt.deadline_at - attempt.started_at).total_seconds() // 60)
@@ -477,7 +478,8 @@ def exam_attempt_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
 ) -> AttemptView:
     """One of the learner's attempts with its items and saved answers (another's: 404); its
-    result once finalized. Three queries, four once finalized."""
+    result once finalized. Two queries (the attempt with its items, the module), four once
+    finalized."""
     return _attempt_read(
         learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
     )
@@ -498,24 +500,30 @@ def exam_attempt_result_get(
 def _attempt_read(
     *, learner_id: int, attempt_id: int, now: datetime.datetime, time_up: bool
 ) -> AttemptView:
-    attempt = (
-        ExamAttempt.objects.select_related("policy", "result")
-        .filter(pk=attempt_id, learner_id=learner_id)
-        # The learner's extra attempts: the review's "after the last attempt" counts them.
-        .annotate(
-            **accommodation_subqueries(
-                learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
-            )
-        )
-        .first()
-    )
-    if attempt is None:
+    # The attempt and its items in one plain-SQL statement; the policy, the result and the
+    # learner's other attempts only once there is a result to show.
+    read = sql.attempt_answering_read(attempt_id=attempt_id, learner_id=learner_id)
+    if read is None:
         raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
-    items = list(ExamAttemptItem.objects.filter(attempt_id=attempt.pk).order_by("position"))
-    module = courses_api.modules_by_ids([attempt.module_id])[attempt.module_id]
-    finalized = attempt_is_finalized(attempt)
+    items = read.items
+    module = courses_api.modules_by_ids([read.module_id])[read.module_id]
+    finalized = read.finalized
     result = None
-    if finalized or (time_up and seconds_left(deadline_at=attempt.deadline_at, now=now) == 0):
+    if finalized or (time_up and seconds_left(deadline_at=read.deadline_at, now=now) == 0):
+        attempt = (
+            ExamAttempt.objects.select_related("policy", "result")
+            .filter(pk=attempt_id, learner_id=learner_id)
+            # The learner's extra attempts: the review's "after the last attempt" counts them.
+            .annotate(
+                **accommodation_subqueries(
+                    learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
+                )
+            )
+            .first()
+        )
+        if attempt is None:
+            raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
+        finalized = attempt_is_finalized(attempt)
         rows, certificate_code = _learner_attempts(
             learner_id=learner_id, module_id=attempt.module_id
         )
@@ -542,7 +550,7 @@ def _attempt_read(
             certificate_code=certificate_code,
         )
     return attempt_view(
-        attempt=attempt,
+        attempt=read,
         module_slug=module.slug,
         items=items,
         result=result,
@@ -560,18 +568,30 @@ def exam_overview(
     completed_step_ids: frozenset[int] | None = None,
 ) -> ExamOverview:
     """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
-    final grade. Five queries (the outline's none while this process trusts its copy).
-    ``full_name_given`` as ``learner_eligibility`` takes it. A caller that has just read the
-    learner's enrollment and completed steps (the dashboard) passes ``completed_step_ids``:
-    the learner is enrolled, and two queries fewer."""
+    final grade. Three queries: the policy, accommodation, approved items and attempts in one
+    plain-SQL statement (quizzes.sql), the enrollment, the completed steps (the outline's none
+    while this process trusts its copy). ``full_name_given`` as ``learner_eligibility`` takes
+    it. A caller that has just read the learner's enrollment and completed steps (the
+    dashboard) passes ``completed_step_ids``: the learner is enrolled, and two queries fewer."""
     now = now or timezone.now()
     outline = courses_api.module_outline(module_slug)
-    setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
-    policy = setup.policy
+    # The policy, the accommodation, the approved items and the attempts in one statement; before
+    # the module's policy is saved its unsaved defaults, as learner_exam_setup has them.
+    read = sql.exam_overview_read(learner_id=learner_id, module_id=outline.id)
+    policy = read.policy or ExamPolicy(module_id=outline.id)
+    setup = ExamSetup(
+        policy=policy,
+        limits=_limits(
+            policy,
+            extra_time_minutes=read.extra_time_minutes,
+            extra_attempts=read.extra_attempts,
+        ),
+        approved_items=read.approved_items,
+    )
     enrolled = completed_step_ids is not None or progress_api.enrollment_exists(
         learner_id=learner_id, module_id=outline.id
     )
-    attempts, certificate_code = _learner_attempts(learner_id=learner_id, module_id=outline.id)
+    attempts, certificate_code = read.attempts, read.certificate_code
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(
         learner_id=learner_id,

@@ -32,9 +32,11 @@ from quizzes.models import (
     ExamAccommodation,
     ExamAttempt,
     ExamAttemptItem,
+    ExamItem,
     ExamPolicy,
     ExamResult,
     QuickCheckRating,
+    approved_item_lookups,
 )
 
 _CENT = Decimal("0.01")
@@ -404,3 +406,252 @@ def quick_check_ratings_read(*, learner_id: int, quick_check_ids: Sequence[int])
             _ratings_statement(vendor=vendor, count=len(quick_check_ids)), [learner_id, *ids]
         )
         return {row.quick_check_id: row.rating for row in rows_as(cursor, _RatingRow)}
+
+
+# --- an attempt as the learner answers it -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _AttemptAnsweringRow:
+    """One row of the answering read: the attempt (the same in every row), whether it has its
+    result, and one of its items (all None when it has none)."""
+
+    module_id: int
+    number: int
+    certifying: Any
+    started_at: Any
+    deadline_at: Any
+    result_id: int | None
+    item_id: int | None
+    position: int | None
+    kind: str | None
+    prompt: str | None
+    options: Any
+    selected_keys: Any
+    choices: Any
+    answer_text: str | None
+    answer_pairs: Any
+    correct_keys: Any
+    explanation: str | None
+    is_correct: Any
+    answer_key: Any
+
+
+@dataclass(frozen=True, slots=True)
+class AnsweringItem:
+    """An attempt's item with every column the answering page and the review read (the
+    attribute names of ``ExamAttemptItem``, so the selectors' views take either)."""
+
+    pk: int
+    position: int
+    kind: str
+    prompt: str
+    options: list
+    selected_keys: list | None
+    choices: list | None
+    answer_text: str | None
+    answer_pairs: dict | None
+    correct_keys: list
+    explanation: str
+    is_correct: bool | None
+    answer_key: Any
+
+
+@dataclass(frozen=True, slots=True)
+class AnsweringAttempt:
+    """The learner's attempt with its items in order (``ExamAttempt``'s attribute names)."""
+
+    pk: int
+    module_id: int
+    number: int
+    certifying: bool
+    started_at: datetime.datetime
+    deadline_at: datetime.datetime
+    finalized: bool
+    items: list[AnsweringItem]
+
+
+@functools.cache
+def _attempt_answering_sql() -> str:
+    """The attempt, whether it has its result, and its items, one row per item: the two ORM
+    reads this replaces (the attempt with its policy, result and accommodation; the items as
+    model instances) cost the exam page more CPU than rendering it (bench.profile web_exam)."""
+    t, r, i = _Names(ExamAttempt, "t"), _Names(ExamResult, "r"), _Names(ExamAttemptItem, "i")
+    return f"""
+SELECT {t("module")} AS module_id, {t("number")} AS number, {t("certifying")} AS certifying,
+       {t("started_at")} AS started_at, {t("deadline_at")} AS deadline_at,
+       {r("id")} AS result_id, {i("id")} AS item_id, {i("position")} AS position,
+       {i("kind")} AS kind, {i("prompt")} AS prompt, {i("options")} AS options,
+       {i("selected_keys")} AS selected_keys, {i("choices")} AS choices,
+       {i("answer_text")} AS answer_text, {i("answer_pairs")} AS answer_pairs,
+       {i("correct_keys")} AS correct_keys, {i("explanation")} AS explanation,
+       {i("is_correct")} AS is_correct, {i("answer_key")} AS answer_key
+FROM {t.table}
+LEFT JOIN {r.table} ON {r("attempt")} = {t("id")}
+LEFT JOIN {i.table} ON {i("attempt")} = {t("id")}
+WHERE {t("id")} = %s AND {t("learner")} = %s
+ORDER BY {i("position")}"""
+
+
+def attempt_answering_read(*, attempt_id: int, learner_id: int) -> AnsweringAttempt | None:
+    """The learner's attempt with its items (None when there is no such attempt of theirs):
+    one statement."""
+    with connection.cursor() as cursor:
+        cursor.execute(_attempt_answering_sql(), [attempt_id, learner_id])
+        rows = rows_as(cursor, _AttemptAnsweringRow)
+    if not rows:
+        return None
+    first = rows[0]
+    return AnsweringAttempt(
+        pk=attempt_id,
+        module_id=first.module_id,
+        number=first.number,
+        certifying=bool(first.certifying),
+        started_at=aware(first.started_at),
+        deadline_at=aware(first.deadline_at),
+        finalized=first.result_id is not None,
+        items=[
+            AnsweringItem(
+                pk=row.item_id,
+                position=row.position,
+                kind=row.kind,
+                prompt=row.prompt,
+                options=json_value(row.options),
+                selected_keys=json_value(row.selected_keys),
+                choices=json_value(row.choices),
+                answer_text=row.answer_text,
+                answer_pairs=json_value(row.answer_pairs),
+                correct_keys=json_value(row.correct_keys),
+                explanation=row.explanation,
+                is_correct=None if row.is_correct is None else bool(row.is_correct),
+                answer_key=json_value(row.answer_key),
+            )
+            for row in rows
+            if row.item_id is not None
+        ],
+    )
+
+
+# --- the learner's exam in a module: what the overview reads -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewAttempt:
+    """One of the learner's attempts in the module with its result (None until finalized): the
+    attribute names of ``ExamAttempt``, so the overview's rules take either."""
+
+    pk: int
+    number: int
+    certifying: bool
+    started_at: datetime.datetime
+    deadline_at: datetime.datetime
+    result: AttemptResult | None
+
+
+@dataclass(frozen=True, slots=True)
+class OverviewRead:
+    """The module's saved policy (None before its first use), the learner's accommodation (0
+    without one), the count of approved items, the learner's attempts oldest first and the code
+    of the certificate they hold in the module (None without attempts)."""
+
+    policy: ExamPolicy | None
+    extra_time_minutes: int
+    extra_attempts: int
+    approved_items: int
+    attempts: list[OverviewAttempt]
+    certificate_code: str | None
+
+
+_POLICY_FIELDS = tuple(field.attname for field in ExamPolicy._meta.concrete_fields)
+
+
+@functools.cache
+def _overview_sql() -> str:
+    """The policy, the accommodation, the approved items, the certificate and the attempts with
+    their results, one row per attempt: the two ORM reads this replaces (the policy with three
+    subquery annotations; the attempts with their results and the certificate) were close to
+    half of the dashboard's CPU (bench.profile web_dashboard)."""
+    p, x, c = _Names(ExamPolicy, "p"), _Names(ExamAccommodation, "x"), _Names(Certificate, "c")
+    a, r, i = _Names(ExamAttempt, "a"), _Names(ExamResult, "r"), _Names(ExamItem, "i")
+    quote = connection.ops.quote_name
+    policy = ", ".join(
+        f"p.{quote(ExamPolicy._meta.get_field(name).column)} AS policy_{name}"
+        for name in _POLICY_FIELDS
+    )
+    approved = " AND ".join(f"{i(name)} = %(approved_{name})s" for name in approved_item_lookups())
+    accommodation = (
+        f"FROM {x.table} WHERE {x('learner')} = %(learner)s AND {x('module')} = %(module)s"
+    )
+    return f"""
+SELECT {policy},
+       (SELECT {x("extra_time_minutes")} {accommodation}) AS extra_time_minutes,
+       (SELECT {x("extra_attempts")} {accommodation}) AS extra_attempts,
+       (SELECT COUNT(*) FROM {i.table} WHERE {i("module")} = %(module)s AND {approved})
+           AS approved_items,
+       (SELECT {c("code")} FROM {c.table}
+        WHERE {c("learner")} = %(learner)s AND {c("module")} = %(module)s LIMIT 1)
+           AS certificate_code,
+       {a("id")} AS attempt_id, {a("number")} AS attempt_number,
+       {a("certifying")} AS certifying, {a("started_at")} AS started_at,
+       {a("deadline_at")} AS deadline_at,
+       {r("id")} AS result_id, {r("score_percent")} AS score_percent, {r("passed")} AS passed,
+       {r("correct_count")} AS correct_count, {r("item_count")} AS item_count,
+       {r("reason")} AS reason, {r("finalized_at")} AS finalized_at
+FROM (SELECT 1 AS one) one
+LEFT JOIN {p.table} ON {p("module")} = %(module)s
+LEFT JOIN {a.table} ON {a("learner")} = %(learner)s AND {a("module")} = %(module)s
+LEFT JOIN {r.table} ON {r("attempt")} = {a("id")}
+ORDER BY {a("number")}"""
+
+
+def exam_overview_read(*, learner_id: int, module_id: int) -> OverviewRead:
+    """What the learner's exam overview of the module reads: one statement."""
+    params: dict[str, Any] = {"learner": learner_id, "module": module_id}
+    for name, value in approved_item_lookups().items():
+        params[f"approved_{name}"] = value
+    with connection.cursor() as cursor:
+        cursor.execute(_overview_sql(), params)
+        names = [column[0] for column in cursor.description]
+        rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    first = rows[0]
+    policy = None
+    if first["policy_id"] is not None:
+        policy = ExamPolicy.from_db(
+            connection.alias,
+            list(_POLICY_FIELDS),
+            [
+                ExamPolicy._meta.get_field(name).to_python(first[f"policy_{name}"])
+                if connection.vendor == "sqlite"
+                else first[f"policy_{name}"]
+                for name in _POLICY_FIELDS
+            ],
+        )
+    attempts = [
+        OverviewAttempt(
+            pk=row["attempt_id"],
+            number=row["attempt_number"],
+            certifying=bool(row["certifying"]),
+            started_at=aware(row["started_at"]),
+            deadline_at=aware(row["deadline_at"]),
+            result=None
+            if row["result_id"] is None
+            else AttemptResult(
+                score_percent=_decimal(row["score_percent"]),
+                passed=bool(row["passed"]),
+                correct_count=row["correct_count"],
+                item_count=row["item_count"],
+                reason=row["reason"],
+                finalized_at=aware(row["finalized_at"]),
+            ),
+        )
+        for row in rows
+        if row["attempt_id"] is not None
+    ]
+    return OverviewRead(
+        policy=policy,
+        extra_time_minutes=first["extra_time_minutes"] or 0,
+        extra_attempts=first["extra_attempts"] or 0,
+        approved_items=first["approved_items"],
+        attempts=attempts,
+        certificate_code=first["certificate_code"] if attempts else None,
+    )

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import fsrs
-from django.db.models import Count, DateField, F, Q, QuerySet, Value
-from django.db.models.functions import Greatest, TruncDate
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -166,28 +166,6 @@ class DueQueue:
     cards: list[DueCard]
 
 
-@dataclass(frozen=True)
-class _DueCounts:
-    budget: DailyBudget
-    total: int
-    review_count: int
-    new_count: int
-
-
-def _due_counts(*, learner: Learner, at: datetime.datetime) -> _DueCounts:
-    """Today's budget and the due counts within it (two queries)."""
-    budget = daily_budget(learner=learner, at=at)
-    counts = (
-        live_cards(learner_id=learner.id)
-        .filter(due__lte=at)
-        .aggregate(total=Count("id"), new=Count("id", filter=Q(last_review__isnull=True)))
-    )
-    review_count, new_count = budget.split(due=counts["total"], due_new=counts["new"])
-    return _DueCounts(
-        budget=budget, total=counts["total"], review_count=review_count, new_count=new_count
-    )
-
-
 def due_queue(
     *,
     learner: Learner,
@@ -288,11 +266,42 @@ def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
     return backs.quick_check_answers.get(card.quick_check_id, "")
 
 
+def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
+    """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
+    statistics page show. One statement (the due queue's, with an empty page), and the retired
+    content's ids when courses.api's cache is cold; no card fronts, no interval previews."""
+    day = local_day(time_zone=learner.time_zone, at=at)
+    page = sql.due_queue_read(
+        learner_id=learner.id,
+        at=at,
+        day_start=day.start,
+        day_end=day.end,
+        limit=0,
+        live=_live_cards_now(),
+    )
+    budget = DailyBudget(
+        new_cards_per_day=learner.new_cards_per_day,
+        reviews_per_day=learner.reviews_per_day,
+        reviewed_today=page.reviewed_today,
+        new_today=page.new_today,
+    )
+    review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
+    return DueQueue(
+        due_count=review_count + new_count,
+        new_count=new_count,
+        review_count=review_count,
+        due_total=page.due_total,
+        due_later_today=page.due_later_today,
+        budget=budget,
+        cards=[],
+    )
+
+
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:
-    """What a reminder announces: cards reviewable now within today's limits (two queries, and
-    the retired content's ids when courses.api's cache is cold)."""
-    counts = _due_counts(learner=learner, at=at)
-    return counts.review_count + counts.new_count
+    """What a reminder announces and the dashboard shows: cards reviewable now within today's
+    limits (``due_summary``: one statement; the two ORM queries it was cost the dashboard more
+    CPU to build than PostgreSQL spent answering them)."""
+    return due_summary(learner=learner, at=at).due_count
 
 
 @dataclass(frozen=True)
@@ -373,30 +382,31 @@ class ReviewStats:
     per_day: list[DayCount]
 
 
-def review_stats(*, learner: Learner, at: datetime.datetime) -> ReviewStats:
+def review_stats(
+    *, learner: Learner, at: datetime.datetime, due_today: int | None = None
+) -> ReviewStats:
     """Due today, reviewed today, the streak, a 90-day heatmap and the recall share.
 
     Two queries: the review counts grouped by local day (over all time, so a streak longer than
     the heatmap is counted right; one row per active day) and the cards due before local midnight.
-    Only reviews from the review queue count, not quick-check self-ratings.
+    Only reviews from the review queue count, not quick-check self-ratings. A caller that read
+    the due queue at ``at`` passes ``due_today`` (its ``due_total + due_later_today``: the live
+    cards due before local midnight) and saves the second query.
     """
     today = local_day(time_zone=learner.time_zone, at=at)
-    due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
-    rows = (
-        ReviewLog.objects.filter(
-            learner_id=learner.id, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
-        )
-        .annotate(day=TruncDate("reviewed_at", tzinfo=zone_info(learner.time_zone)))
-        .values("day")
-        .annotate(count=Count("id"), recalled=Count("id", filter=Q(rating__gt=1)))
-        .order_by()
-    )
+    if due_today is None:
+        due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
     by_day: dict[datetime.date, int] = {}
     reviews_total = recalled_total = 0
-    for row in rows:
-        by_day[row["day"]] = row["count"]
-        reviews_total += row["count"]
-        recalled_total += row["recalled"]
+    for row in sql.reviews_by_local_day(
+        learner_id=learner.id,
+        time_zone=zone_info(learner.time_zone).key,
+        before=today.end,
+        again=AGAIN,
+    ):
+        by_day[row.day] = row.count
+        reviews_total += row.count
+        recalled_total += row.recalled
 
     # A streak still counts while today has no review yet: it breaks only when a day passes.
     one_day = datetime.timedelta(days=1)
@@ -425,6 +435,8 @@ def review_stats(*, learner: Learner, at: datetime.datetime) -> ReviewStats:
 FORECAST_DAYS = 30
 # Anki's line between young and mature cards: an interval of 21 days or more.
 MATURE_INTERVAL = datetime.timedelta(days=21)
+# FSRS's "Again" (the learner did not recall the card); every higher rating is a recall.
+AGAIN = 1
 
 
 @dataclass(frozen=True)
@@ -446,7 +458,8 @@ class ReviewForecast:
 
 def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecast:
     """Reviews due per local day for the next FORECAST_DAYS days: one query (the retired
-    content's ids from courses.api's cache), at most 30 rows whatever the number of cards.
+    content's ids from courses.api's cache), at most 31 rows (30 days and what is overdue)
+    whatever the number of cards.
 
     Cards the learner has seen (as Anki, new cards are not forecast: the new-card limit decides
     when they come); suspended and retired ones left out; no daily limit applied.
@@ -456,21 +469,21 @@ def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecas
         time_zone=learner.time_zone,
         date=today.date + datetime.timedelta(days=FORECAST_DAYS - 1),
     )
-    zone = zone_info(learner.time_zone)
-    rows = (
-        live_cards(learner_id=learner.id)
-        .filter(last_review__isnull=False, due__lt=last.end)
-        .annotate(
-            day=Greatest(TruncDate("due", tzinfo=zone), Value(today.date, output_field=DateField()))
-        )
-        .values("day")
-        .annotate(count=Count("id"), overdue=Count("id", filter=Q(due__lt=today.start)))
-        .order_by()
-    )
     by_day, overdue = {}, 0
-    for row in rows:
-        by_day[row["day"]] = row["count"]
-        overdue += row["overdue"]
+    for row in sql.seen_cards_due_by_local_day(
+        learner_id=learner.id,
+        time_zone=zone_info(learner.time_zone).key,
+        today_start=today.start,
+        before=last.end,
+        live=_live_cards_now(),
+    ):
+        # What is overdue counts on today.
+        if row.day is None or row.day <= today.date:
+            by_day[today.date] = by_day.get(today.date, 0) + row.count
+        else:
+            by_day[row.day] = row.count
+        if row.day is None:
+            overdue += row.count
     return ReviewForecast(
         days=[
             DayCount(date=date, count=by_day.get(date, 0))
@@ -524,30 +537,25 @@ RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
 def true_retention(*, learner: Learner, at: datetime.datetime) -> list[RetentionPeriod]:
     """Anki's "True Retention": of the reviews of cards in review state (not new, learning or
     relearning), the share recalled, for young cards (an interval under 21 days when reviewed)
-    and mature ones, per period of local days. One query (24 counts), whatever the reviews.
+    and mature ones, per period of local days. One statement (24 counts, reviews.sql),
+    whatever the reviews.
     """
     today = local_day(time_zone=learner.time_zone, at=at)
-    mature = Q(before_due__gte=F("before_last_review") + MATURE_INTERVAL)
-    passed = Q(rating__gt=1)
-    counts = {}
+    periods = []
     for period, days_back in RETENTION_PERIODS:
-        when = Q(reviewed_at__lt=today.end)
+        start = None
         if days_back is not None:
             start = local_day_of(
                 time_zone=learner.time_zone, date=today.date - datetime.timedelta(days=days_back)
             ).start
-            when &= Q(reviewed_at__gte=start)
-            if period == "yesterday":
-                when &= Q(reviewed_at__lt=today.start)
-        for age, age_q in (("young", ~mature), ("mature", mature)):
-            for outcome, outcome_q in (("passed", passed), ("failed", ~passed)):
-                counts[f"{period}_{age}_{outcome}"] = Count("id", filter=when & age_q & outcome_q)
-    row = ReviewLog.objects.filter(
+        periods.append((period, start, today.start if period == "yesterday" else today.end))
+    row = sql.retention_counts(
         learner_id=learner.id,
-        source=ReviewLog.Source.REVIEW,
-        before_state=fsrs.State.Review.value,
-        before_last_review__isnull=False,
-    ).aggregate(**counts)
+        review_state=fsrs.State.Review.value,
+        again=AGAIN,
+        mature=MATURE_INTERVAL,
+        periods=periods,
+    )
     return [
         RetentionPeriod(
             period=period,
@@ -610,10 +618,6 @@ def notification_list(*, learner_id: int, unread_only: bool = False) -> QuerySet
     if unread_only:
         notifications = notifications.filter(read_at__isnull=True)
     return notifications.order_by("-created_at", "-id")
-
-
-# FSRS's "Again" (the learner did not recall the card); every higher rating is a recall.
-AGAIN = 1
 
 
 def module_review_stats(
@@ -781,17 +785,15 @@ class ExamReadiness:
 
 def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
     """The exam date that schedules the learner's cards of the module (their own, else the
-    module's), who set it, and how far ahead one may be set. One query (``sql.exam_date_read``:
-    both rows at once; the module page read them one after the other, in two ORM queries when
-    the module has no plan)."""
-    read = sql.exam_date_read(learner_id=learner_id, module_id=module_id)
-    if read.max_days_ahead is None:  # no plan for the module
-        if read.own_on is not None:
-            return read.own_on, "learner", 365
+    module's), who set it, and how far ahead one may be set. One statement (reviews.sql)."""
+    row = sql.exam_date_read(learner_id=learner_id, module_id=module_id)
+    if not row.has_plan:
+        if row.own_exam_on is not None:
+            return row.own_exam_on, "learner", 365
         return None, "", 365
-    if read.own_on is not None:
-        return read.own_on, "learner", read.max_days_ahead
-    return read.plan_on, "module" if read.plan_on else "", read.max_days_ahead
+    if row.own_exam_on is not None:
+        return row.own_exam_on, "learner", row.max_days_ahead
+    return row.plan_exam_on, "module" if row.plan_exam_on else "", row.max_days_ahead
 
 
 def exam_readiness(

@@ -13,6 +13,7 @@ PostgreSQL and SQLite.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import json
@@ -301,6 +302,212 @@ def due_queue_read(
     )
 
 
+# --- the exam date that schedules a learner's cards of a module ------------------------------
+
+
+@dataclass(frozen=True)
+class ExamDateRow:
+    """The learner's own exam date for the module (None without one), and the module's exam
+    plan: whether there is one, its date (None when the admin set none) and how far ahead a
+    learner's date may be."""
+
+    own_exam_on: Any
+    has_plan: Any
+    plan_exam_on: Any
+    max_days_ahead: int | None
+
+
+_EXAM_DATE_SQL = f"""
+SELECT (SELECT d.{_exam_dates.exam_on} FROM {_exam_dates.table} d
+        WHERE d.{_exam_dates.learner} = %(learner)s AND d.{_exam_dates.module} = %(module)s
+        LIMIT 1) AS own_exam_on,
+       p.{_exam_plans.module} IS NOT NULL AS has_plan,
+       p.{_exam_plans.exam_on} AS plan_exam_on, p.{_exam_plans.max_days_ahead} AS max_days_ahead
+FROM (SELECT 1 AS one) one
+LEFT JOIN {_exam_plans.table} p ON p.{_exam_plans.module} = %(module)s
+"""
+
+
+def exam_date_read(*, learner_id: int, module_id: int) -> ExamDateRow:
+    """One statement, whether or not either exists (the ORM's version was two queries for a
+    learner without a module plan, the dashboard's case)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_EXAM_DATE_SQL, {"learner": learner_id, "module": module_id})
+        row = row_as(cursor, ExamDateRow)
+    return ExamDateRow(
+        own_exam_on=_date_value(row.own_exam_on),
+        has_plan=bool(row.has_plan),
+        plan_exam_on=_date_value(row.plan_exam_on),
+        max_days_ahead=row.max_days_ahead,
+    )
+
+
+# --- the statistics page's counts by local day -------------------------------------------------
+#
+# Reviews per local day (the heatmap, the streak) and live cards due per local day (the
+# forecast). Built with the ORM (TruncDate in the learner's zone, a filtered count) each cost
+# more CPU than PostgreSQL spent answering it (bench.profile web_stats). The local date is the
+# backend's own expression (``datetime_cast_date_sql``, as TruncDate writes it).
+
+
+def _local_date_sql(column: str, time_zone: str) -> tuple[str, dict[str, Any]]:
+    """``column``'s date in ``time_zone`` as SQL with named parameters."""
+    sql, values = connection.ops.datetime_cast_date_sql(column, (), time_zone)
+    params = {}
+    for index, value in enumerate(values):
+        sql = sql.replace("%s", f"%(local_date_{index})s", 1)
+        params[f"local_date_{index}"] = value
+    return sql, params
+
+
+@dataclass(frozen=True)
+class DayReviewCount:
+    day: datetime.date
+    count: int
+    recalled: int
+
+
+def reviews_by_local_day(
+    *, learner_id: int, time_zone: str, before: datetime.datetime, again: int
+) -> list[DayReviewCount]:
+    """The learner's reviews from the review queue before ``before``, counted per local day in
+    ``time_zone`` (and how many were recalled, rated above ``again``): one row per day with
+    reviews, in no order. One statement."""
+    day, params = _local_date_sql(f"l.{_logs.reviewed_at}", time_zone)
+    sql = (
+        f"SELECT {day} AS day, COUNT(*) AS count, "
+        f"COALESCE(SUM(CASE WHEN l.{_logs.rating} > %(again)s THEN 1 ELSE 0 END), 0) AS recalled "
+        f"FROM {_logs.table} l WHERE l.{_logs.learner} = %(learner)s "
+        f"AND l.{_logs.source} = %(review)s AND l.{_logs.reviewed_at} < %(before)s GROUP BY 1"
+    )
+    params.update(
+        learner=learner_id,
+        review=ReviewLog.Source.REVIEW.value,
+        before=datetime_param(before),
+        again=again,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = rows_as(cursor, DayReviewCount)
+    return [
+        DayReviewCount(day=_date_value(row.day), count=row.count, recalled=row.recalled)
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class DayDueCount:
+    day: datetime.date | None  # None: due before ``today_start`` (overdue)
+    count: int
+
+
+def seen_cards_due_by_local_day(
+    *,
+    learner_id: int,
+    time_zone: str,
+    today_start: datetime.datetime,
+    before: datetime.datetime,
+    live: Q,
+) -> list[DayDueCount]:
+    """The learner's ``live`` cards (the live-card rule as a Q) already reviewed once and due
+    before ``before``, counted per local due day in ``time_zone``; those due before
+    ``today_start`` in one row with day None. One statement."""
+    day, params = _local_date_sql(f"c.{_cards.due}", time_zone)
+    live_sql, live_params = _card_condition(live, "c")
+    params.update(live_params)
+    sql = (
+        f"SELECT CASE WHEN c.{_cards.due} < %(today_start)s THEN NULL ELSE {day} END AS day, "
+        f"COUNT(*) AS count FROM {_cards.table} c "
+        f"WHERE c.{_cards.learner} = %(learner)s AND c.{_cards.last_review} IS NOT NULL "
+        f"AND c.{_cards.due} < %(before)s AND {live_sql} GROUP BY 1"
+    )
+    params.update(
+        learner=learner_id,
+        today_start=datetime_param(today_start),
+        before=datetime_param(before),
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = rows_as(cursor, DayDueCount)
+    return [DayDueCount(day=_date_value(row.day), count=row.count) for row in rows]
+
+
+# --- true retention: the statistics page's table ---------------------------------------------
+#
+# Anki's "True Retention" counts, 24 of them (period × young/mature × recalled/forgotten), in one
+# pass over the learner's review log. The ORM's aggregate of 24 filtered counts cost the
+# statistics page more CPU to build than any other read it makes (bench.profile web_stats).
+
+
+@functools.lru_cache(maxsize=8)
+def _retention_row_type(columns: tuple[str, ...]) -> type:
+    return dataclasses.make_dataclass(
+        "RetentionRow", [(name, int) for name in columns], frozen=True
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _retention_sql(periods: tuple[tuple[str, bool], ...]) -> str:
+    # Mature: the card's interval when reviewed (due - last review) was MATURE_INTERVAL or more;
+    # the duration arithmetic is the backend's own, as the ORM writes it.
+    mature = "l.{due} >= {plus}".format(
+        due=_logs.before_due,
+        plus=connection.ops.combine_duration_expression(
+            "+", [f"l.{_logs.before_last_review}", "%(mature)s"]
+        ),
+    )
+    passed = f"l.{_logs.rating} > %(again)s"
+    counts = []
+    for name, has_start in periods:
+        when = [f"l.{_logs.reviewed_at} < %({name}_end)s"]
+        if has_start:
+            when.append(f"l.{_logs.reviewed_at} >= %({name}_start)s")
+        for age, age_sql in (("young", f"NOT ({mature})"), ("mature", mature)):
+            for outcome, outcome_sql in (("passed", passed), ("failed", f"NOT ({passed})")):
+                condition = " AND ".join([*when, age_sql, outcome_sql])
+                counts.append(
+                    f"COALESCE(SUM(CASE WHEN {condition} THEN 1 ELSE 0 END), 0)"
+                    f" AS {name}_{age}_{outcome}"
+                )
+    return (
+        f"SELECT {', '.join(counts)} FROM {_logs.table} l "
+        f"WHERE l.{_logs.learner} = %(learner)s AND l.{_logs.source} = %(review)s "
+        f"AND l.{_logs.before_state} = %(review_state)s "
+        f"AND l.{_logs.before_last_review} IS NOT NULL"
+    )
+
+
+def retention_counts(
+    *,
+    learner_id: int,
+    review_state: int,
+    again: int,
+    mature: datetime.timedelta,
+    periods: list[tuple[str, datetime.datetime | None, datetime.datetime]],
+) -> dict[str, int]:
+    """Of the learner's reviews from the review queue of cards in ``review_state`` (with a last
+    review), per period (name, start or None for all time, end): how many were of young and of
+    mature cards (interval under or at least ``mature``), recalled (rated above ``again``) or
+    not. Keys ``<period>_<young|mature>_<passed|failed>``. One statement."""
+    shape = tuple((name, start is not None) for name, start, _end in periods)
+    params: dict[str, Any] = {
+        "learner": learner_id,
+        "review": ReviewLog.Source.REVIEW.value,
+        "review_state": review_state,
+        "again": again,
+        "mature": models.DurationField().get_db_prep_value(mature, connection),
+    }
+    for name, start, end in periods:
+        params[f"{name}_end"] = datetime_param(end)
+        if start is not None:
+            params[f"{name}_start"] = datetime_param(start)
+    with connection.cursor() as cursor:
+        cursor.execute(_retention_sql(shape), params)
+        columns = tuple(column[0] for column in cursor.description)
+        row = row_as(cursor, _retention_row_type(columns))
+    return dataclasses.asdict(row)
+
+
 # --- a review: the card read and the card's new state ------------------------------------------
 
 # Read the card and look up a replay of the client review id in one statement, locking the card
@@ -564,46 +771,3 @@ ON CONFLICT DO NOTHING RETURNING {_digests.id} AS id""",
             )
             ids += [row.id for row in rows_as(cursor, _ClaimedRow)]
     return sorted(ids)
-
-
-# --- the exam date in force ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _ExamDateRow:
-    own_on: Any
-    plan_on: Any
-    max_days_ahead: int | None
-
-
-@dataclass(frozen=True)
-class ExamDateRead:
-    """The learner's own exam date for the module and the module's plan (date and how far
-    ahead a learner may set one; both None without a plan)."""
-
-    own_on: datetime.date | None
-    plan_on: datetime.date | None
-    max_days_ahead: int | None
-
-
-# One row whether or not either exists: the learner's date as a scalar subquery beside the
-# module's plan, LEFT JOINed to a single constant row.
-_EXAM_DATE_SQL = (
-    f"SELECT (SELECT d.{_exam_dates.exam_on} FROM {_exam_dates.table} d "
-    f"WHERE d.{_exam_dates.learner} = %s AND d.{_exam_dates.module} = %s) AS own_on, "
-    f"p.{_exam_plans.exam_on} AS plan_on, p.{_exam_plans.max_days_ahead} AS max_days_ahead "
-    f"FROM (SELECT 1 AS one) o LEFT JOIN {_exam_plans.table} p ON p.{_exam_plans.module} = %s"
-)
-
-
-def exam_date_read(*, learner_id: int, module_id: int) -> ExamDateRead:
-    """The learner's own exam date and the module's plan: one query (the module page reads it
-    on every request; two ORM queries had cost more CPU than the database spent on them)."""
-    with connection.cursor() as cursor:
-        cursor.execute(_EXAM_DATE_SQL, [learner_id, module_id, module_id])
-        row = row_as(cursor, _ExamDateRow)
-    return ExamDateRead(
-        own_on=_date_value(row.own_on),
-        plan_on=_date_value(row.plan_on),
-        max_days_ahead=row.max_days_ahead,
-    )

@@ -128,17 +128,18 @@ def test_reads_are_constant(
         exam.take(learner_api, correct=0)
     attempt = exam.start(learner_api)
     cold()
-    # module outline, policy (+accommodation, approved count), enrollment, attempts (+results,
-    # certificate), completed steps
-    with django_assert_num_queries(5):
+    # module outline; policy, accommodation, approved count, attempts with results and the
+    # certificate (quizzes.sql.exam_overview_read, one statement); enrollment; completed steps
+    with django_assert_num_queries(4):
         body = learner_api.get("/api/v1/modules/self-hosting-27/exam/").json()
     assert len(body["attempts"]) == earlier_attempts + 1
     assert body["mode"] == "certifying" and body["limits"]["max_attempts"] == 3 + 2
-    # attempt (+policy, result, accommodation), items, module
-    with django_assert_num_queries(3):
+    # the attempt with its items (quizzes.sql.attempt_answering_read, one statement), module
+    with django_assert_num_queries(2):
         learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
     exam.submit(learner_api, attempt["id"])
-    # … and the learner's attempts for the review policy once finalized
+    # … and once finalized the attempt's policy, result and accommodation, and the learner's
+    # attempts for the review policy
     with django_assert_num_queries(4):
         learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
 
@@ -259,7 +260,7 @@ def test_typed_kinds_use_the_same_queries(
         attempt = exam.start(learner_api)
     assert len(attempt["items"]) == typed_items_per_attempt
     assert {item["kind"] for item in attempt["items"]} == {"short_answer", "numerical", "matching"}
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(2):
         learner_api.get(f"/api/v1/exam-attempts/{attempt['id']}/")
     answers = exam.answers(attempt, correct=typed_items_per_attempt)
     with django_assert_num_queries(SAVE_QUERIES):

@@ -93,9 +93,9 @@ def test_readiness_costs_the_same_queries_for_one_card_or_many(
     ExamDate.objects.create(
         learner=learner, module=course, exam_on=now.date() + datetime.timedelta(days=9), set_at=now
     )
-    # The date (the learner's own and the module's plan in one), the parameters (own, pooled),
-    # the cards, the steps; the retired content's ids come from courses.api's cache of a second
-    # (one more query when cold).
+    # The date (the learner's own with the module's plan, one statement), the parameters
+    # (own, pooled), the cards, the steps; the retired content's ids come from courses.api's
+    # cache of a second (one more query when cold).
     exam_readiness(learner=learner, module_id=course.pk, at=now)
     with django_assert_num_queries(5):
         readiness = exam_readiness(learner=learner, module_id=course.pk, at=now)

@@ -257,15 +257,17 @@ def test_a_get_writes_nothing(client, enrolled, course):
 PINNED = {
     # the due queue with the next card (one statement), the card's back (courses.api.card_backs)
     "/review/": 4,
-    # review_stats (two), the due queue (one, the same as the review page's), the enrollments,
+    # the due counts (one: the review page's due-queue statement, without a card), the reviews
+    # per day (review_stats, one: the cards due today are the due counts'), the enrollments,
     # each enrolled module's progress (one), the forecast (one), true retention (one)
-    "/stats/": 9,
+    "/stats/": 8,
     # the form is filled from the user row the session loaded; the calendar address (one);
     # the FSRS parameters in use, the learner's own, the last fit, the review count
     # (reviews.selectors.parameters_overview, five)
     "/settings/": 8,
-    # the policy, accommodation, active item count, enrollment, attempts, completed steps
-    MODULE + "exam/": 8,
+    # the policy, accommodation, approved item count, attempts with results and certificate
+    # (quizzes.sql.exam_overview_read, one statement), enrollment, completed steps
+    MODULE + "exam/": 5,
 }
 
 

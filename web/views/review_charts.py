@@ -3,7 +3,16 @@ geometry and labels from the reviews selectors' figures. Plain Python."""
 
 from __future__ import annotations
 
+import datetime
+import functools
+
+from django.utils.formats import date_format
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
+
+from web.templatetags.lernpfad import percent
 
 # Forecast chart geometry.
 WIDTH = 560
@@ -14,6 +23,43 @@ TOP = 10
 GAP = 3
 # A date under every 7th bar (today, and a week later each time).
 LABEL_EVERY = 7
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_date(day: datetime.date, language: str | None) -> str:
+    # What ``{{ day|date:"SHORT_DATE_FORMAT" }}`` writes, escaped; the same for every learner
+    # (a date has no time zone), so each day's label is formatted once per language.
+    return escape(date_format(day, "SHORT_DATE_FORMAT"))
+
+
+def short_date(day: datetime.date) -> str:
+    """The day as the page's language writes a short date ("01.12.2026"), escaped for HTML."""
+    return _short_date(day, get_language())
+
+
+def _forecast_bars_markup(bars: list[dict], *, width: int) -> SafeString:
+    """The forecast's bars, each with its tooltip, as one string: the template's loop did
+    several look-ups and a date filter per day (bench.profile web_stats)."""
+    return mark_safe(
+        "".join(
+            f'<rect class="forecast-bar" x="{bar["x"]}" y="{bar["y"]}" width="{width}" '
+            f'height="{bar["height"]}"><title>{short_date(bar["date"])}: {bar["count"]}</title>'
+            "</rect>"
+            for bar in bars
+        )
+    )
+
+
+def _forecast_labels_markup(labels: list[dict], *, y: int) -> SafeString:
+    """The date under every 7th bar ("Today" under the first)."""
+    today = escape(_("Today"))
+    return mark_safe(
+        "".join(
+            f'<text class="chart-text" x="{label["x"]}" y="{y}">'
+            f"{today if label['today'] else escape(date_format(label['date'], 'd.m.'))}</text>"
+            for label in labels
+        )
+    )
 
 
 def forecast_chart(forecast) -> dict:
@@ -40,7 +86,9 @@ def forecast_chart(forecast) -> dict:
         "height": HEIGHT,
         "bar_width": bar_width,
         "bars": bars,
+        "bars_markup": _forecast_bars_markup(bars, width=bar_width),
         "labels": labels,
+        "labels_markup": _forecast_labels_markup(labels, y=HEIGHT - 6),
         "x0": LEFT,
         "y0": y0,
         "y_top": TOP,
@@ -63,11 +111,27 @@ def retention_rows(periods) -> list[dict]:
         "year": _("Last 365 days"),
         "all": _("All time"),
     }
-    return [
-        {
-            "label": names[period.period],
-            # Young, mature, total: the table's columns.
-            "cells": [period.young, period.mature, period.total],
-        }
-        for period in periods
-    ]
+    rows = []
+    for period in periods:
+        # Young, mature, total: the table's columns.
+        cells = [period.young, period.mature, period.total]
+        rows.append(
+            {"label": names[period.period], "cells": cells, "cells_markup": _cells_markup(cells)}
+        )
+    return rows
+
+
+def _cells_markup(cells) -> SafeString:
+    """A row's cells: the share recalled with passed/reviews, or a dash without reviews (the
+    template's loop with a filter and four look-ups per cell, written here once)."""
+    parts = []
+    for count in cells:
+        if count.reviews:
+            inner = (
+                f'{percent(count.retention)} <span class="muted">'
+                f"({count.passed}/{count.reviews})</span>"
+            )
+        else:
+            inner = '<span class="muted">–</span>'
+        parts.append(f"\n        <td>{inner}</td>\n        ")
+    return mark_safe("".join(parts))

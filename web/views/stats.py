@@ -9,10 +9,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
-from progress.selectors import enrollment_list, module_progress_get
-from reviews.selectors import due_queue, review_forecast, review_stats, true_retention
-from web.views.review_charts import forecast_chart, retention_rows
+from progress.selectors import module_progress_get
+from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
+from web.views.dashboard import enrolled_modules
+from web.views.review_charts import forecast_chart, retention_rows, short_date
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
 # scaled to the page's width (CSS), so these are proportions more than pixels.
@@ -41,6 +44,19 @@ def heat_level(count: int, peak: int) -> int:
     if count <= 0 or peak <= 0:
         return 0
     return min(4, 1 + (count * 4 - 1) // peak)
+
+
+def _cells_markup(cells: list[dict]) -> SafeString:
+    """The heatmap's squares, each with its tooltip, as one string: the template's loop over 90
+    days (several look-ups and a date filter each) was the page's costliest rendering
+    (bench.profile web_stats)."""
+    return mark_safe(
+        "".join(
+            f'<rect class="heat-{c["level"]}" x="{c["x"]}" y="{c["y"]}" width="{CELL}" '
+            f'height="{CELL}" rx="2"><title>{short_date(c["date"])}: {c["count"]}</title></rect>'
+            for c in cells
+        )
+    )
 
 
 def heatmap(per_day) -> dict:
@@ -73,19 +89,34 @@ def heatmap(per_day) -> dict:
     width = LEFT + columns * (CELL + GAP)
     if months:
         width = max(width, months[-1]["x"] + MONTH_LABEL_WIDTH)
+    weekdays = [
+        {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
+        for row, label in (
+            (0, date_format(datetime.date(2024, 1, 1), "D")),
+            (2, date_format(datetime.date(2024, 1, 3), "D")),
+            (4, date_format(datetime.date(2024, 1, 5), "D")),
+        )
+    ]
     return {
         "cells": cells,
+        "cells_markup": _cells_markup(cells),
+        # The labels as markup, as the cells (escaped labels and numbers only).
+        "months_markup": mark_safe(
+            "".join(
+                f'<text class="chart-text" x="{month["x"]}" y="14">{escape(month["label"])}</text>'
+                for month in months
+            )
+        ),
+        "weekdays_markup": mark_safe(
+            "".join(
+                f'<text class="chart-text" x="0" y="{day["y"]}">{escape(day["label"])}</text>'
+                for day in weekdays
+            )
+        ),
         "months": months,
         "width": width,
         "height": TOP + 7 * (CELL + GAP),
-        "weekdays": [
-            {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
-            for row, label in (
-                (0, date_format(datetime.date(2024, 1, 1), "D")),
-                (2, date_format(datetime.date(2024, 1, 3), "D")),
-                (4, date_format(datetime.date(2024, 1, 5), "D")),
-            )
-        ],
+        "weekdays": weekdays,
     }
 
 
@@ -134,19 +165,23 @@ def stats(request: HttpRequest) -> HttpResponse:
     review page's due queue read, so both pages say the same) and per-module progress."""
     learner = request.user
     now = timezone.now()
-    figures = review_stats(learner=learner, at=now)
-    # What is due now, and later today, counted as the review page counts it (one read).
-    queue = due_queue(learner=learner, at=now, limit=1)
+    # What is due now, and later today, counted as the review page counts it (the due queue's
+    # statement, one read); together they are the cards due today, which review_stats then need
+    # not count again.
+    queue = due_summary(learner=learner, at=now)
+    figures = review_stats(
+        learner=learner, at=now, due_today=queue.due_total + queue.due_later_today
+    )
     # The heatmap ends on the learner's local today as the reviews selector reads it (time
     # zone, unknown-zone fallback): the progress chart ends on the same day.
     today = figures.per_day[-1].date
     modules = []
-    for enrollment in enrollment_list(learner_id=learner.pk):
-        progress = module_progress_get(learner_id=learner.pk, module_slug=enrollment.module.slug)
+    for module in enrolled_modules(learner_id=learner.pk):
+        progress = module_progress_get(learner_id=learner.pk, module_slug=module.slug)
         completed = [s.completed_at for s in progress.steps if s.completed_at]
         modules.append(
             {
-                "module": enrollment.module,
+                "module": module,
                 "chart": progress_chart(completed, progress.total_steps, today=today),
                 "percent": progress.percent_complete,
             }
@@ -161,7 +196,6 @@ def stats(request: HttpRequest) -> HttpResponse:
             "held_back": queue.due_total - queue.due_count,
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
-            "cell": CELL,
             "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
             "retention": retention_rows(true_retention(learner=learner, at=now)),
         },
