@@ -557,6 +557,7 @@ class Builder:
         self.seed_steps: list[tuple[int, int]] = []  # (id, number)
         self.seed_quick_checks: list[tuple[int, int]] = []  # (quick check id, first step id)
         self.synthetic_cards: list[tuple[int, int | None]] = []  # (step id, quick check id)
+        self.step_modules: dict[int, int] = {}  # step id -> its module's id (kept on a card)
 
     def part(self, name: str, function: Callable[[], int]) -> None:
         started = time.perf_counter()
@@ -605,6 +606,10 @@ class Builder:
         )
         self.seed_quick_checks = [(qc, st) for qc, st in first_step.items() if qc in active]
         self.manifest.step_numbers = [number for _, number in self.seed_steps]
+        self.step_modules.update(
+            (step_id, module.id)
+            for step_id in Step.objects.filter(module=module).values_list("id", flat=True)
+        )
         return report.rows_written
 
     def synthetic_content(self) -> int:
@@ -675,11 +680,13 @@ class Builder:
                 for n in range(1, SYNTHETIC_STEPS + 1)
             ),
         )
-        steps = list(
+        step_modules = list(
             Step.objects.filter(module_id__in=module_ids)
             .order_by("module_id", "number")
-            .values_list("id", flat=True)
+            .values_list("id", "module_id")
         )
+        self.step_modules.update(step_modules)
+        steps = [step for step, _module in step_modules]
         quick_checks = list(
             QuickCheck.objects.filter(module_id__in=module_ids)
             .order_by("module_id", "id")
@@ -846,6 +853,7 @@ class Builder:
                 learner,
                 "quick_check" if quick_check else "definition",
                 step_id,
+                self.step_modules[step_id],
                 quick_check,
                 2,
                 round(rnd.uniform(1.0, 80.0), 3),
@@ -872,6 +880,7 @@ class Builder:
                 "learner_id",
                 "kind",
                 "step_id",
+                "module_id",
                 "quick_check_id",
                 "state",
                 "stability",
@@ -883,6 +892,73 @@ class Builder:
             ),
             rows(),
         )
+
+    def fsrs_parameters(self) -> int:
+        """Own FSRS parameters (a fit adopted last month) for the heavy learner and every enrolled
+        learner, so the due queue and the review lines schedule with a learner's parameters as
+        a learner in steady use has them (reviews.sql reads them with the card). Each set is
+        FSRS's defaults moved by up to 15 % per parameter (within FSRS's bounds), so no two
+        learners share one."""
+        from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+        fit_model = model_or_none("reviews.ParameterFit")
+        own_model = model_or_none("reviews.LearnerParameters")
+        if fit_model is None or own_model is None:
+            print("  (reviews has no per-learner FSRS parameters yet: none written)")
+            return 0
+        from reviews.scheduling import DEFAULT_PARAMETERS
+
+        rnd = random.Random(self.random.random())
+        learners = [self.heavy_id, *self.enrolled_ids()]
+        fitted_at = self.now - dt.timedelta(days=3)
+        # Held-out losses of an adopted fit (log loss, then RMSE(bins); each before it) and
+        # "adopted": shown on the settings page, never read by scheduling.
+        fit_losses = (0.31, 0.33, 0.04, 0.05, True)
+        run_key = fitted_at.strftime("%Y-%m")
+        own: dict[int, str] = {}
+        for learner in learners:
+            own[learner] = json.dumps(
+                [
+                    round(min(high, max(low, value * rnd.uniform(0.85, 1.15))), 4)
+                    for value, low, high in zip(
+                        DEFAULT_PARAMETERS,
+                        LOWER_BOUNDS_PARAMETERS,
+                        UPPER_BOUNDS_PARAMETERS,
+                        strict=True,
+                    )
+                ]
+            )
+        written = copy_rows(
+            fit_model,
+            (
+                "id",
+                "learner_id",
+                "module_id",
+                "run_key",
+                "fitted_at",
+                "review_count",
+                "parameters",
+                "log_loss",
+                "log_loss_before",
+                "rmse_bins",
+                "rmse_bins_before",
+                "adopted",
+            ),
+            (
+                (fit_id, learner, None, run_key, fitted_at, 1200, own[learner], *fit_losses)
+                for fit_id, learner in enumerate(learners, start=1)
+            ),
+        )
+        sequences_reset(fit_model)
+        written += copy_rows(
+            own_model,
+            ("learner_id", "parameters", "version", "fit_id"),
+            (
+                (learner, own[learner], 1, fit_id)
+                for fit_id, learner in enumerate(learners, start=1)
+            ),
+        )
+        return written
 
     def tokens(self) -> int:
         """knox tokens: the heavy learner, the rotating learners and the exam learners."""
@@ -938,6 +1014,7 @@ def build(*, scale: Scale, with_import_copy: bool = True) -> Manifest:
     builder.part("enrollments", builder.enrollments)
     builder.part("step progress", builder.progress)
     builder.part("review cards", builder.review_cards)
+    builder.part("FSRS parameters", builder.fsrs_parameters)
     builder.part("exam attempts", builder.exams)
     builder.part("tokens", builder.tokens)
     builder.part("vacuum analyze", builder.analyze)

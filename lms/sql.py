@@ -7,10 +7,12 @@ helpers give their parameters and results the types the ORM would.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import functools
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -26,27 +28,62 @@ def rows_as(cursor, row_type: type[_Row]) -> list[_Row]:
     name: the typed form of Django's ``dictfetchall``. The statement names its columns after the
     dataclass's fields (``AS field_name``); a column the type lacks, or a field no column fills,
     is an error at the first call, not a silently shifted value."""
-    names = [column[0] for column in cursor.description]
-    _check_columns(row_type, tuple(names))
-    return [row_type(**dict(zip(names, row, strict=True))) for row in cursor.fetchall()]
+    build = _row_builder(row_type, _column_names(cursor))
+    return [build(row) for row in cursor.fetchall()]
 
 
 def row_as(cursor, row_type: type[_Row]) -> _Row | None:
     """The cursor's next row as a ``row_type`` (see ``rows_as``), or None when there is none."""
-    names = [column[0] for column in cursor.description]
-    _check_columns(row_type, tuple(names))
+    build = _row_builder(row_type, _column_names(cursor))
     row = cursor.fetchone()
-    return None if row is None else row_type(**dict(zip(names, row, strict=True)))
+    return None if row is None else build(row)
+
+
+def _column_names(cursor) -> tuple[str, ...]:
+    # psycopg: the names straight from the result. ``cursor.description`` builds a Column object
+    # per column on every call (a fifth of the due queue's statement in Python).
+    result = getattr(getattr(cursor, "cursor", None), "pgresult", None)
+    if result is not None:
+        return tuple(result.fname(index).decode() for index in range(result.nfields))
+    return tuple(column[0] for column in cursor.description)
 
 
 @functools.cache
-def _check_columns(row_type: type, names: tuple[str, ...]) -> None:
-    fields = {field.name for field in dataclasses.fields(row_type)}
-    if set(names) != fields or len(names) != len(fields):
+def _row_builder(row_type: type, names: tuple[str, ...]) -> Callable[[Sequence], Any]:
+    """How a row with these column names becomes a ``row_type``: checked once per statement
+    shape. Columns in the dataclass's field order are passed by position (the names were
+    checked to match), any other order by name."""
+    fields = tuple(field.name for field in dataclasses.fields(row_type))
+    if set(names) != set(fields) or len(names) != len(fields):
         raise TypeError(
             f"{row_type.__name__}: the statement's columns {sorted(names)} are not its fields "
             f"{sorted(fields)}"
         )
+    if names == fields:
+        return lambda row: row_type(*row)
+    return lambda row: row_type(**dict(zip(names, row, strict=True)))
+
+
+@contextlib.contextmanager
+def cursor():
+    """``connection.cursor()`` for the hot plain-SQL statements. On PostgreSQL with the session
+    in UTC (as Django sets it with USE_TZ), timestamps are read with psycopg's compiled loader
+    instead of Django's Python subclass of it (which parses the same text in Python and then
+    stamps the zone the session is in): the same aware UTC datetimes, without ~3 µs of Python
+    per value (the due queue reads 20)."""
+    with connection.cursor() as wrapped:
+        if connection.vendor == "postgresql" and connection.timezone is datetime.UTC:
+            adapters = getattr(wrapped.cursor, "adapters", None)  # psycopg 3, not psycopg2
+            if adapters is not None:
+                adapters.register_loader("timestamptz", _timestamptz_loader())
+        yield wrapped
+
+
+@functools.cache
+def _timestamptz_loader():
+    from psycopg.types.datetime import TimestamptzLoader
+
+    return TimestamptzLoader
 
 
 def datetime_param(value: datetime.datetime | None) -> Any:

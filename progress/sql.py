@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import connection
 
-from lms.sql import rows_as
+from lms.sql import cursor, rows_as
 from progress.models import Enrollment, StepNote, StepProgress
 
 
@@ -51,7 +51,9 @@ def _statement(*, vendor: str, step_count: int) -> str:
     if step_count == 0:
         steps = "1 = 0"
     elif vendor == "postgresql":
-        steps = f"{p('step')} = ANY(%s)"
+        # One array literal as text, cast by the server (psycopg would build the array in
+        # Python on every request).
+        steps = f"{p('step')} = ANY(%s::bigint[])"
     else:
         steps = f"{p('step')} IN ({', '.join(['%s'] * step_count)})"
     columns = ", ".join(
@@ -85,12 +87,12 @@ def enrollment_progress_rows(
     if not step_ids:
         params: list = []
     elif vendor == "postgresql":
-        params = [list(step_ids)]
+        params = ["{" + ",".join(str(int(step_id)) for step_id in step_ids) + "}"]
     else:
         params = list(step_ids)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, learner_id, module_id])
-        return rows_as(cursor, EnrollmentProgressRow)
+    with cursor() as progress_cursor:
+        progress_cursor.execute(sql, [*params, learner_id, module_id])
+        return rows_as(progress_cursor, EnrollmentProgressRow)
 
 
 @dataclass(frozen=True)

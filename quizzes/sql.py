@@ -25,7 +25,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Model
 
-from lms.sql import aware, datetime_param, json_value, row_as, rows_as
+from lms.sql import aware, cursor, datetime_param, json_value, row_as, rows_as
 from quizzes.attempt_rules import AttemptPolicy, AttemptResult, GradedItem, LearnerAttempt
 from quizzes.models import (
     Certificate,
@@ -156,9 +156,9 @@ def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | 
     """Lock the attempt and read what finalizing it needs; ``learner_id`` restricts it to the
     learner's own attempt. None when there is no such attempt."""
     params = [attempt_id] if learner_id is None else [attempt_id, learner_id]
-    with connection.cursor() as cursor:
-        cursor.execute(_attempt_lock_sql(own=learner_id is not None), params)
-        rows = rows_as(cursor, _AttemptLockRow)
+    with cursor() as lock_cursor:
+        lock_cursor.execute(_attempt_lock_sql(own=learner_id is not None), params)
+        rows = rows_as(lock_cursor, _AttemptLockRow)
     if not rows:
         return None
     attempts = [
@@ -228,9 +228,9 @@ FROM {i.table} WHERE {i("attempt")} = %s ORDER BY {i("position")}"""
 
 def attempt_items(*, attempt_id: int) -> list[GradedItem]:
     """The attempt's items in order, as grading and the review need them."""
-    with connection.cursor() as cursor:
-        cursor.execute(_attempt_items_sql(), [attempt_id])
-        rows = rows_as(cursor, _AttemptItemRow)
+    with cursor() as items_cursor:
+        items_cursor.execute(_attempt_items_sql(), [attempt_id])
+        rows = rows_as(items_cursor, _AttemptItemRow)
     return [
         GradedItem(
             id=row.id,

@@ -101,7 +101,10 @@ DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.scheduler.DEFAULT_PARAMETERS)
 Parameters = tuple[float, ...]
 
 
-@functools.lru_cache(maxsize=256)
+# Per learner with their own parameters (and once more unfuzzed for the due queue's previews):
+# room for the learners active in one process at a time, as for the parameter sets read
+# (reviews.sql._parameters_from_text); a miss costs a Scheduler and its bounds check.
+@functools.lru_cache(maxsize=4096)
 def scheduler_for(
     *,
     desired_retention: float,
@@ -283,21 +286,27 @@ def intervals_preview(
         desired_retention,
         parameters,
     )
+    if exam_at is None:
+        # The common case: each due is the review time plus the cached interval, whose seconds
+        # are cached with it (the due queue previews ten cards per request).
+        return [
+            IntervalPreview(rating=rating, name=name, due=at + interval, seconds=seconds)
+            for rating, name, interval, _stability, seconds in outcomes
+        ]
     previews = []
-    for rating, (interval, stability) in enumerate(outcomes, start=1):
+    for rating, name, interval, stability, _seconds in outcomes:
         due = at + interval
-        if exam_at is not None:
-            after = dataclasses.replace(state, stability=stability, last_review=at, due=due)
-            due = exam_interval_shorten(
-                state=after,
-                exam_at=exam_at,
-                parameters=parameters,
-                desired_retention=desired_retention,
-            ).due
+        after = dataclasses.replace(state, stability=stability, last_review=at, due=due)
+        due = exam_interval_shorten(
+            state=after,
+            exam_at=exam_at,
+            parameters=parameters,
+            desired_retention=desired_retention,
+        ).due
         previews.append(
             IntervalPreview(
                 rating=rating,
-                name=RATING_NAMES[rating],
+                name=name,
                 due=due,
                 seconds=max(0, int((due - at).total_seconds())),
             )
@@ -323,7 +332,7 @@ def _preview_intervals(
     days_since_review: int | None,
     desired_retention: float,
     parameters: Parameters = DEFAULT_PARAMETERS,
-) -> tuple[tuple[datetime.timedelta, float], ...]:
+) -> tuple[tuple[int, str, datetime.timedelta, float, int], ...]:
     scheduler = scheduler_for(
         desired_retention=desired_retention, fuzzing=False, parameters=parameters
     )
@@ -342,6 +351,16 @@ def _preview_intervals(
     outcomes = []
     for rating in fsrs.Rating:
         after = scheduler.review_card(card, rating, review_datetime=at)[0]
-        outcomes.append((as_utc(after.due) - at, after.stability))
-    # Each rating's interval, and the stability it leaves (for the exam-date rule).
+        interval = as_utc(after.due) - at
+        outcomes.append(
+            (
+                int(rating),
+                RATING_NAMES[int(rating)],
+                interval,
+                after.stability,
+                max(0, int(interval.total_seconds())),
+            )
+        )
+    # Each rating, its name and interval, the stability it leaves (for the exam-date rule) and
+    # the interval in whole seconds.
     return tuple(outcomes)

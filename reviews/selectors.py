@@ -81,9 +81,19 @@ def live_cards_q(retired: RetiredContent) -> Q:
     )
 
 
+# The rule over the retired content last read: the same Q object while courses.api hands out the
+# same RetiredContent (reviews.sql finds its SQL by the Q's identity).
+_live_rule: tuple[RetiredContent | None, Q] = (None, Q())
+
+
 def _live_cards_now() -> Q:
     # The retired content's ids come from a per-process cache of a second (courses.api).
-    return live_cards_q(courses_api.retired_content())
+    global _live_rule
+    retired = courses_api.retired_content()
+    rule = _live_rule
+    if rule[0] is not retired:
+        rule = _live_rule = (retired, live_cards_q(retired))
+    return rule[1]
 
 
 def live_cards(*, learner_id: int) -> QuerySet[ReviewCard]:

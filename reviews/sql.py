@@ -23,7 +23,7 @@ from typing import Any
 from django.db import connection, models
 from django.db.models import Q
 
-from lms.sql import aware, datetime_param, row_as, rows_as
+from lms.sql import aware, cursor, datetime_param, row_as, rows_as
 from reviews.models import (
     ExamDate,
     LearnerParameters,
@@ -71,18 +71,34 @@ _STATE_TIMESTAMPS = frozenset(
 )
 
 
+_STATE_READ = tuple((name, name in _STATE_TIMESTAMPS) for name in CARD_STATE_FIELDS)
+
+
 def _card_state(row: Any) -> CardState:
     """The CardState in a row read with plain SQL (its timestamps aware, as the ORM's are)."""
     return CardState(
-        **{
-            name: aware(getattr(row, name)) if name in _STATE_TIMESTAMPS else getattr(row, name)
-            for name in CARD_STATE_FIELDS
-        }
+        *[aware(getattr(row, name)) if stamp else getattr(row, name) for name, stamp in _STATE_READ]
     )
 
 
 def _state_columns(alias: str) -> str:
     return _STATE_COLUMNS.format(alias=alias)
+
+
+# The live-card rule arrives as the same Q object for as long as the retired content is the same
+# (reviews.selectors keeps it): remembered by identity, so a request does not hash the Q's tree
+# to find its SQL in the cache below.
+_last_condition: tuple[Q | None, str, Any] = (None, "", None)
+
+
+def _live_condition(q: Q, alias: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+    global _last_condition
+    last_q, last_alias, rendered = _last_condition
+    if q is last_q and alias == last_alias:
+        return rendered
+    rendered = _card_condition(q, alias)
+    _last_condition = (q, alias, rendered)
+    return rendered
 
 
 # --- card conditions: a rule written once as a Q, as plain SQL --------------------------------
@@ -119,7 +135,9 @@ def _card_condition(q: Q, alias: str) -> tuple[str, tuple[tuple[str, Any], ...]]
                 params.append((key, field.get_db_prep_value(value, connection)))
                 parts.append(f"{column} = %({key})s")
             elif operator == "in" and connection.vendor == "postgresql":
-                params.append((key, sorted(value)))
+                # An array literal as text, cast by the server: dumping a list of ids into an
+                # array is Python work on every execution; this text is made once per rule.
+                params.append((key, "{" + ",".join(str(int(v)) for v in sorted(value)) + "}"))
                 parts.append(f"{column} = ANY(%({key})s::{field.db_type(connection)}[])")
             elif operator == "in":
                 params.append((key, json.dumps(sorted(value))))
@@ -273,12 +291,12 @@ def due_queue_read(
         "limit": limit,
         "review": ReviewLog.Source.REVIEW.value,
     }
-    live_sql, live_params = _card_condition(live, "c")
+    live_sql, live_params = _live_condition(live, "c")
     params.update(live_params)
     sql = _due_queue_sql(live_sql)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = rows_as(cursor, _DueQueueRow)
+    with cursor() as due_cursor:
+        due_cursor.execute(sql, params)
+        rows = rows_as(due_cursor, _DueQueueRow)
     first = rows[0]
     return DueQueuePage(
         reviewed_today=first.reviewed_today,
@@ -604,9 +622,9 @@ def card_read(
     sql = _CARD_READ_SQL
     if lock and connection.features.has_select_for_update:
         sql += " FOR UPDATE OF c"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [client_review_id, card_id, learner_id])
-        row = row_as(cursor, _CardReadRow)
+    with cursor() as card_cursor:
+        card_cursor.execute(sql, [client_review_id, card_id, learner_id])
+        row = row_as(card_cursor, _CardReadRow)
     if row is None:
         return None
     return CardRead(

@@ -84,9 +84,11 @@ class ReviewCreateView(APIView):
         ),
     )
     def post(self, request):
-        serializer = ReviewCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = ReviewCreateSerializer.plainly_valid(request.data)
+        if data is None:
+            serializer = ReviewCreateSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            data = serializer.validated_data
         result = reviewing.review_record(
             learner=request.user,
             card_id=data["card"],
