@@ -1,6 +1,6 @@
 """Run the benchmark: build the data, serve it with gunicorn, load it with wrk beside the floor.
 
-    python -m bench.run            # full scale, 3 rounds of 10 s, writes bench/results/latest.*
+    python -m bench.run            # full scale, 5 rounds of 10 s, writes bench/results/latest.*
     python -m bench.run --smoke    # tiny data, 1 round of 2 s, writes var/bench/smoke/ (CI)
     python -m bench.run --reuse    # keep the database the last build left
 
@@ -653,7 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Lernpfad benchmark (see bench/README.md).")
     parser.add_argument("--smoke", action="store_true", help="tiny data, one short round (CI)")
     parser.add_argument("--reuse", action="store_true", help="do not rebuild the database")
-    parser.add_argument("--rounds", type=int, help="rounds per scenario (full: 3, smoke: 1)")
+    parser.add_argument("--rounds", type=int, help="rounds per scenario (full: 5, smoke: 1)")
     parser.add_argument("--seconds", type=float, help="seconds per run (full: 10, smoke: 2)")
     parser.add_argument("--connections", type=int, default=4, help="wrk connections")
     parser.add_argument(
@@ -675,7 +675,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench import build_data  # sets Django up with bench.settings
 
     load = LoadSettings(
-        rounds=args.rounds or (1 if args.smoke else 3),
+        rounds=args.rounds or (1 if args.smoke else 5),
         seconds=args.seconds or (2 if args.smoke else 10),
         connections=args.connections,
         threads=1,
