@@ -90,6 +90,9 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         shot("01-modules")
         page.get_by_role("link", name="Import documents").click()
         expect(page.locator("h1")).to_contain_text("Import documents")
+        # The drop zone's script shows its hint once it runs (DOMContentLoaded): files set
+        # before that would be listed by its first pass, but wait so the list is its work.
+        expect(page.locator(".import-dropzone-hint")).to_be_visible()
         page.locator("input[type=file]").set_input_files([edited, *cards])
         expect(page.locator("[data-chosen] li")).to_have_count(4)  # the drop zone's list
         shot("02-upload")

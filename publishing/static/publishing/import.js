@@ -19,6 +19,8 @@ document.addEventListener("DOMContentLoaded", () => {
     );
   };
   input.addEventListener("change", list);
+  // Files chosen before this ran (a fast pick, or the browser restoring the form on "back").
+  list();
   zone.addEventListener("dragover", (event) => {
     event.preventDefault();
     zone.classList.add("is-dragover");
