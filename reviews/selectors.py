@@ -176,22 +176,9 @@ class DueQueue:
     cards: list[DueCard]
 
 
-def due_queue(
-    *,
-    learner: Learner,
-    at: datetime.datetime,
-    limit: int = DUE_PAGE_DEFAULT,
-    include_back: bool = False,
-) -> DueQueue:
-    """The due count and the next ``limit`` cards (front only, or with their backs when
-    ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
-    rating's interval.
-
-    One query, and one for the backs; the retired content's ids and the cards' fronts come from
-    courses.api's caches of a second (two more queries when cold). Cards already seen come first
-    (oldest due first), then new cards up to today's new-card budget.
-    """
-    limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
+def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
+    """The due queue's one statement for the learner's local day, and today's budget split of
+    what is due: (page, budget, review count, new count). ``due_queue`` and ``due_summary``."""
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -208,6 +195,26 @@ def due_queue(
         new_today=page.new_today,
     )
     review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
+    return page, budget, review_count, new_count
+
+
+def due_queue(
+    *,
+    learner: Learner,
+    at: datetime.datetime,
+    limit: int = DUE_PAGE_DEFAULT,
+    include_back: bool = False,
+) -> DueQueue:
+    """The due count and the next ``limit`` cards (front only, or with their backs when
+    ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
+    rating's interval.
+
+    One query, and one for the backs; the retired content's ids and the cards' fronts come from
+    courses.api's caches of a second (two more queries when cold). Cards already seen come first
+    (oldest due first), then new cards up to today's new-card budget.
+    """
+    limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
+    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=limit)
     take = min(limit, review_count + new_count)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = new_count
@@ -280,22 +287,7 @@ def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
     """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
     statistics page show. One statement (the due queue's, with an empty page), and the retired
     content's ids when courses.api's cache is cold; no card fronts, no interval previews."""
-    day = local_day(time_zone=learner.time_zone, at=at)
-    page = sql.due_queue_read(
-        learner_id=learner.id,
-        at=at,
-        day_start=day.start,
-        day_end=day.end,
-        limit=0,
-        live=_live_cards_now(),
-    )
-    budget = DailyBudget(
-        new_cards_per_day=learner.new_cards_per_day,
-        reviews_per_day=learner.reviews_per_day,
-        reviewed_today=page.reviewed_today,
-        new_today=page.new_today,
-    )
-    review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
+    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=0)
     return DueQueue(
         due_count=review_count + new_count,
         new_count=new_count,
