@@ -59,6 +59,17 @@ class FitReport:
     fit_id: int | None = None
 
 
+def _parameters_adopt(model, *, owner: dict, fit: ParameterFit) -> None:
+    """The fit's parameters become the owner's (a learner's or a module's): one version more, or
+    the first."""
+    parameters = list(fit.parameters)
+    updated = model.objects.filter(**owner).update(
+        parameters=parameters, version=F("version") + 1, fit=fit
+    )
+    if not updated:
+        model.objects.create(**owner, parameters=parameters, version=1, fit=fit)
+
+
 def _fit_row(
     *, outcome: fitting.FitOutcome, run_key: str, at: datetime.datetime, **subject
 ) -> ParameterFit:
@@ -105,13 +116,7 @@ def learner_parameters_fit(*, learner_id: int, run_key: str, at: datetime.dateti
             # Only without the advisory lock (not PostgreSQL): another run wrote it first.
             return FitReport(learner_id, "already_fitted")
         if outcome.adopted:
-            updated = LearnerParameters.objects.filter(learner_id=learner_id).update(
-                parameters=list(outcome.parameters), version=F("version") + 1, fit=fit
-            )
-            if not updated:
-                LearnerParameters.objects.create(
-                    learner_id=learner_id, parameters=list(outcome.parameters), version=1, fit=fit
-                )
+            _parameters_adopt(LearnerParameters, owner={"learner_id": learner_id}, fit=fit)
         return FitReport(learner_id, "adopted" if outcome.adopted else "kept", fit.pk)
 
 
@@ -176,13 +181,7 @@ def module_parameters_pool(
             return None
         fit = _fit_row(outcome=outcome, run_key=run_key, at=at, module_id=module_id)
         if outcome.adopted:
-            updated = ModuleParameters.objects.filter(module_id=module_id).update(
-                parameters=list(outcome.parameters), version=F("version") + 1, fit=fit
-            )
-            if not updated:
-                ModuleParameters.objects.create(
-                    module_id=module_id, parameters=list(outcome.parameters), version=1, fit=fit
-                )
+            _parameters_adopt(ModuleParameters, owner={"module_id": module_id}, fit=fit)
         return fit
 
 
