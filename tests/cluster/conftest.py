@@ -8,15 +8,13 @@ ends, also after a failed test or a failed start.
 
 from __future__ import annotations
 
-import email
-import email.policy
-import threading
 from pathlib import Path
 
 import pytest
 
 from tests.cluster.hosts import Cluster, requirements_missing
 from tests.conftest import _missing
+from tests.mail_sink import MessageSink
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,7 +35,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
-class Mailbox:
+class Mailbox(MessageSink):
     """An SMTP sink (aiosmtpd) on the test's side of the network, where the workers send.
 
     ``delay_before_mail``: seconds each message waits at MAIL FROM, before its content is sent,
@@ -45,9 +43,8 @@ class Mailbox:
     """
 
     def __init__(self) -> None:
-        self.messages: list[email.message.EmailMessage] = []
+        super().__init__()
         self.delay_before_mail = 0.0
-        self._lock = threading.Lock()
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         if self.delay_before_mail:
@@ -57,20 +54,6 @@ class Mailbox:
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        with self._lock:
-            self.messages.append(message)
-        return "250 Message accepted for delivery"
-
-    def to(self, address: str) -> list[email.message.EmailMessage]:
-        with self._lock:
-            return [m for m in self.messages if m["To"] == address]
-
-    def count(self) -> int:
-        with self._lock:
-            return len(self.messages)
 
 
 @pytest.fixture(scope="session")

@@ -19,8 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import email
-import email.policy
 import json
 import os
 import shutil
@@ -43,6 +41,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.factories import learner_create
+from tests.mail_sink import MessageSink
 
 pytestmark = [
     pytest.mark.postgres,
@@ -151,16 +150,15 @@ class RedisServer:
         self.process = None
 
 
-class Mailbox:
-    """An aiosmtpd handler: keeps every message; can hold the n-th RCPT until told to go on."""
+class Mailbox(MessageSink):
+    """Keeps every message; can hold the n-th RCPT until told to go on."""
 
     def __init__(self) -> None:
-        self.messages: list[email.message.EmailMessage] = []
+        super().__init__()
         self.recipients: list[str] = []
         self.hold_at: int | None = None
         self.held = threading.Event()
         self.release = threading.Event()
-        self._lock = threading.Lock()
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         with self._lock:
@@ -173,16 +171,6 @@ class Mailbox:
                 await asyncio.sleep(0.05)
         envelope.rcpt_tos.append(address)
         return "250 OK"
-
-    async def handle_DATA(self, server, session, envelope):
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        with self._lock:
-            self.messages.append(message)
-        return "250 Message accepted for delivery"
-
-    def per_address(self) -> Counter:
-        with self._lock:
-            return Counter(message["To"] for message in self.messages)
 
 
 @pytest.fixture
