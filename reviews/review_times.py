@@ -30,8 +30,15 @@ def review_time(
     created_at: datetime.datetime | None,
     last_review: datetime.datetime | None,
 ) -> datetime.datetime:
-    """The instant a review counts at: ``now`` when the client sent no time, else its
-    ``reviewed_at`` (timezone-aware), no later than ``now``.
+    """The instant a review counts at: ``now`` when the client sent no time (but not before the
+    card's last review), else its ``reviewed_at`` (timezone-aware), no later than ``now``.
+
+    ``now`` is taken when the request starts. Two requests reviewing one card at once both read
+    it; the one that applies second (it lost the compare-and-swap and took the card's lock
+    after the other committed) may hold the earlier ``now``. Its review still comes after the
+    other one, so it counts at the other's time (0 days elapsed): the card's ``last_review``
+    never goes back and stays its newest log's ``reviewed_at`` (tests/cluster/test_failures.py
+    checks that under load).
 
     Refused (InvalidInput, 400): more than CLOCK_SKEW_TOLERANCE ahead of ``now``
     (``reviewed_at_in_future``, detail ``server_time``), or before the card's creation, its
@@ -39,7 +46,7 @@ def review_time(
     ``server_time``). A review at the very instant of the last one is allowed (0 days elapsed).
     """
     if reviewed_at is None:
-        return now
+        return now if last_review is None else max(now, as_utc(last_review))
     reviewed_at = as_utc(reviewed_at)
     if reviewed_at > now + CLOCK_SKEW_TOLERANCE:
         raise InvalidInput(

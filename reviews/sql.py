@@ -662,18 +662,20 @@ def card_state_update(*, card_id: int, state: CardState) -> tuple[str, list]:
 def card_state_update_if(
     *, card_id: int, learner_id: int, before: CardState, state: CardState
 ) -> tuple[str, list]:
-    """That UPDATE, matching only while the card still has the ``before`` state (every review
-    sets a new due and last review time): a compare-and-swap."""
+    """That UPDATE, matching only while the card still has the whole ``before`` state: a
+    compare-and-swap. The whole state, not only its times: a review that lost a race applies at
+    the other's time (reviews.review_times), so two reviews can leave one ``last_review``; a
+    state equal in every column is one the review may be applied to, whoever wrote it."""
     sql, params = card_state_update(card_id=card_id, state=state)
+    matches = " AND ".join(
+        f"{getattr(_cards, name)} IS NOT DISTINCT FROM %s" for name in CARD_STATE_FIELDS
+    )
     return (
-        f"{sql} AND {_cards.learner} = %s AND {_cards.state} = %s AND {_cards.due} = %s "
-        f"AND {_cards.last_review} IS NOT DISTINCT FROM %s",
+        f"{sql} AND {_cards.learner} = %s AND {matches}",
         [
             *params,
             learner_id,
-            before.state,
-            datetime_param(before.due),
-            datetime_param(before.last_review),
+            *(_state_param(name, value) for name, value in before.columns().items()),
         ],
     )
 

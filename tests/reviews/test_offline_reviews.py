@@ -61,6 +61,15 @@ def test_no_client_time_is_now():
     assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=None) == NOW
 
 
+def test_no_client_time_is_never_before_the_last_review():
+    """A request that started before another review of the card but applies after it (it lost
+    the race for the card) counts at that review's time, not back before it."""
+    later = NOW + datetime.timedelta(microseconds=40)
+    assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=later) == later
+    earlier = NOW - MINUTE
+    assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=earlier) == NOW
+
+
 def test_up_to_five_minutes_ahead_is_now_and_further_is_refused():
     from lms.errors import InvalidInput
 
@@ -244,6 +253,32 @@ def test_the_service_takes_reviewed_at_on_the_locked_path_too(learner, reviewed_
         reviewed_at=reviewed_at,
     )
     assert result.reviewed_at == reviewed_at
+
+
+def test_a_review_applied_after_a_newer_one_keeps_the_card_at_its_newest_log(
+    learner, reviewed_card, monkeypatch
+):
+    """The race of two reviews of one card, in order: the one that started first (its ``now``
+    40 µs earlier) applies second, on the locked path. The card's last review stays the newest
+    log's time (issue 20's cluster test once found the card 40 µs behind its log)."""
+    from reviews.services import reviewing
+
+    monkeypatch.setattr(reviewing, "_review_record_unlocked", lambda review: None)
+    started_first = timezone.now()
+    started_second = started_first + datetime.timedelta(microseconds=40)
+    for at, client_review_id in ((started_second, "race-b"), (started_first, "race-a")):
+        reviewing.review_record(
+            learner=learner,
+            card_id=reviewed_card.pk,
+            rating=3,
+            duration_ms=None,
+            client_review_id=client_review_id,
+            at=at,
+        )
+    logs = ReviewLog.objects.filter(card=reviewed_card).order_by("id")
+    newest = max(log.reviewed_at for log in logs)
+    assert _state(reviewed_card).last_review == newest == started_second
+    assert [log.reviewed_at for log in logs][-2:] == [started_second, started_second]
 
 
 # --- the due queue with its backs ----------------------------------------------------------------
