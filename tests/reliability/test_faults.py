@@ -345,6 +345,22 @@ def test_worker_killed_mid_batch_then_restarted_sends_each_digest_once(
 # --- two beats ------------------------------------------------------------------------------
 
 
+def start_beat(start, name: str) -> Process:
+    """``celery beat`` with the project's scheduler (settings.CELERY_BEAT_SCHEDULER, lms.beat)."""
+    return start(
+        name,
+        str(BIN / "celery"),
+        "-A",
+        "lms",
+        "beat",
+        "--loglevel",
+        "info",
+        "--scheduler",
+        settings.CELERY_BEAT_SCHEDULER,
+        "--pidfile=",
+    )
+
+
 def test_two_beats_at_once_send_no_duplicates(processes, redis_server, mailbox, due_learners):
     from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
@@ -363,21 +379,7 @@ def test_two_beats_at_once_send_no_duplicates(processes, redis_server, mailbox, 
         },
     )
     worker = start_worker(processes, "worker-beat")
-    beats = [
-        processes(
-            f"beat-{n}",
-            str(BIN / "celery"),
-            "-A",
-            "lms",
-            "beat",
-            "--loglevel",
-            "info",
-            "--scheduler",
-            "django_celery_beat.schedulers:DatabaseScheduler",
-            "--pidfile=",
-        )
-        for n in (1, 2)
-    ]
+    beats = [start_beat(processes, f"beat-{n}") for n in (1, 2)]
     sending = "Sending due task"
     wait_until(
         lambda: all(beat.text().count(sending) >= 3 for beat in beats),
@@ -396,6 +398,61 @@ def test_two_beats_at_once_send_no_duplicates(processes, redis_server, mailbox, 
     assert set(per_address) == {learner.email for learner in learners}
     assert set(per_address.values()) == {1}, per_address
     assert digest_statuses() == {"sent": 10}
+
+
+def test_a_beat_waiting_on_the_database_stops_on_sigterm(processes, redis_server):
+    """SIGTERM while the beat's tick waits on a query: Celery's handler saves the schedule from
+    inside that query, where psycopg's connection lock is taken. The beat must still stop, and
+    save its schedule on a new connection (lms/beat.py), not hang until SIGKILL. A lock on the
+    table every tick reads holds the query, so the signal surely finds it waiting; released a
+    moment after the signal, it lets the save through (the save writes that table too)."""
+    import psycopg
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    every_second, _ = IntervalSchedule.objects.get_or_create(
+        every=1, period=IntervalSchedule.SECONDS
+    )
+    PeriodicTask.objects.update(enabled=False)
+    planner, _ = PeriodicTask.objects.update_or_create(
+        name="reviews: plan reminder digests",
+        defaults={
+            "task": "reviews.tasks.reminders_plan",
+            "interval": every_second,
+            "enabled": True,
+            "last_run_at": None,
+        },
+    )
+    beat = start_beat(processes, "beat-blocked")
+    # The first run is saved at once (the beat's first sync); later ones wait for the next sync
+    # (3 minutes) or for the stop, so from the second on there is something to save.
+    wait_until(
+        lambda: beat.text().count("Sending due task") >= 2,
+        what="the beat firing the planner twice",
+        logs=[beat],
+    )
+    blocked = (
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND query LIKE '%%django_celery_beat_periodictasks%%' AND pid <> pg_backend_pid()"
+    )
+    with psycopg.connect(database_url()) as holder:
+        holder.execute("LOCK TABLE django_celery_beat_periodictasks IN ACCESS EXCLUSIVE MODE")
+        with psycopg.connect(database_url(), autocommit=True) as watcher:
+            wait_until(
+                lambda: watcher.execute(blocked).fetchone()[0] > 0,
+                what="the beat waiting on the locked table",
+                logs=[beat],
+            )
+        sent = beat.text().count("Sending due task")
+        os.killpg(beat.popen.pid, signal.SIGTERM)
+        time.sleep(1)
+        holder.rollback()
+    try:
+        beat.popen.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the beat hung after SIGTERM\n" + beat.tail())
+    assert "Traceback" not in beat.text(), beat.tail()
+    planner.refresh_from_db()
+    assert planner.total_run_count == sent, beat.tail()
 
 
 # --- the database connection dropped under gunicorn ---------------------------------------------
