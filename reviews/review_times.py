@@ -21,6 +21,8 @@ from lms.local_time import as_utc
 
 REVIEWED_AT_IN_FUTURE = "reviewed_at_in_future"
 REVIEWED_AT_TOO_EARLY = "reviewed_at_too_early"
+# How long after the last review a review counts that started before it but applies after it.
+_AFTER_THE_LAST = datetime.timedelta(microseconds=1)
 
 
 def review_time(
@@ -30,15 +32,16 @@ def review_time(
     created_at: datetime.datetime | None,
     last_review: datetime.datetime | None,
 ) -> datetime.datetime:
-    """The instant a review counts at: ``now`` when the client sent no time (but not before the
+    """The instant a review counts at: ``now`` when the client sent no time (but after the
     card's last review), else its ``reviewed_at`` (timezone-aware), no later than ``now``.
 
     ``now`` is taken when the request starts. Two requests reviewing one card at once both read
     it; the one that applies second (it lost the compare-and-swap and took the card's lock
     after the other committed) may hold the earlier ``now``. Its review still comes after the
-    other one, so it counts at the other's time (0 days elapsed): the card's ``last_review``
-    never goes back and stays its newest log's ``reviewed_at`` (tests/cluster/test_failures.py
-    checks that under load).
+    other one, so it counts a microsecond (PostgreSQL's resolution) after it, 0 days elapsed:
+    the card's ``last_review`` never goes back, stays its newest log's ``reviewed_at``, and each
+    review applied without a client time has a time of its own (tests/cluster/test_failures.py
+    and tests/reliability/test_races.py check that under load).
 
     Refused (InvalidInput, 400): more than CLOCK_SKEW_TOLERANCE ahead of ``now``
     (``reviewed_at_in_future``, detail ``server_time``), or before the card's creation, its
@@ -46,7 +49,9 @@ def review_time(
     ``server_time``). A review at the very instant of the last one is allowed (0 days elapsed).
     """
     if reviewed_at is None:
-        return now if last_review is None else max(now, as_utc(last_review))
+        if last_review is None or now > last_review:
+            return now
+        return as_utc(last_review) + _AFTER_THE_LAST
     reviewed_at = as_utc(reviewed_at)
     if reviewed_at > now + CLOCK_SKEW_TOLERANCE:
         raise InvalidInput(

@@ -63,9 +63,11 @@ def test_no_client_time_is_now():
 
 def test_no_client_time_is_never_before_the_last_review():
     """A request that started before another review of the card but applies after it (it lost
-    the race for the card) counts at that review's time, not back before it."""
+    the race for the card) counts a microsecond after that review, not back before it."""
     later = NOW + datetime.timedelta(microseconds=40)
-    assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=later) == later
+    after = later + datetime.timedelta(microseconds=1)
+    assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=later) == after
+    assert review_time(reviewed_at=None, now=later, created_at=None, last_review=later) == after
     earlier = NOW - MINUTE
     assert review_time(reviewed_at=None, now=NOW, created_at=None, last_review=earlier) == NOW
 
@@ -259,8 +261,9 @@ def test_a_review_applied_after_a_newer_one_keeps_the_card_at_its_newest_log(
     learner, reviewed_card, monkeypatch
 ):
     """The race of two reviews of one card, in order: the one that started first (its ``now``
-    40 µs earlier) applies second, on the locked path. The card's last review stays the newest
-    log's time (issue 20's cluster test once found the card 40 µs behind its log)."""
+    40 µs earlier) applies second, on the locked path, a microsecond after the other. The
+    card's last review stays the newest log's time (issue 20's cluster test once found the card
+    40 µs behind its log)."""
     from reviews.services import reviewing
 
     monkeypatch.setattr(reviewing, "_review_record_unlocked", lambda review: None)
@@ -277,8 +280,9 @@ def test_a_review_applied_after_a_newer_one_keeps_the_card_at_its_newest_log(
         )
     logs = ReviewLog.objects.filter(card=reviewed_card).order_by("id")
     newest = max(log.reviewed_at for log in logs)
-    assert _state(reviewed_card).last_review == newest == started_second
-    assert [log.reviewed_at for log in logs][-2:] == [started_second, started_second]
+    applied_second = started_second + datetime.timedelta(microseconds=1)
+    assert _state(reviewed_card).last_review == newest == applied_second
+    assert [log.reviewed_at for log in logs][-2:] == [started_second, applied_second]
 
 
 # --- the due queue with its backs ----------------------------------------------------------------
