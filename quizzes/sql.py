@@ -348,6 +348,116 @@ def certificate_insert(
 
 
 @dataclass(frozen=True, slots=True)
+class CertificateToIssue:
+    """The certificate a finalization issues along with its result (``result_store``)."""
+
+    code: str
+    learner_name: str
+    score_percent: Decimal
+    issued_at: datetime.datetime
+
+
+@functools.cache
+def _result_store_sql(*, correct: int, certificate: bool) -> str:
+    """The result, the items' grading and the certificate as one statement (PostgreSQL's
+    data-modifying WITH): the grading and the certificate are written only when the result
+    is (it is refused when a concurrent finalization stored one first). ``correct`` as in
+    ``_items_grade_sql``."""
+    r, i, c = _Names(ExamResult), _Names(ExamAttemptItem), _Names(Certificate)
+    result_columns = ("attempt", "learner", "module", "score_percent", "correct_count")
+    result_columns += ("item_count", "passed", "reason", "finalized_at")
+    value = f"({i('id')} IN ({', '.join(['%s'] * correct)}))" if correct else "%s"
+    sql = (
+        f"WITH result AS (INSERT INTO {r.table} "
+        f"({', '.join(r(column) for column in result_columns)}) "
+        f"VALUES ({', '.join(['%s'] * len(result_columns))}) "
+        f"ON CONFLICT ({r('attempt')}) DO NOTHING RETURNING {r('attempt')}), "
+        f"graded AS (UPDATE {i.table} SET {i('is_correct')} = {value} "
+        f"WHERE {i('attempt')} = %s AND EXISTS (SELECT 1 FROM result) RETURNING 1)"
+    )
+    if certificate:
+        columns = ("learner", "module", "attempt", "code", "learner_name", "score_percent")
+        columns += ("issued_at",)
+        # Typed placeholders: INSERT … SELECT does not take the columns' types for them.
+        types = ("bigint", "bigint", "bigint", "text", "text", "numeric", "timestamptz")
+        sql += (
+            f", certificate AS (INSERT INTO {c.table} "
+            f"({', '.join(c(column) for column in columns)}) "
+            f"SELECT {', '.join(f'%s::{kind}' for kind in types)} "
+            f"WHERE EXISTS (SELECT 1 FROM result) ON CONFLICT DO NOTHING RETURNING 1)"
+        )
+    stored = "(SELECT count(*) FROM result)"
+    issued = "(SELECT count(*) FROM certificate)" if certificate else "0"
+    return f"{sql} SELECT {stored}, {issued}"
+
+
+def result_store(
+    *,
+    attempt_id: int,
+    learner_id: int,
+    module_id: int,
+    result: AttemptResult,
+    items: Sequence[GradedItem],
+    certificate: CertificateToIssue | None,
+) -> tuple[bool, bool]:
+    """Store the attempt's result, its items' grading and, when given, the certificate:
+    (result stored, certificate issued). Nothing is written when the attempt has a result
+    already; no certificate when the learner holds one of the module already.
+
+    One statement on PostgreSQL (a submit's three writes were three of its eight statements);
+    elsewhere ``result_insert``, ``attempt_items_grade`` and ``certificate_insert`` in turn.
+    The caller holds the attempt's lock in its transaction either way.
+    """
+    if connection.vendor != "postgresql":
+        if not result_insert(
+            attempt_id=attempt_id, learner_id=learner_id, module_id=module_id, result=result
+        ):
+            return False, False
+        attempt_items_grade(attempt_id=attempt_id, items=items)
+        issued = certificate is not None and certificate_insert(
+            learner_id=learner_id,
+            module_id=module_id,
+            attempt_id=attempt_id,
+            code=certificate.code,
+            learner_name=certificate.learner_name,
+            score_percent=certificate.score_percent,
+            issued_at=certificate.issued_at,
+        )
+        return True, issued
+    correct_ids = [item.id for item in items if item.is_correct]
+    params: list[Any] = [
+        attempt_id,
+        learner_id,
+        module_id,
+        result.score_percent,
+        result.correct_count,
+        result.item_count,
+        result.passed,
+        result.reason,
+        datetime_param(result.finalized_at),
+        *(correct_ids or [False]),
+        attempt_id,
+    ]
+    if certificate is not None:
+        params += [
+            learner_id,
+            module_id,
+            attempt_id,
+            certificate.code,
+            certificate.learner_name,
+            certificate.score_percent,
+            datetime_param(certificate.issued_at),
+        ]
+    with connection.cursor() as store_cursor:
+        store_cursor.execute(
+            _result_store_sql(correct=len(correct_ids), certificate=certificate is not None),
+            params,
+        )
+        stored, issued = store_cursor.fetchone()
+    return stored > 0, issued > 0
+
+
+@dataclass(frozen=True, slots=True)
 class _CertificateCodeRow:
     code: str
 

@@ -12,7 +12,6 @@ import datetime
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -32,13 +31,12 @@ from quizzes.attempt_rules import (
 )
 from quizzes.models import ExamAttempt
 from quizzes.sql import (
+    CertificateToIssue,
     LockedAttempt,
     attempt_items,
-    attempt_items_grade,
     attempt_lock,
     certificate_code,
-    certificate_insert,
-    result_insert,
+    result_store,
 )
 
 # How many expired attempts one run of the periodic task finalizes.
@@ -76,25 +74,6 @@ def _replayed(locked: LockedAttempt, items: list[GradedItem]) -> FinalizedAttemp
     )
 
 
-def _certificate_issue(
-    *, locked: LockedAttempt, attempt_id: int, learner_name: str, grade: Decimal, at
-) -> str | None:
-    """Issue the module's certificate for this attempt; the code the learner holds afterwards."""
-    code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
-    if certificate_insert(
-        learner_id=locked.learner_id,
-        module_id=locked.module_id,
-        attempt_id=attempt_id,
-        code=code,
-        learner_name=learner_name[:200],
-        score_percent=grade,
-        issued_at=at,
-    ):
-        return code
-    # Another finalization of the module issued one meanwhile: show that.
-    return certificate_code(learner_id=locked.learner_id, module_id=locked.module_id)
-
-
 def exam_attempt_submit(
     *, learner, attempt_id: int, now: datetime.datetime | None = None
 ) -> FinalizedAttempt:
@@ -113,10 +92,11 @@ def exam_attempt_finalize(
 ) -> FinalizedAttempt:
     """Grade the attempt from its saved answers, once; a second call returns the same result.
 
-    Grading happens on the server only, from the attempt's own copies of the items. Four
-    statements in the transaction (lock and read the attempts, items, result, items' grading),
-    a fifth when it issues a certificate (and a sixth, the learner's name, unless it is a
-    submit); a replay reads two.
+    Grading happens on the server only, from the attempt's own copies of the items. Three
+    statements in the transaction on PostgreSQL (lock and read the attempts, the items, then
+    the result with the items' grading and any certificate: ``quizzes.sql.result_store``), a
+    fourth, the learner's name, when it issues a certificate unless it is a submit; a replay
+    reads two.
     """
     return _attempt_finalize(
         attempt_id=attempt_id, learner_id=None, learner_name=_learner_name_read, now=now
@@ -147,12 +127,31 @@ def _attempt_finalize(
                 reason=result_reason(deadline_at=locked.deadline_at, now=now),
                 at=now,
             )
-            if not result_insert(
+            attempts = attempts_with_result(
+                locked.attempts, attempt_id=attempt_id, result=graded.result
+            )
+            # The final grade counts certifying attempts only: a practice attempt never issues
+            # the certificate, however well it went.
+            grade, passed = final_score(policy=locked.policy, attempts=attempts)
+            code = locked.certificate_code
+            certificate = None
+            if passed and code is None and locked.this.certifying:
+                certificate = CertificateToIssue(
+                    code=secrets.token_urlsafe(CERTIFICATE_CODE_BYTES),
+                    learner_name=learner_name(locked.learner_id)[:200],
+                    score_percent=grade,
+                    issued_at=now,
+                )
+            # The result, the items' grading and the certificate: one statement on PostgreSQL.
+            stored, issued = result_store(
                 attempt_id=attempt_id,
                 learner_id=locked.learner_id,
                 module_id=locked.module_id,
                 result=graded.result,
-            ):
+                items=graded.items,
+                certificate=certificate,
+            )
+            if not stored:
                 # A concurrent finalization committed this attempt's result while we waited for
                 # the lock: the lock's statement read the other tables as they were when it began
                 # (PostgreSQL), before that. We hold the lock now, and a new statement sees the
@@ -163,21 +162,12 @@ def _attempt_finalize(
                         "This attempt was finalized at the same time.", code="attempt_finalized"
                     )
                 return _replayed(locked, attempt_items(attempt_id=attempt_id))
-            attempt_items_grade(attempt_id=attempt_id, items=graded.items)
-            attempts = attempts_with_result(
-                locked.attempts, attempt_id=attempt_id, result=graded.result
-            )
-            # The final grade counts certifying attempts only: a practice attempt never issues
-            # the certificate, however well it went.
-            grade, passed = final_score(policy=locked.policy, attempts=attempts)
-            code = locked.certificate_code
-            if passed and code is None and locked.this.certifying:
-                code = _certificate_issue(
-                    locked=locked,
-                    attempt_id=attempt_id,
-                    learner_name=learner_name(locked.learner_id),
-                    grade=grade,
-                    at=now,
+            if certificate is not None:
+                # Not issued: another finalization of the module issued one meanwhile; show it.
+                code = (
+                    certificate.code
+                    if issued
+                    else certificate_code(learner_id=locked.learner_id, module_id=locked.module_id)
                 )
     except IntegrityError as exc:
         # A database key refused a write that slipped past the lock (SQLite has no row locks).
