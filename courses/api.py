@@ -115,6 +115,7 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
 # each process like the step ETags: the due queue asks on every request.
 _retired_content = ShortLivedCache(name="retired content", max_entries=1, max_age=CONTENT_MAX_AGE)
 _card_fronts = ShortLivedCache(name="card fronts", max_entries=20_000, max_age=CONTENT_MAX_AGE)
+_card_backs = ShortLivedCache(name="card backs", max_entries=20_000, max_age=CONTENT_MAX_AGE)
 
 
 def _kind(is_quick_check: bool) -> Value:
@@ -268,22 +269,34 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
 
 def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
     """The definition of each step and the answer of each quick check (unknown ids left out):
-    one query whatever the number of ids, none when there are none. The due queue's backs for
-    an offline session; not cached (read once a session, and larger than the fronts)."""
+    one query at most, for the ids not read in this process in the last second (as the fronts:
+    the web review page shows the next card's back on every page, and that query was a
+    quarter of the page's statements; bench.profile web_review)."""
     backs = CardBacks(step_definitions={}, quick_check_answers={})
-    step_ids, quick_check_ids = sorted(set(step_ids)), sorted(set(quick_check_ids))
-    reads = [
-        model.objects.filter(id__in=ids).order_by().values_list("id", _kind(is_quick_check), back)
-        for is_quick_check, ids, model, back in (
-            (False, step_ids, Step, "definition"),
-            (True, quick_check_ids, QuickCheck, "answer"),
-        )
-        if ids
-    ]
+    reads = []
+    for is_quick_check, ids, model, back in (
+        (False, step_ids, Step, "definition"),
+        (True, quick_check_ids, QuickCheck, "answer"),
+    ):
+        target = backs.quick_check_answers if is_quick_check else backs.step_definitions
+        unknown = []
+        for row_id in sorted(set(ids)):
+            cached = _card_backs.get((is_quick_check, row_id))
+            if cached is None:
+                unknown.append(row_id)
+            else:
+                target[row_id] = cached
+        if unknown:
+            reads.append(
+                model.objects.filter(id__in=unknown)
+                .order_by()
+                .values_list("id", _kind(is_quick_check), back)
+            )
     if reads:
         for row_id, is_quick_check, back in reads[0].union(*reads[1:], all=True):
             target = backs.quick_check_answers if is_quick_check else backs.step_definitions
             target[row_id] = back
+            _card_backs.put((is_quick_check, row_id), back)
     return backs
 
 

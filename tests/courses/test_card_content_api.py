@@ -1,6 +1,6 @@
-"""What courses.api gives the reviews app: the ids of retired content and the cards' fronts, each
-one query at most, trusted for a second per process and forgotten at once on a content change
-in the process (the step ETags' guarantee)."""
+"""What courses.api gives the reviews app: the ids of retired content and the cards' fronts and
+backs, each one query at most, trusted for a second per process and forgotten at once on a
+content change in the process (the step ETags' guarantee)."""
 
 from __future__ import annotations
 
@@ -86,4 +86,42 @@ def test_a_renamed_term_is_a_cards_front_at_once_after_an_edit_in_this_process(c
     content_changed()
     assert api.card_fronts(step_ids=[step.pk], quick_check_ids=[]).step_terms == {
         step.pk: "Anders benannt"
+    }
+
+
+def test_card_backs_read_what_is_not_cached_in_one_query_and_follow_an_edit(
+    course, django_assert_num_queries, content_trust_clock
+):
+    steps = list(course.steps.order_by("number")[:3])
+    quick_check = QuickCheck.objects.filter(module=course).order_by("id").first()
+    with django_assert_num_queries(1):  # definitions and answers in one read
+        backs = api.card_backs(
+            step_ids=[step.pk for step in steps[:2]], quick_check_ids=[quick_check.pk]
+        )
+    assert backs.step_definitions == {step.pk: step.definition for step in steps[:2]}
+    assert backs.quick_check_answers == {quick_check.pk: quick_check.answer}
+    with django_assert_num_queries(0):
+        assert (
+            api.card_backs(
+                step_ids=[step.pk for step in steps[:2]], quick_check_ids=[quick_check.pk]
+            )
+            == backs
+        )
+    with django_assert_num_queries(1):  # only the id not read yet
+        more = api.card_backs(step_ids=[step.pk for step in steps], quick_check_ids=[])
+    assert more.step_definitions == {step.pk: step.definition for step in steps}
+    # Written straight to the table, as another process would: seen after a second.
+    Step.objects.filter(pk=steps[0].pk).update(definition="Neu erklärt")
+    assert api.card_backs(step_ids=[steps[0].pk], quick_check_ids=[]).step_definitions == {
+        steps[0].pk: steps[0].definition
+    }
+    content_trust_clock(api.CONTENT_MAX_AGE + 0.01)
+    assert api.card_backs(step_ids=[steps[0].pk], quick_check_ids=[]).step_definitions == {
+        steps[0].pk: "Neu erklärt"
+    }
+    # An edit in this process is seen at once.
+    QuickCheck.objects.filter(pk=quick_check.pk).update(answer="Andere Antwort")
+    content_changed()
+    assert api.card_backs(step_ids=[], quick_check_ids=[quick_check.pk]).quick_check_answers == {
+        quick_check.pk: "Andere Antwort"
     }

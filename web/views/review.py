@@ -41,8 +41,8 @@ def _review_session(request: HttpRequest) -> str:
 @login_required
 def review_session(request: HttpRequest) -> HttpResponse:
     """The next due card (front, back, a button per rating with its next interval)."""
-    # The card's back comes with the queue (courses.api.card_backs, one small query): reading
-    # the card's faces again through a five-table join cost more than the back itself.
+    # The card's back comes with the queue (courses.api.card_backs: the per-process copy, or one
+    # small query): reading the faces again through a five-table join cost more than the back.
     queue = due_queue(learner=request.user, at=timezone.now(), limit=1, include_back=True)
     card = queue.cards[0] if queue.cards else None
     labels = rating_labels()
