@@ -24,10 +24,11 @@ _Row = TypeVar("_Row")
 
 
 def rows_as(cursor, row_type: type[_Row]) -> list[_Row]:
-    """Every row the cursor has left, each as a ``row_type`` (a frozen dataclass) built by column
-    name: the typed form of Django's ``dictfetchall``. The statement names its columns after the
-    dataclass's fields (``AS field_name``); a column the type lacks, or a field no column fills,
-    is an error at the first call, not a silently shifted value."""
+    """Every row the cursor has left, each as a ``row_type`` (a frozen dataclass or a
+    ``typing.NamedTuple``) built by column name: the typed form of Django's ``dictfetchall``.
+    The statement names its columns after the type's fields (``AS field_name``); a column the
+    type lacks, or a field no column fills, is an error at the first call, not a silently
+    shifted value."""
     build = _row_builder(row_type, _column_names(cursor))
     return [build(row) for row in cursor.fetchall()]
 
@@ -52,15 +53,22 @@ def _column_names(cursor) -> tuple[str, ...]:
 def _row_builder(row_type: type, names: tuple[str, ...]) -> Callable[[Sequence], Any]:
     """How a row with these column names becomes a ``row_type``: checked once per statement
     shape. Columns in the dataclass's field order are passed by position (the names were
-    checked to match), any other order by name."""
-    fields = tuple(field.name for field in dataclasses.fields(row_type))
+    checked to match), any other order by name. A ``typing.NamedTuple`` row type (frozen too)
+    is built from a row in its field order by ``_make``, without a Python call per row: the
+    due queue's rows were a quarter of its statement's Python work as frozen dataclasses."""
+    named_tuple = issubclass(row_type, tuple)
+    fields = (
+        tuple(row_type._fields)
+        if named_tuple
+        else tuple(field.name for field in dataclasses.fields(row_type))
+    )
     if set(names) != set(fields) or len(names) != len(fields):
         raise TypeError(
             f"{row_type.__name__}: the statement's columns {sorted(names)} are not its fields "
             f"{sorted(fields)}"
         )
     if names == fields:
-        return lambda row: row_type(*row)
+        return row_type._make if named_tuple else lambda row: row_type(*row)
     return lambda row: row_type(**dict(zip(names, row, strict=True)))
 
 

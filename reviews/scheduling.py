@@ -288,9 +288,10 @@ def intervals_preview(
     )
     if exam_at is None:
         # The common case: each due is the review time plus the cached interval, whose seconds
-        # are cached with it (the due queue previews ten cards per request).
+        # are cached with it (the due queue previews ten cards per request). Positional: by
+        # keyword, building the four frozen previews cost half again as much.
         return [
-            IntervalPreview(rating=rating, name=name, due=at + interval, seconds=seconds)
+            IntervalPreview(rating, name, at + interval, seconds)
             for rating, name, interval, _stability, seconds in outcomes
         ]
     previews = []

@@ -64,7 +64,7 @@ class DueView(APIView):
         queue = selectors.due_queue(
             learner=request.user, at=timezone.now(), limit=limit, include_back=include_back
         )
-        return Response(DueQueueSerializer(queue).data)
+        return Response(DueQueueSerializer.represent(queue))
 
 
 class ReviewCreateView(APIView):
