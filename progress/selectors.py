@@ -428,15 +428,22 @@ class StepReaderState:
     status: str
     sections_viewed: tuple[str, ...]
     notes: dict[str, str]
+    # The value of the caller's column (``step_reader_state``'s ``column``), else None.
+    carried: Any = None
 
 
-def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
+def step_reader_state(
+    *, learner_id: int, module_id: int, step_id: int, column: tuple[str, list] | None = None
+) -> StepReaderState | None:
     """The learner's state on one step for its page; None when not enrolled in the module.
 
     One query (``progress.sql.step_reader_rows``): the enrollment joined to the step's progress
-    row and the learner's notes on it.
+    row and the learner's notes on it, carrying ``column`` (another app's scalar subquery, SQL
+    and params: the page's quick-check ratings) as ``carried``.
     """
-    rows = step_reader_rows(learner_id=learner_id, module_id=module_id, step_id=step_id)
+    rows = step_reader_rows(
+        learner_id=learner_id, module_id=module_id, step_id=step_id, column=column
+    )
     if not rows:
         return None
     first = rows[0]
@@ -445,4 +452,5 @@ def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepR
         status=first.status or _NOT_STARTED,
         sections_viewed=tuple(viewed),
         notes={row.prompt: row.text for row in rows if row.prompt is not None},
+        carried=first.carried,
     )

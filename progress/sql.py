@@ -105,10 +105,12 @@ class StepReaderRow:
     sections_viewed: Any
     prompt: str | None
     text: str | None
+    # The value of the caller's own column (``step_reader_rows``'s ``column``), else None.
+    carried: Any
 
 
 @functools.cache
-def _step_reader_statement() -> str:
+def _step_reader_statement(carried: str = "NULL") -> str:
     quote = connection.ops.quote_name
     enrollment, progress, note = Enrollment._meta, StepProgress._meta, StepNote._meta
 
@@ -118,7 +120,8 @@ def _step_reader_statement() -> str:
     return (
         f"SELECT {column('p', progress, 'status')} AS status, "
         f"{column('p', progress, 'sections_viewed')} AS sections_viewed, "
-        f"{column('n', note, 'prompt')} AS prompt, {column('n', note, 'text')} AS text "
+        f"{column('n', note, 'prompt')} AS prompt, {column('n', note, 'text')} AS text, "
+        f"{carried} AS carried "
         f"FROM {quote(enrollment.db_table)} e "
         f"LEFT JOIN {quote(progress.db_table)} p "
         f"ON {column('p', progress, 'learner')} = {column('e', enrollment, 'learner')} "
@@ -131,12 +134,18 @@ def _step_reader_statement() -> str:
     )
 
 
-def step_reader_rows(*, learner_id: int, module_id: int, step_id: int) -> list[StepReaderRow]:
+def step_reader_rows(
+    *, learner_id: int, module_id: int, step_id: int, column: tuple[str, list] | None = None
+) -> list[StepReaderRow]:
     """The learner's enrollment in the module with their progress and notes on the step: no row
     when not enrolled (one progress row at most and one note per prompt, by the tables'
-    unique constraints). One query."""
+    unique constraints). One query. ``column``: a scalar subquery of another app (SQL, params)
+    the statement carries as ``carried`` (the step page's quick-check ratings)."""
+    sql, params = column if column is not None else ("NULL", [])
     with connection.cursor() as cursor:
-        cursor.execute(_step_reader_statement(), [step_id, step_id, learner_id, module_id])
+        cursor.execute(
+            _step_reader_statement(sql), [*params, step_id, step_id, learner_id, module_id]
+        )
         return rows_as(cursor, StepReaderRow)
 
 

@@ -93,6 +93,11 @@ from quizzes.models import (
     ExamResult,
     QuickCheckRating,
 )
+
+# The ratings as a column another app's read carries (the step page's learner state, read by
+# the progress app): SQL and params, or None where it must be read on its own; and its reading.
+from quizzes.sql import quick_check_ratings_column as quick_check_ratings_column
+from quizzes.sql import quick_check_ratings_from_column as quick_check_ratings_from_column
 from quizzes.sql import quick_check_ratings_read
 
 # --- the exam ---------------------------------------------------------------------------------

@@ -518,6 +518,38 @@ def quick_check_ratings_read(*, learner_id: int, quick_check_ids: Sequence[int])
         return {row.quick_check_id: row.rating for row in rows_as(cursor, _RatingRow)}
 
 
+def quick_check_ratings_column(
+    *, learner_id: int, quick_check_ids: Sequence[int]
+) -> tuple[str, list] | None:
+    """The learner's ratings of ``quick_check_ids`` as a scalar subquery (SQL, params) another
+    app's statement can carry as one of its columns: a JSON list of [quick check id, rating]
+    pairs, NULL when none is rated (``quick_check_ratings_from_column`` reads it). The step page
+    reads it along the learner's progress (one statement instead of two). PostgreSQL only (its
+    JSON functions); None elsewhere or without ids: read them with ``quick_check_ratings_read``.
+    """
+    if not quick_check_ids or connection.vendor != "postgresql":
+        return None
+    quote = connection.ops.quote_name
+    meta = QuickCheckRating._meta
+
+    def column(name: str) -> str:
+        return quote(meta.get_field(name).column)
+
+    return (
+        f"(SELECT json_agg(json_build_array({column('quick_check')}, {column('rating')})) "
+        f"FROM {quote(meta.db_table)} "
+        f"WHERE {column('learner')} = %s AND {column('quick_check')} = ANY(%s))",
+        [learner_id, list(quick_check_ids)],
+    )
+
+
+def quick_check_ratings_from_column(value: Any) -> dict[int, str]:
+    """The ratings a ``quick_check_ratings_column`` read, as ``quick_check_ratings_read`` gives
+    them."""
+    pairs = json_value(value) if value is not None else []
+    return {int(quick_check_id): rating for quick_check_id, rating in pairs}
+
+
 # --- an attempt as the learner answers it -------------------------------------------------------
 
 

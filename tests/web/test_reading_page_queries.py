@@ -14,12 +14,13 @@ from tests.web.test_web_queries import MODULE, fill_learner_data, warm_count_que
 
 pytestmark = pytest.mark.django_db
 
-# Session and user (2); the learner's status, sections read and both notes
-# (progress.selectors.step_reader_state, 1); the ratings of its quick checks
-# (quizzes.selectors.quick_check_ratings_get, 1). The step, its sections and quick checks come
-# from the process's copy of a second (courses.selectors.step_get; 3 queries when cold). The
-# GET records nothing (the opening is the page's progress event).
-STEP_PAGE_QUERIES = 4
+# Session and user (2); the learner's status, sections read and both notes, carrying the
+# ratings of its quick checks (progress.selectors.step_reader_state with
+# quizzes.selectors.quick_check_ratings_column, 1; before: a query of its own). The step, its
+# sections and quick checks come from the process's copy of a second
+# (courses.selectors.step_get; 3 queries when cold). The GET records nothing (the opening is
+# the page's progress event).
+STEP_PAGE_QUERIES = 3
 # Session and user (2); the enrolled modules' ids (progress.selectors.enrolled_module_ids, 1);
 # per module its progress (1), the exam policy with the accommodation, item count, attempts
 # and certificate (quizzes.sql.exam_overview_read, 1) - the completed steps come from the
