@@ -135,6 +135,47 @@ def test_true_retention_splits_young_and_mature_reviews_per_period(learner, bulk
     assert periods["all"].young.retention == pytest.approx(2 / 3, abs=1e-4)
 
 
+def test_true_retention_counts_a_review_on_a_bound_in_the_later_period(make_learner, bulk_cards):
+    # Reviews at each period's bounds and a microsecond either side, counted against the periods
+    # written out here (each [start, end) of local days): the statement counts per stretch
+    # between two bounds, and each period adds up the stretches inside it.
+    learner = make_learner("bounds", time_zone="America/Santiago")
+    now = timezone.now()
+    today = local_day(time_zone=learner.time_zone, at=now)
+
+    def start(days_back):
+        return local_day_of(time_zone=learner.time_zone, date=today.date - days_back * DAY).start
+
+    periods = {
+        "today": (today.start, today.end),
+        "yesterday": (start(1), today.start),
+        "week": (start(6), today.end),
+        "month": (start(29), today.end),
+        "year": (start(364), today.end),
+        "all": (None, today.end),
+    }
+    tick = datetime.timedelta(microseconds=1)
+    moments = sorted(
+        {b + d for bounds in periods.values() for b in bounds if b for d in (-tick, 0 * tick, tick)}
+    )
+    (card,) = bulk_cards(learner, 1, due=now, reviewed=True)
+    logs = [
+        _log(learner, card, at=at, rating=1 + i % 4, interval_days=(5, 30)[i % 3 == 0])
+        for i, at in enumerate(moments)
+    ]
+    ReviewLog.objects.bulk_create(logs)
+    got = {p.period: p for p in true_retention(learner=learner, at=now)}
+    for name, (begin, end) in periods.items():
+        inside = [log for log in logs if (begin is None or log.reviewed_at >= begin)]
+        inside = [log for log in inside if log.reviewed_at < end]
+        mature = [log for log in inside if log.before_due - log.before_last_review >= 21 * DAY]
+        young = [log for log in inside if log not in mature]
+        for age, expected in (("young", young), ("mature", mature)):
+            count = getattr(got[name], age)
+            passed = sum(1 for log in expected if log.rating > 1)
+            assert (count.passed, count.failed) == (passed, len(expected) - passed), (name, age)
+
+
 @pytest.mark.parametrize("logs", [1, 5_000])
 def test_the_retention_api_is_one_query_with_1_or_5000_reviews(
     make_learner, bulk_cards, login, logs, django_assert_num_queries

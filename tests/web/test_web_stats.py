@@ -6,8 +6,10 @@ import datetime
 import re
 
 import pytest
+from django.template import engines
+from django.utils import translation
 
-from web.views.stats import heat_level, heatmap, progress_chart
+from web.views.stats import _progress_chart_markup, heat_level, heatmap, progress_chart
 
 
 class Day:
@@ -40,6 +42,37 @@ def test_progress_line_rises_by_one_step_per_completion():
     assert ys == sorted(ys, reverse=True)  # SVG y grows downwards: the line never falls
     assert chart["done"] == 3 and (today - chart["start"]).days >= 29
     assert progress_chart([], 32, today=today) is None
+
+
+# The template block the progress chart was before it was written in Python (web/stats.html).
+_PROGRESS_CHART_TEMPLATE = (
+    '{% load i18n %}{% with ch=item.chart %}\n      <div class="chart-frame">\n      <svg '
+    'class="chart chart--progress" width="{{ ch.width }}" height="{{ ch.height }}" '
+    'viewBox="0 0 {{ ch.width }}'
+    ' {{ ch.height }}" role="img" aria-labelledby="chart-{{ number }}">\n        <title id="chart-'
+    '{{ number }}">{% blocktranslate with done=ch.done total=ch.total start=ch.start|date:'
+    '"SHORT_DATE_FORMAT" %}Completed steps from {{ start }} until today: {{ done }} of {{ total }}'
+    '{% endblocktranslate %}</title>\n        <line class="chart-axis" x1="{{ ch.x0 }}" y1="'
+    '{{ ch.y0 }}" x2="{{ ch.x1 }}" y2="{{ ch.y0 }}"/>\n        <line class="chart-axis" x1="'
+    '{{ ch.x0 }}" y1="{{ ch.y_top }}" x2="{{ ch.x0 }}" y2="{{ ch.y0 }}"/>\n        <text class='
+    '"chart-text" x="4" y="{{ ch.y_top|add:8 }}">{{ ch.total }}</text>\n        <text class='
+    '"chart-text" x="4" y="{{ ch.y0 }}">0</text>\n        <text class="chart-text" x="{{ ch.x0 }}"'
+    ' y="{{ ch.label_y }}">{{ ch.start|date:"SHORT_DATE_FORMAT" }}</text>\n        <text class='
+    '"chart-text" x="{{ ch.x1 }}" y="{{ ch.label_y }}" text-anchor="end">{{ ch.today|date:'
+    '"SHORT_DATE_FORMAT" }}</text>\n        <polyline class="chart-line" points="{{ ch.points }}"'
+    "/>\n      </svg>\n      </div>\n      {% endwith %}"
+)
+
+
+@pytest.mark.parametrize("language", ["de", "en"])
+def test_the_progress_chart_markup_is_what_the_template_wrote(language):
+    today = datetime.date(2026, 11, 30)
+    moments = [datetime.datetime(2026, 10, d, 12, tzinfo=datetime.UTC) for d in (2, 2, 20)]
+    chart = progress_chart(moments, 1032, today=today)
+    template = engines["django"].from_string(_PROGRESS_CHART_TEMPLATE)
+    with translation.override(language):
+        expected = template.render({"item": {"chart": chart}, "number": 3})
+        assert _progress_chart_markup(chart, 3) == expected
 
 
 @pytest.mark.django_db

@@ -15,6 +15,7 @@ from courses.selectors import module_catalog, module_list
 from lms.content_cache import ContentCache
 from progress.selectors import enrolled_module_ids, module_progress_get
 from reviews.selectors import due_count, exam_readiness
+from web.templatetags.lernpfad import progress_ring
 from web.views.exam import exam_status_for_dashboard
 
 # A module the learner may enroll in, as the dashboard lists it, is the same for every learner:
@@ -26,15 +27,17 @@ _offers = ContentCache(name="dashboard module offers", max_entries=2000)
 _CSRF_SLOT = "\x00csrf\x00"
 
 
-def _offer(module) -> dict:
-    """The module's list entry before and after its CSRF token."""
+def _offer(module, *, language: str | None, script_prefix: str) -> dict:
+    """The module's list entry before and after its CSRF token, in ``language`` (the active one)
+    under ``script_prefix`` (the request's): the caller reads both once for the whole list (each
+    a look-up in the request's thread-local state, ~100 a page)."""
     key = (
         module.pk,
         module.slug,
         module.header,
         module.step_count,
-        get_language(),
-        get_script_prefix(),
+        language,
+        script_prefix,
     )
     offer = _offers.get(key)
     if offer is None:
@@ -45,6 +48,21 @@ def _offer(module) -> dict:
         offer = {"before": mark_safe(before), "after": mark_safe(after)}
         _offers.put(key, offer)
     return offer
+
+
+# A progress ring depends only on its percentage and the language (its label): drawn once per
+# pair instead of once per module card (an inclusion tag's template, a translation).
+_rings = ContentCache(name="dashboard progress rings", max_entries=1000)
+
+
+def _ring(percent: int, *, language: str | None) -> str:
+    """``{% progress_ring percent %}``'s markup, in ``language`` (the active one)."""
+    key = (percent, language)
+    ring = _rings.get(key)
+    if ring is None:
+        ring = mark_safe(render_to_string("web/includes/ring.html", progress_ring(percent)))
+        _rings.put(key, ring)
+    return ring
 
 
 def enrolled_modules(*, learner_id: int) -> list:
@@ -68,6 +86,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     """
     learner = request.user
     now = timezone.now()
+    language = get_language()
     enrolled = []
     for module in enrolled_modules(learner_id=learner.pk):
         progress = module_progress_get(learner_id=learner.pk, module_slug=module.slug)
@@ -76,6 +95,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             {
                 "module": module,
                 "percent": progress.percent_complete,
+                "ring": _ring(progress.percent_complete, language=language),
                 "completed": progress.completed_steps,
                 "total": progress.total_steps,
                 "next_step": progress.next_step,
@@ -88,7 +108,12 @@ def dashboard(request: HttpRequest) -> HttpResponse:
             }
         )
     enrolled_ids = {item["module"].pk for item in enrolled}
-    others = [_offer(module) for module in module_catalog() if module.pk not in enrolled_ids]
+    script_prefix = get_script_prefix()
+    others = [
+        _offer(module, language=language, script_prefix=script_prefix)
+        for module in module_catalog()
+        if module.pk not in enrolled_ids
+    ]
     # The entries joined here, each with this request's CSRF token (a mask of the same secret as
     # the page's other forms'): three template look-ups per entry were a tenth of the page.
     token = get_token(request)

@@ -32,19 +32,29 @@ def _short_date(day: datetime.date, language: str | None) -> str:
     return escape(date_format(day, "SHORT_DATE_FORMAT"))
 
 
-def short_date(day: datetime.date) -> str:
-    """The day as the page's language writes a short date ("01.12.2026"), escaped for HTML."""
-    return _short_date(day, get_language())
+def short_date(day: datetime.date, language: str | None = None) -> str:
+    """The day as the page's language writes a short date ("01.12.2026"), escaped for HTML.
+    A caller that writes many dates passes ``get_language()``, read once for all of them (a
+    look-up in the request's thread-local state each time)."""
+    return _short_date(day, language or get_language())
+
+
+@functools.lru_cache(maxsize=4096)
+def date_label(day: datetime.date, format_string: str, language: str | None) -> str:
+    """``date_format(day, format_string)`` in ``language`` (the active one), escaped for HTML:
+    the same for every learner, so formatted once per day, format and language."""
+    return escape(date_format(day, format_string))
 
 
 def _forecast_bars_markup(bars: list[dict], *, width: int) -> SafeString:
     """The forecast's bars, each with its tooltip, as one string: the template's loop did
     several look-ups and a date filter per day (bench.profile web_stats)."""
+    language = get_language()
     return mark_safe(
         "".join(
             f'<rect class="forecast-bar" x="{bar["x"]}" y="{bar["y"]}" width="{width}" '
-            f'height="{bar["height"]}"><title>{short_date(bar["date"])}: {bar["count"]}</title>'
-            "</rect>"
+            f'height="{bar["height"]}"><title>{short_date(bar["date"], language)}: '
+            f"{bar['count']}</title></rect>"
             for bar in bars
         )
     )
@@ -53,10 +63,11 @@ def _forecast_bars_markup(bars: list[dict], *, width: int) -> SafeString:
 def _forecast_labels_markup(labels: list[dict], *, y: int) -> SafeString:
     """The date under every 7th bar ("Today" under the first)."""
     today = escape(_("Today"))
+    language = get_language()
     return mark_safe(
         "".join(
             f'<text class="chart-text" x="{label["x"]}" y="{y}">'
-            f"{today if label['today'] else escape(date_format(label['date'], 'd.m.'))}</text>"
+            f"{today if label['today'] else date_label(label['date'], 'd.m.', language)}</text>"
             for label in labels
         )
     )

@@ -8,14 +8,15 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from progress.selectors import module_progress_get
 from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
 from web.views.dashboard import enrolled_modules
-from web.views.review_charts import forecast_chart, retention_rows, short_date
+from web.views.review_charts import date_label, forecast_chart, retention_rows, short_date
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
 # scaled to the page's width (CSS), so these are proportions more than pixels.
@@ -50,10 +51,12 @@ def _cells_markup(cells: list[dict]) -> SafeString:
     """The heatmap's squares, each with its tooltip, as one string: the template's loop over 90
     days (several look-ups and a date filter each) was the page's costliest rendering
     (bench.profile web_stats)."""
+    language = get_language()
     return mark_safe(
         "".join(
             f'<rect class="heat-{c["level"]}" x="{c["x"]}" y="{c["y"]}" width="{CELL}" '
-            f'height="{CELL}" rx="2"><title>{short_date(c["date"])}: {c["count"]}</title></rect>'
+            f'height="{CELL}" rx="2"><title>{short_date(c["date"], language)}: {c["count"]}'
+            "</title></rect>"
             for c in cells
         )
     )
@@ -64,6 +67,7 @@ def heatmap(per_day) -> dict:
     if not per_day:
         return {"cells": [], "width": 0, "height": 0, "months": []}
     peak = max(day.count for day in per_day)
+    language = get_language()
     first = per_day[0].date
     offset = first.weekday()
     cells, months = [], []
@@ -81,7 +85,7 @@ def heatmap(per_day) -> dict:
             }
         )
         if day.date.day == 1 or index == 0:
-            months.append({"x": x, "column": column, "label": date_format(day.date, "M")})
+            months.append({"x": x, "column": column, "label": date_label(day.date, "M", language)})
     # The range's first, partial month keeps its label only if the next one leaves it room.
     if len(months) > 1 and months[1]["column"] - months[0]["column"] < MONTH_LABEL_MIN_COLUMNS:
         months.pop(0)
@@ -92,9 +96,9 @@ def heatmap(per_day) -> dict:
     weekdays = [
         {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
         for row, label in (
-            (0, date_format(datetime.date(2024, 1, 1), "D")),
-            (2, date_format(datetime.date(2024, 1, 3), "D")),
-            (4, date_format(datetime.date(2024, 1, 5), "D")),
+            (0, date_label(datetime.date(2024, 1, 1), "D", language)),
+            (2, date_label(datetime.date(2024, 1, 3), "D", language)),
+            (4, date_label(datetime.date(2024, 1, 5), "D", language)),
         )
     ]
     return {
@@ -103,13 +107,13 @@ def heatmap(per_day) -> dict:
         # The labels as markup, as the cells (escaped labels and numbers only).
         "months_markup": mark_safe(
             "".join(
-                f'<text class="chart-text" x="{month["x"]}" y="14">{escape(month["label"])}</text>'
+                f'<text class="chart-text" x="{month["x"]}" y="14">{month["label"]}</text>'
                 for month in months
             )
         ),
         "weekdays_markup": mark_safe(
             "".join(
-                f'<text class="chart-text" x="0" y="{day["y"]}">{escape(day["label"])}</text>'
+                f'<text class="chart-text" x="0" y="{day["y"]}">{day["label"]}</text>'
                 for day in weekdays
             )
         ),
@@ -159,6 +163,39 @@ def progress_chart(completed_at: list[datetime.datetime], total: int, *, today: 
     }
 
 
+def _progress_chart_markup(chart: dict, number: int) -> SafeString:
+    """One module's progress chart as the page writes it (its ``number``-th on the page, for
+    the title's id): the template's block of ten tags, each value a look-up, localized and
+    escaped, with a translation and two date filters, cost more than drawing the line."""
+    language = get_language()
+    start = short_date(chart["start"], language)
+    # As blocktranslate writes it: the translation as it is, its values escaped (integers, a
+    # date already escaped).
+    title = _("Completed steps from %(start)s until today: %(done)s of %(total)s") % {
+        "start": start,
+        "done": chart["done"],
+        "total": chart["total"],
+    }
+    width, height = chart["width"], chart["height"]
+    x0, x1, y0, y_top = chart["x0"], chart["x1"], chart["y0"], chart["y_top"]
+    label_y = chart["label_y"]
+    return mark_safe(
+        '\n      <div class="chart-frame">\n'
+        f'      <svg class="chart chart--progress" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="chart-{number}">\n'
+        f'        <title id="chart-{number}">{title}</title>\n'
+        f'        <line class="chart-axis" x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}"/>\n'
+        f'        <line class="chart-axis" x1="{x0}" y1="{y_top}" x2="{x0}" y2="{y0}"/>\n'
+        f'        <text class="chart-text" x="4" y="{y_top + 8}">{chart["total"]}</text>\n'
+        f'        <text class="chart-text" x="4" y="{y0}">0</text>\n'
+        f'        <text class="chart-text" x="{x0}" y="{label_y}">{start}</text>\n'
+        f'        <text class="chart-text" x="{x1}" y="{label_y}" text-anchor="end">'
+        f"{short_date(chart['today'], language)}</text>\n"
+        f'        <polyline class="chart-line" points="{escape(chart["points"])}"/>\n'
+        "      </svg>\n      </div>\n      "
+    )
+
+
 @login_required
 def stats(request: HttpRequest) -> HttpResponse:
     """Review figures and heatmap (reviews selectors), what is due now and later today (the
@@ -176,13 +213,15 @@ def stats(request: HttpRequest) -> HttpResponse:
     # zone, unknown-zone fallback): the progress chart ends on the same day.
     today = figures.per_day[-1].date
     modules = []
-    for module in enrolled_modules(learner_id=learner.pk):
+    for number, module in enumerate(enrolled_modules(learner_id=learner.pk), start=1):
         progress = module_progress_get(learner_id=learner.pk, module_slug=module.slug)
         completed = [s.completed_at for s in progress.steps if s.completed_at]
+        chart = progress_chart(completed, progress.total_steps, today=today)
         modules.append(
             {
                 "module": module,
-                "chart": progress_chart(completed, progress.total_steps, today=today),
+                "chart": chart,
+                "chart_markup": _progress_chart_markup(chart, number) if chart else "",
                 "percent": progress.percent_complete,
             }
         )
