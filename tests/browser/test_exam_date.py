@@ -5,6 +5,7 @@ the settings page's "Optimize" (German). Screenshots of every page."""
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 
 import pytest
 from django.utils import timezone
@@ -60,13 +61,15 @@ def test_a_learner_sets_an_exam_date_and_sees_the_readiness(
     # A day in the past is refused, in German, and nothing is saved.
     field = page.get_by_label("Tag der Prüfung")
     field.evaluate("input => input.removeAttribute('min')")
-    field.fill((timezone.now().date() - datetime.timedelta(days=2)).isoformat())
+    # The learner's own today (Europe/Berlin): past 23:00 UTC it is already tomorrow there.
+    today = timezone.localdate(timezone=zoneinfo.ZoneInfo("Europe/Berlin"))
+    field.fill((today - datetime.timedelta(days=2)).isoformat())
     page.get_by_role("button", name="Prüfungsdatum speichern").click()
     expect(page.get_by_text("Das Prüfungsdatum liegt in der Vergangenheit.")).to_be_visible()
     expect(page.get_by_test_id("exam-readiness")).to_have_count(0)
     page.screenshot(path=str(screenshot_dir / "exam-date-02-refused-past.png"), full_page=True)
 
-    exam_on = timezone.now().date() + datetime.timedelta(days=21)
+    exam_on = today + datetime.timedelta(days=21)
     page.get_by_label("Tag der Prüfung").fill(exam_on.isoformat())
     page.get_by_role("button", name="Prüfungsdatum speichern").click()
     expect(page.get_by_text("Dein Prüfungsdatum ist gespeichert")).to_be_visible()
