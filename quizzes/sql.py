@@ -252,9 +252,18 @@ def attempt_items(*, attempt_id: int) -> list[GradedItem]:
 def _items_grade_sql(*, correct: int) -> str:
     """``correct`` placeholders for the ids of the correct items (0: every item is wrong)."""
     i = _Names(ExamAttemptItem)
-    # "id IN ()" is no SQL: with no correct item, every item is set to the bound False.
-    value = f"({i('id')} IN ({', '.join(['%s'] * correct)}))" if correct else "%s"
+    value = _grade_value(i, correct)
     return f"UPDATE {i.table} SET {i('is_correct')} = {value} WHERE {i('attempt')} = %s"
+
+
+def _grade_value(i: _Names, correct: int) -> str:
+    # "id IN ()" is no SQL: with no correct item, every item is set to the bound False.
+    return f"({i('id')} IN ({', '.join(['%s'] * correct)}))" if correct else "%s"
+
+
+def _grade_params(items: Sequence[GradedItem]) -> list:
+    """The ids of the correct items for ``_grade_value`` (or the bound False)."""
+    return [item.id for item in items if item.is_correct] or [False]
 
 
 def attempt_items_grade(*, attempt_id: int, items: Sequence[GradedItem]) -> None:
@@ -262,10 +271,9 @@ def attempt_items_grade(*, attempt_id: int, items: Sequence[GradedItem]) -> None
     in Python, once the largest single cost of a submit)."""
     if not items:
         return
-    correct_ids = [item.id for item in items if item.is_correct]
-    params = [*correct_ids, attempt_id] if correct_ids else [False, attempt_id]
+    correct = sum(1 for item in items if item.is_correct)
     with connection.cursor() as cursor:
-        cursor.execute(_items_grade_sql(correct=len(correct_ids)), params)
+        cursor.execute(_items_grade_sql(correct=correct), [*_grade_params(items), attempt_id])
 
 
 # --- the result and the certificate ----------------------------------------------------------
@@ -276,12 +284,32 @@ def _result_insert_sql() -> str:
     """ON CONFLICT DO NOTHING: a result committed by a concurrent finalization while this one
     waited for the lock is refused without an error."""
     r = _Names(ExamResult)
-    columns = ("attempt", "learner", "module", "score_percent", "correct_count", "item_count")
-    columns += ("passed", "reason", "finalized_at")
     return (
-        f"INSERT INTO {r.table} ({', '.join(r(column) for column in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT ({r('attempt')}) DO NOTHING"
+        f"INSERT INTO {r.table} ({', '.join(r(column) for column in _RESULT_COLUMNS)}) "
+        f"VALUES ({', '.join(['%s'] * len(_RESULT_COLUMNS))}) "
+        f"ON CONFLICT ({r('attempt')}) DO NOTHING"
     )
+
+
+_RESULT_COLUMNS = ("attempt", "learner", "module", "score_percent", "correct_count")
+_RESULT_COLUMNS += ("item_count", "passed", "reason", "finalized_at")
+
+
+def _result_params(
+    *, attempt_id: int, learner_id: int, module_id: int, result: AttemptResult
+) -> list:
+    """The values of ``_RESULT_COLUMNS``, in that order."""
+    return [
+        attempt_id,
+        learner_id,
+        module_id,
+        result.score_percent,
+        result.correct_count,
+        result.item_count,
+        result.passed,
+        result.reason,
+        datetime_param(result.finalized_at),
+    ]
 
 
 def result_insert(
@@ -291,17 +319,9 @@ def result_insert(
     with connection.cursor() as cursor:
         cursor.execute(
             _result_insert_sql(),
-            [
-                attempt_id,
-                learner_id,
-                module_id,
-                result.score_percent,
-                result.correct_count,
-                result.item_count,
-                result.passed,
-                result.reason,
-                datetime_param(result.finalized_at),
-            ],
+            _result_params(
+                attempt_id=attempt_id, learner_id=learner_id, module_id=module_id, result=result
+            ),
         )
         return cursor.rowcount > 0
 
@@ -311,12 +331,14 @@ def _certificate_insert_sql() -> str:
     """ON CONFLICT DO NOTHING: the unique (learner, module) key keeps one certificate even if two
     finalizations of different attempts ever raced."""
     c = _Names(Certificate)
-    columns = ("learner", "module", "attempt", "code", "learner_name", "score_percent")
-    columns += ("issued_at",)
     return (
-        f"INSERT INTO {c.table} ({', '.join(c(column) for column in columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT DO NOTHING"
+        f"INSERT INTO {c.table} ({', '.join(c(column) for column in _CERTIFICATE_COLUMNS)}) "
+        f"VALUES ({', '.join(['%s'] * len(_CERTIFICATE_COLUMNS))}) ON CONFLICT DO NOTHING"
     )
+
+
+_CERTIFICATE_COLUMNS = ("learner", "module", "attempt", "code", "learner_name")
+_CERTIFICATE_COLUMNS += ("score_percent", "issued_at")
 
 
 def certificate_insert(
@@ -364,25 +386,20 @@ def _result_store_sql(*, correct: int, certificate: bool) -> str:
     is (it is refused when a concurrent finalization stored one first). ``correct`` as in
     ``_items_grade_sql``."""
     r, i, c = _Names(ExamResult), _Names(ExamAttemptItem), _Names(Certificate)
-    result_columns = ("attempt", "learner", "module", "score_percent", "correct_count")
-    result_columns += ("item_count", "passed", "reason", "finalized_at")
-    value = f"({i('id')} IN ({', '.join(['%s'] * correct)}))" if correct else "%s"
     sql = (
         f"WITH result AS (INSERT INTO {r.table} "
-        f"({', '.join(r(column) for column in result_columns)}) "
-        f"VALUES ({', '.join(['%s'] * len(result_columns))}) "
+        f"({', '.join(r(column) for column in _RESULT_COLUMNS)}) "
+        f"VALUES ({', '.join(['%s'] * len(_RESULT_COLUMNS))}) "
         f"ON CONFLICT ({r('attempt')}) DO NOTHING RETURNING {r('attempt')}), "
-        f"graded AS (UPDATE {i.table} SET {i('is_correct')} = {value} "
+        f"graded AS (UPDATE {i.table} SET {i('is_correct')} = {_grade_value(i, correct)} "
         f"WHERE {i('attempt')} = %s AND EXISTS (SELECT 1 FROM result) RETURNING 1)"
     )
     if certificate:
-        columns = ("learner", "module", "attempt", "code", "learner_name", "score_percent")
-        columns += ("issued_at",)
         # Typed placeholders: INSERT … SELECT does not take the columns' types for them.
         types = ("bigint", "bigint", "bigint", "text", "text", "numeric", "timestamptz")
         sql += (
             f", certificate AS (INSERT INTO {c.table} "
-            f"({', '.join(c(column) for column in columns)}) "
+            f"({', '.join(c(column) for column in _CERTIFICATE_COLUMNS)}) "
             f"SELECT {', '.join(f'%s::{kind}' for kind in types)} "
             f"WHERE EXISTS (SELECT 1 FROM result) ON CONFLICT DO NOTHING RETURNING 1)"
         )
@@ -424,18 +441,12 @@ def result_store(
             issued_at=certificate.issued_at,
         )
         return True, issued
-    correct_ids = [item.id for item in items if item.is_correct]
+    correct = sum(1 for item in items if item.is_correct)
     params: list[Any] = [
-        attempt_id,
-        learner_id,
-        module_id,
-        result.score_percent,
-        result.correct_count,
-        result.item_count,
-        result.passed,
-        result.reason,
-        datetime_param(result.finalized_at),
-        *(correct_ids or [False]),
+        *_result_params(
+            attempt_id=attempt_id, learner_id=learner_id, module_id=module_id, result=result
+        ),
+        *_grade_params(items),
         attempt_id,
     ]
     if certificate is not None:
@@ -450,7 +461,7 @@ def result_store(
         ]
     with connection.cursor() as store_cursor:
         store_cursor.execute(
-            _result_store_sql(correct=len(correct_ids), certificate=certificate is not None),
+            _result_store_sql(correct=correct, certificate=certificate is not None),
             params,
         )
         stored, issued = store_cursor.fetchone()
@@ -529,16 +540,10 @@ def quick_check_ratings_column(
     """
     if not quick_check_ids or connection.vendor != "postgresql":
         return None
-    quote = connection.ops.quote_name
-    meta = QuickCheckRating._meta
-
-    def column(name: str) -> str:
-        return quote(meta.get_field(name).column)
-
+    q = _Names(QuickCheckRating)
     return (
-        f"(SELECT json_agg(json_build_array({column('quick_check')}, {column('rating')})) "
-        f"FROM {quote(meta.db_table)} "
-        f"WHERE {column('learner')} = %s AND {column('quick_check')} = ANY(%s))",
+        f"(SELECT json_agg(json_build_array({q('quick_check')}, {q('rating')})) "
+        f"FROM {q.table} WHERE {q('learner')} = %s AND {q('quick_check')} = ANY(%s))",
         [learner_id, list(quick_check_ids)],
     )
 
