@@ -345,6 +345,26 @@ def test_worker_killed_mid_batch_then_restarted_sends_each_digest_once(
 # --- two beats ------------------------------------------------------------------------------
 
 
+def planner_every_second():
+    """The reminder planner as the only enabled periodic task, due every second; returns it."""
+    from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+    every_second, _ = IntervalSchedule.objects.get_or_create(
+        every=1, period=IntervalSchedule.SECONDS
+    )
+    PeriodicTask.objects.exclude(task="reviews.tasks.reminders_plan").update(enabled=False)
+    planner, _ = PeriodicTask.objects.update_or_create(
+        name="reviews: plan reminder digests",
+        defaults={
+            "task": "reviews.tasks.reminders_plan",
+            "interval": every_second,
+            "enabled": True,
+            "last_run_at": None,
+        },
+    )
+    return planner
+
+
 def start_beat(start, name: str) -> Process:
     """``celery beat`` with the project's scheduler (settings.CELERY_BEAT_SCHEDULER, lms.beat)."""
     return start(
@@ -362,22 +382,8 @@ def start_beat(start, name: str) -> Process:
 
 
 def test_two_beats_at_once_send_no_duplicates(processes, redis_server, mailbox, due_learners):
-    from django_celery_beat.models import IntervalSchedule, PeriodicTask
-
     learners = due_learners(10, "beat")
-    every_second, _ = IntervalSchedule.objects.get_or_create(
-        every=1, period=IntervalSchedule.SECONDS
-    )
-    PeriodicTask.objects.exclude(task="reviews.tasks.reminders_plan").update(enabled=False)
-    PeriodicTask.objects.update_or_create(
-        name="reviews: plan reminder digests",
-        defaults={
-            "task": "reviews.tasks.reminders_plan",
-            "interval": every_second,
-            "enabled": True,
-            "last_run_at": None,
-        },
-    )
+    planner_every_second()
     worker = start_worker(processes, "worker-beat")
     beats = [start_beat(processes, f"beat-{n}") for n in (1, 2)]
     sending = "Sending due task"
@@ -407,21 +413,8 @@ def test_a_beat_waiting_on_the_database_stops_on_sigterm(processes, redis_server
     table every tick reads holds the query, so the signal surely finds it waiting; released a
     moment after the signal, it lets the save through (the save writes that table too)."""
     import psycopg
-    from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
-    every_second, _ = IntervalSchedule.objects.get_or_create(
-        every=1, period=IntervalSchedule.SECONDS
-    )
-    PeriodicTask.objects.update(enabled=False)
-    planner, _ = PeriodicTask.objects.update_or_create(
-        name="reviews: plan reminder digests",
-        defaults={
-            "task": "reviews.tasks.reminders_plan",
-            "interval": every_second,
-            "enabled": True,
-            "last_run_at": None,
-        },
-    )
+    planner = planner_every_second()
     beat = start_beat(processes, "beat-blocked")
     # The first run is saved at once (the beat's first sync); later ones wait for the next sync
     # (3 minutes) or for the stop, so from the second on there is something to save.
