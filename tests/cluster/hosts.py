@@ -108,6 +108,21 @@ def _free_subnet() -> int:
     raise RuntimeError("no free /24 in 10.231.0.0/16")
 
 
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` has not exited yet (a zombie has: its files are
+    closed, only its parent's wait is missing)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # gone meanwhile
+            continue
+        # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+        state, _ppid, pgrp = text[text.rindex(")") + 2 :].split(" ", 3)[:3]
+        if int(pgrp) == pgid and state not in ("Z", "X"):
+            return True
+    return False
+
+
 @dataclass
 class Process:
     """One process on a host, its output in a log file."""
@@ -138,10 +153,19 @@ class Process:
             os.killpg(self.pid, signum)
 
     def kill(self) -> None:
-        """SIGKILL to the whole process group: the host's power cut, no graceful shutdown."""
+        """SIGKILL to the whole process group: the host's power cut, no graceful shutdown.
+
+        Returns once every process of the group has exited, not only the leader: gunicorn's
+        workers share its listening socket, and the kernel tears a process's memory down before
+        it closes its files, so the port still accepts connections for some milliseconds after
+        the master is reaped (a connection accepted then is reset when the last worker exits).
+        """
         self.send(signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while _group_running(self.pid) and time.monotonic() < deadline:
+            time.sleep(0.001)
 
     def stop(self, timeout: float = 20, signum: int = signal.SIGTERM) -> None:
         """SIGTERM (as ``docker stop``), then SIGKILL if it lingers."""

@@ -107,7 +107,7 @@ def test_a_web_host_killed_under_load_loses_only_its_requests_in_flight(cluster)
     def kill_web_b(began: float) -> None:
         time.sleep(max(0.0, began + 4 - time.monotonic()))
         killed_at.append(time.monotonic())
-        web_b.kill()  # returns once the process is gone
+        web_b.kill()  # returns once every process of web-b has exited
         dead_at.append(time.monotonic())
 
     try:
