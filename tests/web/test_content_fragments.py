@@ -181,3 +181,81 @@ def test_a_fragment_without_a_render_key_is_not_cached():
     # The same key is the same fragment: the key must name everything it shows.
     assert template.render(Context({"key": "k1", "text": "d"})) == "c"
     assert template.render(Context({"key": "k2", "text": "d"})) == "d"
+
+
+def test_a_csrf_token_in_a_fragment_is_the_requests_own():
+    template = Template(
+        '{% load lernpfad %}{% content_fragment "t" key %}<form>{% csrf_token %}</form>'
+        "{% endcontent_fragment %}"
+    )
+    token = '<form><input type="hidden" name="csrfmiddlewaretoken" value="{}"></form>'
+    assert template.render(Context({"key": "k", "csrf_token": "first"})) == token.format("first")
+    assert template.render(Context({"key": "k", "csrf_token": "second"})) == token.format("second")
+    # As {% csrf_token %} itself: nothing without a token.
+    assert template.render(Context({"key": "k", "csrf_token": "NOTPROVIDED"})) == "<form></form>"
+    assert template.render(Context({"key": "k"})) == "<form></form>"
+
+
+@pytest.fixture
+def learners_at_the_exam_date(two_learners, course):
+    """The first learner with step 12 completed and an exam date (and its readiness), the
+    second with another exam date and step 1 completed, a third enrolled with neither."""
+    import datetime
+
+    from django.utils import timezone
+
+    from progress.services.enrollment import enrollment_create
+    from progress.services.step_events import step_complete
+    from reviews.services.exam_dates import exam_date_set
+    from tests.factories import learner_register
+
+    first, second = two_learners
+    today = timezone.localdate()
+    for learner, number, days in ((first, 12, 20), (second, 1, 9)):
+        kinds = list(course.steps.get(number=number).sections.values_list("kind", flat=True))
+        step_complete(
+            learner_id=learner.pk, module_slug=course.slug, number=number, sections_shown=kinds
+        )
+        exam_date_set(
+            learner=learner,
+            module_slug=course.slug,
+            exam_on=today + datetime.timedelta(days=days),
+            at=timezone.now(),
+        )
+    third = learner_register("ida", display_name="Ida")
+    enrollment_create(learner_id=third.pk, module_slug=course.slug)
+    return first, second, third
+
+
+@pytest.mark.parametrize("url", [MODULE, MODULE + "steps/12/", MODULE + "steps/1/"])
+def test_the_progress_exam_date_and_step_forms_are_each_learners_own(
+    client, learners_at_the_exam_date, url
+):
+    """The module page's progress and exam-date card and the step page's status, forms and
+    pager come from the cache keyed by what each learner sees there."""
+    fresh = {}
+    for learner in learners_at_the_exam_date:
+        _sign_in(client, learner)
+        fresh[learner.pk] = _fresh_page(client, url)
+    assert len(set(fresh.values())) >= 2
+    for _round in range(2):
+        for learner in (*learners_at_the_exam_date, learners_at_the_exam_date[0]):
+            _sign_in(client, learner)
+            assert _page(client, url) == fresh[learner.pk]
+    client.logout()
+    visitor = _fresh_page(client, url)
+    assert _page(client, url) == visitor
+
+
+def test_the_module_page_shows_the_learners_exam_date_and_progress(
+    client, learners_at_the_exam_date
+):
+    first, second, _third = learners_at_the_exam_date
+    _sign_in(client, first)
+    _page(client, MODULE)  # fills the fragments
+    _sign_in(client, second)
+    html = client.get(MODULE).content.decode()
+    assert 'data-testid="exam-readiness"' in html
+    assert "1 von 32 Schritten abgeschlossen" in html or "1 of 32 steps completed" in html
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert len(tokens) == len(re.findall(r'<form [^>]*method="post"', html)) >= 3

@@ -7,6 +7,8 @@ import math
 
 import segno
 from django import template
+from django.template import Context
+from django.template.defaulttags import CsrfTokenNode
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, ngettext
@@ -23,6 +25,14 @@ register = template.Library()
 # (a hash of everything shown, courses.selectors), the language and the time zone.
 _fragments = ContentCache(name="HTML fragments", max_entries=20_000)
 
+# A {% csrf_token %} inside a fragment is the request's own: the fragment is rendered with a
+# placeholder token, and every use puts in the hidden input {% csrf_token %} renders for this
+# request (one token for the whole page: Django's context processor reads it once a request).
+# No text that can be stored holds a NUL (lms.text), so the placeholder never meets content.
+_CSRF_NODE = CsrfTokenNode()
+_CSRF_PLACEHOLDER = "\x00csrf\x00"
+_CSRF_PLACEHOLDER_INPUT = _CSRF_NODE.render(Context({"csrf_token": _CSRF_PLACEHOLDER}))
+
 
 class ContentFragmentNode(template.Node):
     def __init__(self, nodelist, name: str, vary: list) -> None:
@@ -38,8 +48,11 @@ class ContentFragmentNode(template.Node):
         key = (self.name, values, get_language(), timezone.get_current_timezone_name())
         html = _fragments.get(key)
         if html is None:
-            html = self.nodelist.render(context)
+            with context.push(csrf_token=_CSRF_PLACEHOLDER):
+                html = self.nodelist.render(context)
             _fragments.put(key, html)
+        if _CSRF_PLACEHOLDER_INPUT in html:
+            html = mark_safe(html.replace(_CSRF_PLACEHOLDER_INPUT, _CSRF_NODE.render(context)))
         return html
 
 
@@ -50,8 +63,9 @@ def content_fragment(parser, token):
 
     Only for what is the same for every reader: the first value must be a render key that
     changes with everything the fragment shows (an empty one renders without the cache), the
-    others tell apart the places one template uses it (a section's position). Nothing of the
-    learner (progress, notes, a CSRF token) may be inside.
+    others tell apart the places one template uses it (a section's position) and name what of
+    the learner it shows (a status, the ratings). Nothing else of the learner (a note) may be
+    inside; a ``{% csrf_token %}`` may: it is filled in for each request.
     """
     bits = token.split_contents()
     if len(bits) < 3 or bits[1][0] not in "\"'" or bits[1][0] != bits[1][-1]:

@@ -51,9 +51,11 @@ class Block:
     section: Any  # a courses Section, as courses.selectors.step_get reads it
     note: str = ""
     read: bool = False
-    # The content's render key where the whole section is the same for every reader (its HTML
-    # is then cached, content_fragment), else "": quick checks and notes are the learner's.
+    # The content's render key where the section's HTML is cached (content_fragment), else ""
+    # (the sections with the learner's notes), and what of the learner the section shows (the
+    # quick checks' ratings), which its cached HTML is also keyed by.
     fragment_key: str = ""
+    fragment_state: tuple = ()
 
     @property
     def anchor(self) -> str:
@@ -76,15 +78,18 @@ class Block:
         ]
 
 
-# Sections that show the learner's quick-check ratings or notes.
-LEARNER_SECTION_KINDS = frozenset({"pruefen", "praxisaufgabe", "lernauftrag"})
+# Sections that show the learner's notes: rendered for each request (their content's parts
+# are cached one by one).
+NOTE_SECTION_KINDS = frozenset({"praxisaufgabe", "lernauftrag"})
+# The section with the quick checks, whose HTML shows the learner's ratings.
+QUICK_CHECK_SECTION_KIND = "pruefen"
 
 
 def _blocks(sections: list[Any], *, render_key: str = "") -> list[Block]:
     return [
         Block(
             section=section,
-            fragment_key="" if section.kind in LEARNER_SECTION_KINDS else render_key,
+            fragment_key="" if section.kind in NOTE_SECTION_KINDS else render_key,
         )
         for section in sections
     ]
@@ -196,9 +201,8 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "previous_number": content.previous_number,
             "next_number": content.next_number,
             "learner": learner,
-            "progress_api_url": reverse("step-progress", args=[module, number]),
-            # The page's learner-independent parts are cached by it (content_fragment), the
-            # outline by it and the sections read.
+            # The page's parts are cached by it (content_fragment) and by what of the learner
+            # each shows (status, sections read, ratings); the notes are filled in anew.
             "render_key": content.render_key,
             "toc_read": "".join("1" if block.read else "0" for block in blocks),
         },
@@ -264,6 +268,9 @@ def _step_learner_state(
         ratings = quick_check_ratings_get(learner_id=learner_id, quick_check_ids=quick_check_ids)
     for qc in quick_checks:
         qc["rating"] = ratings.get(qc["id"])
+    for block in blocks:
+        if block.section.kind == QUICK_CHECK_SECTION_KIND:
+            block.fragment_state = ("enrolled", *(qc["rating"] for qc in quick_checks))
     return {
         "enrolled": True,
         "status": state.status,
