@@ -16,7 +16,13 @@ from django.utils.translation import gettext as _
 from progress.selectors import learner_progress_get
 from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
 from web.views.dashboard import enrolled_modules
-from web.views.review_charts import date_label, forecast_chart, retention_rows, short_date
+from web.views.review_charts import (
+    date_label,
+    forecast_chart,
+    retention_markup,
+    retention_rows,
+    short_date,
+)
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
 # scaled to the page's width (CSS), so these are proportions more than pixels.
@@ -239,6 +245,8 @@ def stats(request: HttpRequest) -> HttpResponse:
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
-            "retention": retention_rows(true_retention(learner=learner, at=now)),
+            "retention_markup": retention_markup(
+                retention_rows(true_retention(learner=learner, at=now))
+            ),
         },
     )
