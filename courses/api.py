@@ -7,18 +7,15 @@ from typing import Any
 
 from django.db.models import (
     BooleanField,
-    CharField,
     Count,
-    ExpressionWrapper,
-    F,
     IntegerField,
-    QuerySet,
     Subquery,
     Value,
 )
 
 from courses import import_preview as _import_preview
 from courses import module_document as _module_document
+from courses import sql
 from courses.data import (
     CardBacks,
     CardFronts,
@@ -148,36 +145,32 @@ def retired_content() -> RetiredContent:
 
 def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
     """The term and module title of each step and the question of each quick check (unknown
-    ids left out): one query at most, for the ids not read in this process in the last
-    second."""
+    ids left out): one statement at most, for the ids not read in this process in the last
+    second (``_card_faces_read``: the backs come along)."""
     fronts = CardFronts(step_terms={}, quick_check_questions={}, step_module_titles={})
-    missing: list[QuerySet] = []
-    for is_quick_check, ids, model, front, context in (
-        (False, step_ids, Step, "term", F("module__title")),
-        (True, quick_check_ids, QuickCheck, "question", Value("")),
-    ):
-        unknown = []
+    unknown: dict[bool, list[int]] = {False: [], True: []}
+    for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids)):
         for row_id in set(ids):
             cached = _card_fronts.get((is_quick_check, row_id))
             if cached is None:
-                unknown.append(row_id)
+                unknown[is_quick_check].append(row_id)
             else:
                 _front_put(fronts, is_quick_check, row_id, *cached)
-        if unknown:
-            read = model.objects.filter(id__in=unknown).order_by()
-            missing.append(
-                read.values_list(
-                    "id",
-                    _kind(is_quick_check),
-                    front,
-                    ExpressionWrapper(context, output_field=CharField()),
-                )
-            )
-    if missing:
-        for row_id, is_quick_check, front, module_title in missing[0].union(*missing[1:], all=True):
-            _front_put(fronts, is_quick_check, row_id, front, module_title)
-            _card_fronts.put((is_quick_check, row_id), (front, module_title))
+    for row in _card_faces_read(unknown):
+        _front_put(fronts, row.is_quick_check, row.id, row.front, row.module_title)
     return fronts
+
+
+def _card_faces_read(unknown: dict[bool, list[int]]) -> list:
+    """Both faces of the cards of the ``unknown`` step (False) and quick-check (True) ids, kept
+    in both caches (one plain-SQL statement, none without ids): the review page asks for the
+    front and the back of the same card, and a read of each cost a statement and the ORM's
+    UNION built on every miss (bench.profile web_review)."""
+    rows = sql.card_faces_read(step_ids=unknown[False], quick_check_ids=unknown[True])
+    for row in rows:
+        _card_fronts.put((row.is_quick_check, row.id), (row.front, row.module_title))
+        _card_backs.put((row.is_quick_check, row.id), row.back)
+    return rows
 
 
 def _front_put(
@@ -269,34 +262,22 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
 
 def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
     """The definition of each step and the answer of each quick check (unknown ids left out):
-    one query at most, for the ids not read in this process in the last second (as the fronts:
-    the web review page shows the next card's back on every page, and that query was a
-    quarter of the page's statements; bench.profile web_review)."""
+    one statement at most, for the ids not read in this process in the last second (as the
+    fronts, read together with them: the web review page shows the next card's back on every
+    page, and that query was a quarter of the page's statements; bench.profile web_review)."""
     backs = CardBacks(step_definitions={}, quick_check_answers={})
-    reads = []
-    for is_quick_check, ids, model, back in (
-        (False, step_ids, Step, "definition"),
-        (True, quick_check_ids, QuickCheck, "answer"),
-    ):
+    unknown: dict[bool, list[int]] = {False: [], True: []}
+    for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids)):
         target = backs.quick_check_answers if is_quick_check else backs.step_definitions
-        unknown = []
         for row_id in sorted(set(ids)):
             cached = _card_backs.get((is_quick_check, row_id))
             if cached is None:
-                unknown.append(row_id)
+                unknown[is_quick_check].append(row_id)
             else:
                 target[row_id] = cached
-        if unknown:
-            reads.append(
-                model.objects.filter(id__in=unknown)
-                .order_by()
-                .values_list("id", _kind(is_quick_check), back)
-            )
-    if reads:
-        for row_id, is_quick_check, back in reads[0].union(*reads[1:], all=True):
-            target = backs.quick_check_answers if is_quick_check else backs.step_definitions
-            target[row_id] = back
-            _card_backs.put((is_quick_check, row_id), back)
+    for row in _card_faces_read(unknown):
+        target = backs.quick_check_answers if row.is_quick_check else backs.step_definitions
+        target[row.id] = row.back
     return backs
 
 

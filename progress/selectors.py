@@ -32,8 +32,7 @@ from lms.sql import aware, json_value
 from progress.data import ModuleLearnerStats, StepCompletions
 from progress.models import Enrollment, StepNote, StepProgress
 from progress.note_versions import notes_etag
-from progress.sql import enrolled_module_ids as sql_enrolled_module_ids
-from progress.sql import enrollment_progress_rows, step_reader_rows
+from progress.sql import enrollment_progress_rows, learner_progress_rows, step_reader_rows
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS
@@ -101,14 +100,6 @@ def enrollment_list(*, learner_id: int) -> QuerySet[Enrollment]:
     return enrollments_with_progress(
         Enrollment.objects.filter(learner_id=learner_id).select_related("module")
     ).order_by("-enrolled_at", "-id")
-
-
-def enrolled_module_ids(*, learner_id: int) -> list[int]:
-    """The ids of the modules the learner is enrolled in, newest enrollment first (one
-    plain-SQL statement): for pages that read each module's progress themselves (the dashboard,
-    the statistics), where ``enrollment_list``'s three correlated subqueries, and even the ORM's
-    join of the module, cost more than the rest of their reads."""
-    return sql_enrolled_module_ids(learner_id=learner_id)
 
 
 def enrollment_get(*, learner_id: int, module_slug: str) -> Enrollment:
@@ -215,7 +206,17 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
     )
     if not rows:
         raise NotEnrolled(module_slug)
-    by_step = {row.step_id: row for row in rows if row.step_id is not None}
+    return _module_progress(
+        outline,
+        enrolled_at=rows[0].enrolled_at,
+        rows=[row for row in rows if row.step_id is not None],
+    )
+
+
+def _module_progress(outline, *, enrolled_at, rows: Sequence) -> ModuleProgress:
+    """The module's progress from the learner's progress rows on its steps (any of the outline's,
+    retired ones too)."""
+    by_step = {row.step_id: row for row in rows}
     steps = []
     last_event_by_step = {}
     for step in outline.active_steps:
@@ -249,15 +250,84 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
             number=resume.number, slug=resume.slug, term=resume.term, section=section
         )
     return ModuleProgress(
-        module_slug=module_slug,
+        module_slug=outline.slug,
         module_title=outline.title,
-        enrolled_at=aware(rows[0].enrolled_at),
+        enrolled_at=aware(enrolled_at),
         last_activity_at=max(
             filter(None, (aware(row.last_event_at) for row in rows)), default=None
         ),
         steps=steps,
         next_step=next_step,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class ModuleCompletion:
+    """What a chart of a module's progress needs: when each of its active steps was completed
+    (in step order, the steps with a completion time), how many active steps it has and the
+    share completed (``ModuleProgress.percent_complete``)."""
+
+    completed_at: list[datetime.datetime]
+    total_steps: int
+    percent_complete: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LearnerProgress:
+    """Every enrollment of the learner and every progress row of theirs, read in one statement
+    (``learner_progress_get``); each module's progress is then built from it without a query."""
+
+    module_ids: list[int]  # newest enrollment first
+    enrolled_at: dict[int, datetime.datetime]
+    rows: dict[int, Any]  # progress rows by step id
+
+    def _rows_of(self, outline) -> list:
+        return [self.rows[step_id] for step_id in outline.step_ids if step_id in self.rows]
+
+    def module(self, module_slug: str) -> ModuleProgress:
+        """As ``module_progress_get`` (NotEnrolled for a module not enrolled in)."""
+        outline = courses_api.module_outline(module_slug)
+        if outline.id not in self.enrolled_at:
+            raise NotEnrolled(module_slug)
+        return _module_progress(
+            outline, enrolled_at=self.enrolled_at[outline.id], rows=self._rows_of(outline)
+        )
+
+    def completion(self, module_slug: str) -> ModuleCompletion:
+        """The module's completion times and share: ``module``'s figures without building a
+        status per step (the statistics page draws one chart of them)."""
+        outline = courses_api.module_outline(module_slug)
+        if outline.id not in self.enrolled_at:
+            raise NotEnrolled(module_slug)
+        completed_at, completed = [], 0
+        active = outline.active_steps
+        for step in active:
+            row = self.rows.get(step.id)
+            if row is None:
+                continue
+            if row.completed_at is not None:
+                completed_at.append(aware(row.completed_at))
+            if row.status == _COMPLETED:
+                completed += 1
+        return ModuleCompletion(
+            completed_at=completed_at,
+            total_steps=len(active),
+            percent_complete=percent(completed, len(active)),
+        )
+
+
+def learner_progress_get(*, learner_id: int) -> LearnerProgress:
+    """The learner's enrollments and progress rows (one statement, ``progress.sql``), for the
+    pages that show every enrolled module's progress: the enrolled modules' ids and each
+    module's progress came in a statement each before (the dashboard, the statistics)."""
+    module_ids, enrolled_at, rows = [], {}, {}
+    for row in learner_progress_rows(learner_id=learner_id):
+        if row.step_id is None:
+            module_ids.append(row.module_id)
+            enrolled_at[row.module_id] = row.enrolled_at
+        else:
+            rows[row.step_id] = row
+    return LearnerProgress(module_ids=module_ids, enrolled_at=enrolled_at, rows=rows)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The progress app's plain SQL: the learner's enrollment with their progress rows on a module,
-and with their progress and notes on one step.
+with their progress and notes on one step, and every enrollment with every progress row.
 
 The progress page reads the first on every request, the step page the second; built with the
 ORM each read cost more CPU than everything else its request does (bench/results/latest.md,
@@ -150,26 +150,69 @@ def step_reader_rows(
 
 
 @dataclass(frozen=True)
-class _EnrolledModuleRow:
-    module_id: int
+class LearnerProgressRow:
+    """One of the learner's enrollments (``module_id`` and ``enrolled_at``, the progress columns
+    None) or one of their progress rows (``step_id`` and the progress columns, the enrollment's
+    None)."""
+
+    module_id: int | None
+    enrolled_at: Any
+    step_id: int | None
+    status: str | None
+    sections_viewed: Any
+    last_section: str | None
+    first_opened_at: Any
+    completed_at: Any
+    last_event_at: Any
+
+
+_PROGRESS_COLUMNS = (
+    "status",
+    "sections_viewed",
+    "last_section",
+    "first_opened_at",
+    "completed_at",
+    "last_event_at",
+)
 
 
 @functools.cache
-def _enrolled_modules_statement() -> str:
+def _learner_progress_statement() -> str:
     quote = connection.ops.quote_name
-    enrollment = Enrollment._meta
+    enrollment, progress = Enrollment._meta, StepProgress._meta
 
     def e(name: str) -> str:
         return quote(enrollment.get_field(name).column)
 
+    def p(name: str) -> str:
+        return quote(progress.get_field(name).column)
+
+    # Typed NULLs: each branch's columns must agree on their types.
+    nulls = {
+        name: f"CAST(NULL AS {progress.get_field(name).db_type(connection)})"
+        for name in _PROGRESS_COLUMNS
+    }
+    step_type = progress.get_field("step").db_type(connection)
+    enrollments = ", ".join(f"{nulls[name]} AS {name}" for name in _PROGRESS_COLUMNS)
+    progress_columns = ", ".join(f"{p(name)} AS {name}" for name in _PROGRESS_COLUMNS)
+    # The enrollments first (newest first), then the progress rows; "position" keeps them so.
     return (
-        f"SELECT {e('module')} AS module_id FROM {quote(enrollment.db_table)} "
-        f"WHERE {e('learner')} = %s ORDER BY {e('enrolled_at')} DESC, {e('id')} DESC"
+        f"SELECT module_id, enrolled_at, step_id, {', '.join(_PROGRESS_COLUMNS)} FROM ("
+        f"SELECT 0 AS position, {e('module')} AS module_id, {e('enrolled_at')} AS enrolled_at, "
+        f"{e('id')} AS enrollment_id, CAST(NULL AS {step_type}) AS step_id, {enrollments} "
+        f"FROM {quote(enrollment.db_table)} WHERE {e('learner')} = %s "
+        "UNION ALL "
+        f"SELECT 1, NULL, NULL, NULL, {p('step')}, {progress_columns} "
+        f"FROM {quote(progress.db_table)} WHERE {p('learner')} = %s"
+        ") AS learner_progress ORDER BY position, enrolled_at DESC, enrollment_id DESC"
     )
 
 
-def enrolled_module_ids(*, learner_id: int) -> list[int]:
-    """The modules the learner is enrolled in, newest enrollment first. One statement."""
-    with connection.cursor() as cursor:
-        cursor.execute(_enrolled_modules_statement(), [learner_id])
-        return [row.module_id for row in rows_as(cursor, _EnrolledModuleRow)]
+def learner_progress_rows(*, learner_id: int) -> list[LearnerProgressRow]:
+    """Every enrollment of the learner, newest first, then every progress row of theirs (on any
+    module's steps, retired ones too). One statement, for the pages that show each enrolled
+    module's progress (the dashboard, the statistics): a statement for the enrollments and one
+    per module cost a round trip each."""
+    with cursor() as progress_cursor:
+        progress_cursor.execute(_learner_progress_statement(), [learner_id, learner_id])
+        return rows_as(progress_cursor, LearnerProgressRow)

@@ -125,3 +125,28 @@ def test_card_backs_read_what_is_not_cached_in_one_query_and_follow_an_edit(
     assert api.card_backs(step_ids=[], quick_check_ids=[quick_check.pk]).quick_check_answers == {
         quick_check.pk: "Andere Antwort"
     }
+
+
+def test_a_cards_front_and_back_come_in_one_statement(course, django_assert_num_queries):
+    """The review page asks for the front and then the back of the same card: the first read
+    keeps both, whichever is asked first; unknown ids are left out."""
+    step = course.steps.get(number=4)
+    quick_check = QuickCheck.objects.filter(module=course).order_by("id").last()
+    with django_assert_num_queries(1):
+        fronts = api.card_fronts(step_ids=[step.pk, 10**9], quick_check_ids=[quick_check.pk])
+    with django_assert_num_queries(0):
+        backs = api.card_backs(step_ids=[step.pk], quick_check_ids=[quick_check.pk])
+    assert fronts.step_terms == {step.pk: step.term}
+    assert fronts.step_module_titles == {step.pk: course.title}
+    assert fronts.quick_check_questions == {quick_check.pk: quick_check.question}
+    assert backs.step_definitions == {step.pk: step.definition}
+    assert backs.quick_check_answers == {quick_check.pk: quick_check.answer}
+    other = course.steps.get(number=5)
+    with django_assert_num_queries(1):
+        assert api.card_backs(step_ids=[other.pk], quick_check_ids=[]).step_definitions == {
+            other.pk: other.definition
+        }
+    with django_assert_num_queries(0):
+        assert api.card_fronts(step_ids=[other.pk], quick_check_ids=[]).step_terms == {
+            other.pk: other.term
+        }

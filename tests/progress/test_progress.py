@@ -541,3 +541,48 @@ def test_totals_with_a_real_token_stay_within_5_queries(sized, lena, django_asse
         assert client.get(f"/api/v1/modules/{slug}/progress/").status_code == 200
     with django_assert_num_queries(5):  # token + 3 content + outline status
         assert client.get(f"/api/v1/modules/{slug}/").json()["progress"]["percent_complete"] == 100
+
+
+def test_learner_progress_gives_each_module_progress_in_one_statement(
+    db, module_document, seed_paths, lena, make_learner, django_assert_num_queries
+):
+    """The dashboard's and statistics' read (every enrollment and progress row at once) gives
+    each module exactly what module_progress_get gives, newest enrollment first; a retired
+    step's row counts as activity only, and a module not enrolled in is NotEnrolled."""
+    from courses.api import module_outline
+    from lms.content_cache import content_changed
+    from lms.errors import NotEnrolled
+    from progress.selectors import learner_progress_get, module_progress_get
+
+    course_import(paths=[module_document(), *seed_paths])
+    client = client_for(lena)
+    assert client.post(MODULE + "enrollment/").status_code == 201
+    complete(client, 1)
+    complete(client, 3)
+    event(client, 2, "section_viewed", kinds("self-hosting-27", 2)[0])
+    assert client.post("/api/v1/modules/homelab-3/enrollment/").status_code == 201
+    complete(client, 2, module="homelab-3")
+    Step.objects.filter(module__slug="self-hosting-27", number=3).update(status="retired")
+    content_changed()
+    for slug in ("homelab-3", "self-hosting-27"):
+        module_outline(slug)  # warm, as on a busy server
+    with django_assert_num_queries(1):
+        progress = learner_progress_get(learner_id=lena.pk)
+    ids = [module_outline(slug).id for slug in ("homelab-3", "self-hosting-27")]
+    assert progress.module_ids == ids
+    for slug in ("homelab-3", "self-hosting-27"):
+        with django_assert_num_queries(0):
+            whole = progress.module(slug)
+            completion = progress.completion(slug)
+        assert whole == module_progress_get(learner_id=lena.pk, module_slug=slug)
+        assert completion.completed_at == [s.completed_at for s in whole.steps if s.completed_at]
+        assert completion.total_steps == whole.total_steps
+        assert completion.percent_complete == whole.percent_complete
+    assert progress.completion("self-hosting-27").completed_at  # step 1; step 3 is retired
+    assert len(progress.completion("self-hosting-27").completed_at) == 1
+    newcomer = learner_progress_get(learner_id=make_learner("nora").pk)
+    assert newcomer.module_ids == []
+    with pytest.raises(NotEnrolled):
+        newcomer.module("homelab-3")
+    with pytest.raises(NotEnrolled):
+        newcomer.completion("homelab-3")

@@ -21,13 +21,15 @@ pytestmark = pytest.mark.django_db
 # (courses.selectors.step_get; 3 queries when cold). The GET records nothing (the opening is
 # the page's progress event).
 STEP_PAGE_QUERIES = 3
-# Session and user (2); the enrolled modules' ids (progress.selectors.enrolled_module_ids, 1);
-# per module its progress (1), the exam policy with the accommodation, item count, attempts
-# and certificate (quizzes.sql.exam_overview_read, 1) - the completed steps come from the
-# progress read; the reviews due (reviews.selectors.due_summary, 1); the exam date with its
-# module plan for the readiness (reviews.selectors.exam_date_for, 1). The modules come from
-# the process's copy of a second (courses.selectors.module_catalog; 1 query when cold).
-DASHBOARD_QUERIES = 7
+# Session and user (2); the enrollments with every progress row (progress.selectors.
+# learner_progress_get, 1; before issue 19's second part: the enrolled modules' ids, then each
+# module's progress, a statement each); per module the exam policy with the accommodation,
+# item count, attempts and certificate (quizzes.sql.exam_overview_read, 1) - the completed
+# steps come from the progress read; the reviews due (reviews.selectors.due_summary, 1); the
+# exam date with its module plan for the readiness (reviews.selectors.exam_date_for, 1). The
+# modules come from the process's copy of a second (courses.selectors.module_catalog; 1 query
+# when cold).
+DASHBOARD_QUERIES = 6
 # Session and user (2); the learner's outline status with the sections read (1); the exam
 # date form (web.views.fsrs.exam_date_context: the learner's date and the module's plan in one,
 # reviews.selectors.exam_date_for, 1; no readiness without a date). Module, steps and sections

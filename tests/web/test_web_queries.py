@@ -257,13 +257,15 @@ def test_a_get_writes_nothing(client, enrolled, course):
 # per-process caches, as on a busy server). The same with one card and with 128 cards, 60
 # reviews over 80 days and 32 completed steps (test above).
 PINNED = {
-    # the due queue with the next card (one statement); the card's back comes from the
-    # per-process copy (courses.api.card_backs: one query the first time in a second)
+    # the due queue with the next card (one statement); the card's front and back come from
+    # the per-process copy (courses.api.card_fronts and card_backs: one statement for both the
+    # first time in a second)
     "/review/": 3,
     # the due counts (one: the review page's due-queue statement, without a card), the reviews
-    # per day (review_stats, one: the cards due today are the due counts'), the enrollments,
-    # each enrolled module's progress (one), the forecast (one), true retention (one)
-    "/stats/": 8,
+    # per day (review_stats, one: the cards due today are the due counts'), the enrollments
+    # with every progress row (progress.selectors.learner_progress_get, one; a statement for
+    # the enrollments and one per module before), the forecast (one), true retention (one)
+    "/stats/": 7,
     # the form is filled from the user row the session loaded; the calendar address (one);
     # the FSRS parameters in use, the learner's own, the last fit, the review count
     # (reviews.selectors.parameters_overview, five)

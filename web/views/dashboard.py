@@ -13,7 +13,7 @@ from django.utils.translation import get_language
 
 from courses.selectors import module_catalog, module_list
 from lms.content_cache import ContentCache
-from progress.selectors import enrolled_module_ids, module_progress_get
+from progress.selectors import learner_progress_get
 from reviews.selectors import due_count, exam_readiness
 from web.templatetags.lernpfad import progress_ring
 from web.views.exam import exam_status_for_dashboard
@@ -65,11 +65,11 @@ def _ring(percent: int, *, language: str | None) -> str:
     return ring
 
 
-def enrolled_modules(*, learner_id: int) -> list:
-    """The learner's modules, newest enrollment first: the ids from their enrollments (one
-    statement), the modules from the course list this process trusts for a second
-    (``module_catalog``), or read when one is newer than that copy."""
-    ids = enrolled_module_ids(learner_id=learner_id)
+def enrolled_modules(module_ids: list[int]) -> list:
+    """The learner's modules by the ids of their enrollments (``LearnerProgress.module_ids``,
+    newest first): from the course list this process trusts for a second (``module_catalog``),
+    or read when one is newer than that copy."""
+    ids = module_ids
     by_id = {module.pk: module for module in module_catalog()}
     missing = [pk for pk in ids if pk not in by_id]
     if missing:
@@ -80,16 +80,18 @@ def enrolled_modules(*, learner_id: int) -> list:
 def dashboard(request: HttpRequest) -> HttpResponse:
     """Every enrolled module with percent, resume step and exam status; the due review count.
 
-    Per enrolled module the progress selector runs its fixed queries and the exam overview
-    reuses its completed steps (DASHBOARD_QUERIES in tests/web/test_reading_page_queries.py);
+    The enrollments and progress come in one statement (``learner_progress_get``); per
+    enrolled module the exam overview reuses its completed steps (DASHBOARD_QUERIES in
+    tests/web/test_reading_page_queries.py);
     nothing grows with the number of steps, progress rows or review cards.
     """
     learner = request.user
     now = timezone.now()
     language = get_language()
     enrolled = []
-    for module in enrolled_modules(learner_id=learner.pk):
-        progress = module_progress_get(learner_id=learner.pk, module_slug=module.slug)
+    learner_progress = learner_progress_get(learner_id=learner.pk)
+    for module in enrolled_modules(learner_progress.module_ids):
+        progress = learner_progress.module(module.slug)
         completed_ids = frozenset(s.id for s in progress.steps if s.status == "completed")
         enrolled.append(
             {

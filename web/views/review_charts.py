@@ -6,10 +6,10 @@ from __future__ import annotations
 import datetime
 import functools
 
-from django.utils.formats import date_format
+from django.utils.formats import date_format, localize
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from web.templatetags.lernpfad import percent
@@ -73,6 +73,47 @@ def _forecast_labels_markup(labels: list[dict], *, y: int) -> SafeString:
     )
 
 
+def _forecast_markup(chart: dict) -> SafeString:
+    """The forecast's drawing and its summary, as the statistics page writes them: the
+    template's block (a dozen localized numbers, two plural translations with their values)
+    cost more than drawing the bars. The numbers are localized and escaped as a template
+    writes them ("1,4" in German), the translations' own text is not escaped (blocktranslate)."""
+    total = chart["total"]
+    counter = escape(localize(total))
+    title = ngettext(
+        "%(counter)s review due in the next 30 days; one bar per day, today first",
+        "%(counter)s reviews due in the next 30 days; one bar per day, today first",
+        total,
+    ) % {"counter": counter}
+    summary = ngettext(
+        "%(counter)s review in 30 days, %(average)s a day on average; %(overdue)s of today's "
+        "were due before today.",
+        "%(counter)s reviews in 30 days, %(average)s a day on average; %(overdue)s of today's "
+        "were due before today.",
+        total,
+    ) % {
+        "counter": counter,
+        "average": escape(localize(chart["average"])),
+        "overdue": escape(localize(chart["overdue"])),
+    }
+    width, height = chart["width"], chart["height"]
+    x0, x1, y0, y_top = chart["x0"], chart["x1"], chart["y0"], chart["y_top"]
+    return mark_safe(
+        f'\n  <svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} '
+        f'{height}" role="img" aria-labelledby="forecast-title">\n'
+        f'    <title id="forecast-title">{title}</title>\n'
+        f'    <line class="chart-axis" x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}"/>\n'
+        f'    <line class="chart-axis" x1="{x0}" y1="{y_top}" x2="{x0}" y2="{y0}"/>\n'
+        f'    <text class="chart-text" x="4" y="{y_top + 8}">'
+        f"{escape(localize(chart['peak']))}</text>\n"
+        f'    <text class="chart-text" x="4" y="{y0}">0</text>\n'
+        f"    {chart['bars_markup']}\n"
+        f"    {chart['labels_markup']}\n"
+        "  </svg>\n"
+        f'  <p class="muted">{summary}</p>\n  '
+    )
+
+
 def forecast_chart(forecast) -> dict:
     """Bars (x, y, height, date, count) for the forecast's days, the y-axis maximum and date
     labels; a day without reviews gets a bar of height 0 (its tooltip still says 0)."""
@@ -92,7 +133,7 @@ def forecast_chart(forecast) -> dict:
         )
         if index % LABEL_EVERY == 0:
             labels.append({"x": x, "date": day.date, "today": index == 0})
-    return {
+    chart = {
         "width": WIDTH,
         "height": HEIGHT,
         "bar_width": bar_width,
@@ -110,6 +151,20 @@ def forecast_chart(forecast) -> dict:
         "overdue": forecast.overdue,
         "average": round(forecast.total / len(days), 1) if days else 0,
     }
+    chart["markup"] = _forecast_markup(chart)
+    return chart
+
+
+def retention_markup(rows: list[dict]) -> SafeString:
+    """The true-retention table's body rows (``retention_rows``), as the template's loop wrote
+    them."""
+    return mark_safe(
+        "".join(
+            f'\n      <tr>\n        <th scope="row">{escape(row["label"])}</th>\n'
+            f"        {row['cells_markup']}\n      </tr>\n      "
+            for row in rows
+        )
+    )
 
 
 def retention_rows(periods) -> list[dict]:

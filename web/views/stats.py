@@ -13,10 +13,16 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from progress.selectors import module_progress_get
+from progress.selectors import learner_progress_get
 from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
 from web.views.dashboard import enrolled_modules
-from web.views.review_charts import date_label, forecast_chart, retention_rows, short_date
+from web.views.review_charts import (
+    date_label,
+    forecast_chart,
+    retention_markup,
+    retention_rows,
+    short_date,
+)
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
 # scaled to the page's width (CSS), so these are proportions more than pixels.
@@ -213,10 +219,13 @@ def stats(request: HttpRequest) -> HttpResponse:
     # zone, unknown-zone fallback): the progress chart ends on the same day.
     today = figures.per_day[-1].date
     modules = []
-    for number, module in enumerate(enrolled_modules(learner_id=learner.pk), start=1):
-        progress = module_progress_get(learner_id=learner.pk, module_slug=module.slug)
-        completed = [s.completed_at for s in progress.steps if s.completed_at]
-        chart = progress_chart(completed, progress.total_steps, today=today)
+    # The enrollments and every progress row in one statement; a chart needs only each active
+    # step's completion time (building the whole module progress, a status per step, cost more
+    # than the read).
+    learner_progress = learner_progress_get(learner_id=learner.pk)
+    for number, module in enumerate(enrolled_modules(learner_progress.module_ids), start=1):
+        progress = learner_progress.completion(module.slug)
+        chart = progress_chart(progress.completed_at, progress.total_steps, today=today)
         modules.append(
             {
                 "module": module,
@@ -236,6 +245,8 @@ def stats(request: HttpRequest) -> HttpResponse:
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
-            "retention": retention_rows(true_retention(learner=learner, at=now)),
+            "retention_markup": retention_markup(
+                retention_rows(true_retention(learner=learner, at=now))
+            ),
         },
     )
