@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
+import json
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -132,10 +134,8 @@ class StepStatus:
     last_section: str
     first_opened_at: datetime.datetime | None
     completed_at: datetime.datetime | None
-
-    @property
-    def missing_sections(self) -> list[str]:
-        return [kind for kind in self.section_kinds if kind not in self.sections_viewed]
+    # The step's section kinds not in ``sections_viewed``, in document order.
+    missing_sections: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,6 +197,51 @@ def resume_step(
     return None
 
 
+def _sections_split(
+    kinds: tuple[str, ...], sections_viewed: Any
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A step's section kinds read and not yet read, each in document order, from its progress
+    row's ``sections_viewed`` (JSON): only kinds the step still has count, since a re-import
+    may have dropped a section."""
+    if isinstance(sections_viewed, str):
+        return _sections_split_text(kinds, sections_viewed)
+    viewed = json_value(sections_viewed) or ()
+    return (
+        tuple(kind for kind in kinds if kind in viewed),
+        tuple(kind for kind in kinds if kind not in viewed),
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _sections_split_text(
+    kinds: tuple[str, ...], sections_viewed: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``_sections_split`` of the JSON text PostgreSQL returns, remembered: a pure function of
+    its arguments (nothing a learner writes can make it stale), and learners share few distinct
+    values (the progress page parsed and split about 17 of them per request)."""
+    return _sections_split(kinds, json.loads(sections_viewed))
+
+
+@functools.lru_cache(maxsize=1024)
+def _not_started(step: Any) -> StepStatus:
+    """A step without a progress row, as ``module_progress_get`` shows it: everything in it
+    comes from the outline's step (``courses.data.OutlineStep``, frozen), nothing of the
+    learner, so each outline step's is built once."""
+    return StepStatus(
+        id=step.id,
+        number=step.number,
+        slug=step.slug,
+        term=step.term,
+        status=_NOT_STARTED,
+        section_kinds=step.section_kinds,
+        sections_viewed=(),
+        last_section="",
+        first_opened_at=None,
+        completed_at=None,
+        missing_sections=step.section_kinds,
+    )
+
+
 def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
     """The learner's progress in a module: 1 query, plus the module's outline once a second
     per process (``courses.api.module_outline``). Retired steps' rows count as activity."""
@@ -222,22 +267,24 @@ def _module_progress(outline, *, enrolled_at, rows: Sequence) -> ModuleProgress:
     for step in outline.active_steps:
         kinds = step.section_kinds
         row = by_step.get(step.id)
-        if row is not None:
-            viewed = json_value(row.sections_viewed)
-            last_event_by_step[step.id] = aware(row.last_event_at)
+        if row is None:
+            steps.append(_not_started(step))
+            continue
+        last_event_by_step[step.id] = aware(row.last_event_at)
+        viewed, missing = _sections_split(kinds, row.sections_viewed)
         steps.append(
             StepStatus(
                 id=step.id,
                 number=step.number,
                 slug=step.slug,
                 term=step.term,
-                status=row.status if row else _NOT_STARTED,
+                status=row.status,
                 section_kinds=kinds,
-                # Only kinds the step still has: a re-import may have dropped a section.
-                sections_viewed=tuple(kind for kind in kinds if kind in viewed) if row else (),
-                last_section=row.last_section if row else "",
-                first_opened_at=aware(row.first_opened_at) if row else None,
-                completed_at=aware(row.completed_at) if row else None,
+                sections_viewed=viewed,
+                last_section=row.last_section,
+                first_opened_at=aware(row.first_opened_at),
+                completed_at=aware(row.completed_at),
+                missing_sections=missing,
             )
         )
     resume_id = resume_step([(s.id, s.status, last_event_by_step.get(s.id)) for s in steps])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import connection
 
@@ -22,10 +22,10 @@ from lms.sql import cursor, rows_as
 from progress.models import Enrollment, StepNote, StepProgress
 
 
-@dataclass(frozen=True)
-class EnrollmentProgressRow:
+class EnrollmentProgressRow(NamedTuple):
     """The enrollment, and one of the learner's progress rows on the given steps (all None
-    when there is none)."""
+    when there is none). A NamedTuple: ``rows_as`` builds it without a Python call per row
+    (up to one row per step of the module, on every progress and module page)."""
 
     enrolled_at: Any
     step_id: int | None

@@ -93,13 +93,18 @@ class _AttemptLockRow:
     item_count: int | None
     reason: str | None
     finalized_at: Any
+    # PostgreSQL: the attempt's items as a JSON list of objects (``_ITEM_FIELDS``), in the row
+    # of the locked attempt only (each row's value is decoded); NULL elsewhere (read by a
+    # statement of their own).
+    items: Any
 
 
 @dataclass(frozen=True, slots=True)
 class LockedAttempt:
     """What finalizing an attempt reads with its lock: the attempt, its policy (``max_attempts``
-    the learner's own, with any extra attempts), the module's certificate if any, and every
-    attempt of the learner in the module (``this`` among them)."""
+    the learner's own, with any extra attempts), the module's certificate if any, every
+    attempt of the learner in the module (``this`` among them) and this attempt's items in
+    order, as grading and the review need them."""
 
     learner_id: int
     module_id: int
@@ -109,6 +114,7 @@ class LockedAttempt:
     certificate_code: str | None
     this: LearnerAttempt
     attempts: list[LearnerAttempt]
+    items: list[GradedItem]
 
 
 @functools.cache
@@ -117,11 +123,21 @@ def _attempt_lock_sql(*, own: bool) -> str:
     certificate if any and every attempt of the learner in the module with its result: one row
     per attempt. The certificate is a subquery, not a fifth join: PostgreSQL plans that in about
     two thirds of the time (planning is most of this statement's cost on the server); the
-    learner's extra attempts (an accommodation) are one more subquery of the same kind."""
-    t, p, a = _Names(ExamAttempt, "t"), _Names(ExamPolicy, "p"), _Names(ExamAttempt, "a")
+    learner's extra attempts (an accommodation) are one more subquery of the same kind.
+
+    On PostgreSQL the statement also reads the attempt's items (``_locked_items_sql``), which
+    saved a round trip of the submit's six; elsewhere ``attempt_items`` reads them after it."""
+    p, a = _Names(ExamPolicy, "p"), _Names(ExamAttempt, "a")
     r, c = _Names(ExamResult, "r"), _Names(Certificate, "c")
     x = _Names(ExamAccommodation, "x")
-    sql = f"""
+    postgresql = connection.vendor == "postgresql"
+    # PostgreSQL: ``t`` is the locked attempt's row from the WITH below (its columns keep the
+    # table's names), elsewhere the table itself under that alias.
+    t = _Names(ExamAttempt, "t")
+    items = "NULL"
+    if postgresql:
+        items = f"CASE WHEN {a('id')} = {t('id')} THEN (SELECT items FROM locked_items) END"
+    select = f"""
 SELECT {t("learner")} AS learner_id, {t("module")} AS module_id,
        {t("pass_mark_percent")} AS pass_mark_percent, {t("deadline_at")} AS deadline_at,
        {p("grading_method")} AS grading_method,
@@ -138,13 +154,17 @@ SELECT {t("learner")} AS learner_id, {t("module")} AS module_id,
        {a("certifying")} AS certifying,
        {r("id")} AS result_id, {r("score_percent")} AS score_percent, {r("passed")} AS passed,
        {r("correct_count")} AS correct_count, {r("item_count")} AS item_count,
-       {r("reason")} AS reason, {r("finalized_at")} AS finalized_at
-FROM {t.table}
+       {r("reason")} AS reason, {r("finalized_at")} AS finalized_at,
+       {items} AS items
+FROM {"t" if postgresql else t.table}
 JOIN {p.table} ON {p("id")} = {t("policy")}
 JOIN {a.table} ON {a("learner")} = {t("learner")} AND {a("module")} = {t("module")}
-LEFT JOIN {r.table} ON {r("attempt")} = {a("id")}
-WHERE {t("id")} = %s{f" AND {t('learner')} = %s" if own else ""}
-ORDER BY {a("number")}"""
+LEFT JOIN {r.table} ON {r("attempt")} = {a("id")}"""
+    order = f"ORDER BY {a('number')}"
+    if postgresql:
+        return f"{_locked_items_sql(own=own)}{select}\n{order}"
+    own_filter = f" AND {t('learner')} = %s" if own else ""
+    sql = f"{select}\nWHERE {t('id')} = %s{own_filter}\n{order}"
     if connection.features.has_select_for_update_of:
         sql += " FOR UPDATE OF t"
     elif connection.features.has_select_for_update:
@@ -152,15 +172,57 @@ ORDER BY {a("number")}"""
     return sql
 
 
+# What the items are read as (``GradedItem``'s fields, the columns of ``_attempt_items_sql``).
+_ITEM_FIELDS = ("id", "position", "correct_keys", "selected_keys", "explanation", "is_correct")
+_ITEM_FIELDS += ("kind", "answer_key", "answer_text", "answer_pairs")
+
+
+def _locked_items_sql(*, own: bool) -> str:
+    """PostgreSQL: the WITH of the lock statement. ``t`` locks the attempt's row; ``locked_items``
+    then locks its items' rows (FOR NO KEY UPDATE, as the grading's UPDATE would) and reads them
+    as one JSON list in position order.
+
+    Why the items are locked: a statement reads as of its start, even when it then waits for
+    the attempt's lock, so an answer saved by the transaction it waited for would be missing
+    from a plain read (that is why they had a statement of their own). A locked row is read
+    as its last committed version instead. They are locked only once the attempt is (their
+    WHERE needs its id): the order in which the answers' save and the grading take the same
+    locks, the attempt first."""
+    attempt, item = _Names(ExamAttempt), _Names(ExamAttemptItem)
+    attempt_columns = ", ".join(
+        attempt(name)
+        for name in ("id", "learner", "module", "policy", "pass_mark_percent", "deadline_at")
+    )
+    own_filter = f" AND {attempt('learner')} = %s" if own else ""
+    item_columns = ", ".join(item(name) for name in _ITEM_FIELDS)
+    item_object = ", ".join(f"'{name}', {item(name)}" for name in _ITEM_FIELDS)
+    return f"""
+WITH t AS (
+    SELECT {attempt_columns} FROM {attempt.table}
+    WHERE {attempt("id")} = %s{own_filter} FOR UPDATE
+), locked_items AS (
+    SELECT json_agg(json_build_object({item_object}) ORDER BY {item("position")}) AS items
+    FROM (SELECT {item_columns} FROM {item.table}
+          WHERE {item("attempt")} = (SELECT {attempt("id")} FROM t) FOR NO KEY UPDATE) locked
+)"""
+
+
 def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | None:
-    """Lock the attempt and read what finalizing it needs; ``learner_id`` restricts it to the
-    learner's own attempt. None when there is no such attempt."""
+    """Lock the attempt and read what finalizing it needs, its items included; ``learner_id``
+    restricts it to the learner's own attempt. None when there is no such attempt. One
+    statement on PostgreSQL, two elsewhere."""
     params = [attempt_id] if learner_id is None else [attempt_id, learner_id]
     with cursor() as lock_cursor:
         lock_cursor.execute(_attempt_lock_sql(own=learner_id is not None), params)
         rows = rows_as(lock_cursor, _AttemptLockRow)
     if not rows:
         return None
+    first = rows[0]
+    if connection.vendor == "postgresql":
+        locked_row = next(row for row in rows if row.attempt_id == attempt_id)
+        items = [GradedItem(**item) for item in json_value(locked_row.items) or ()]
+    else:
+        items = attempt_items(attempt_id=attempt_id)
     attempts = [
         LearnerAttempt(
             id=row.attempt_id,
@@ -179,7 +241,6 @@ def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | 
         )
         for row in rows
     ]
-    first = rows[0]
     return LockedAttempt(
         learner_id=first.learner_id,
         module_id=first.module_id,
@@ -195,6 +256,7 @@ def attempt_lock(*, attempt_id: int, learner_id: int | None) -> LockedAttempt | 
         certificate_code=first.certificate_code,
         this=next(attempt for attempt in attempts if attempt.id == attempt_id),
         attempts=attempts,
+        items=items,
     )
 
 
@@ -218,16 +280,13 @@ class _AttemptItemRow:
 @functools.cache
 def _attempt_items_sql() -> str:
     i = _Names(ExamAttemptItem)
-    return f"""
-SELECT {i("id")} AS id, {i("position")} AS position, {i("correct_keys")} AS correct_keys,
-       {i("selected_keys")} AS selected_keys, {i("explanation")} AS explanation,
-       {i("is_correct")} AS is_correct, {i("kind")} AS kind, {i("answer_key")} AS answer_key,
-       {i("answer_text")} AS answer_text, {i("answer_pairs")} AS answer_pairs
-FROM {i.table} WHERE {i("attempt")} = %s ORDER BY {i("position")}"""
+    columns = ", ".join(f"{i(name)} AS {name}" for name in _ITEM_FIELDS)
+    return f"SELECT {columns} FROM {i.table} WHERE {i('attempt')} = %s ORDER BY {i('position')}"
 
 
 def attempt_items(*, attempt_id: int) -> list[GradedItem]:
-    """The attempt's items in order, as grading and the review need them."""
+    """The attempt's items in order, as grading and the review need them (``attempt_lock``
+    reads them itself on PostgreSQL)."""
     with cursor() as items_cursor:
         items_cursor.execute(_attempt_items_sql(), [attempt_id])
         rows = rows_as(items_cursor, _AttemptItemRow)

@@ -178,7 +178,7 @@ class ModuleProgressSerializer(serializers.Serializer):
                     "status": step.status,
                     "sections_total": len(step.section_kinds),
                     "sections_viewed": list(step.sections_viewed),
-                    "missing_sections": step.missing_sections,
+                    "missing_sections": list(step.missing_sections),
                     "last_section": step.last_section,
                     "first_opened_at": iso(step.first_opened_at),
                     "completed_at": iso(step.completed_at),

@@ -2,8 +2,9 @@
 result, issuing the module's certificate; and the periodic finalization of expired attempts.
 
 The attempt's row is locked first, and the database backs the rules up: one ``ExamResult`` per
-attempt, one certificate per learner and module. Four statements whatever the number of items or
-attempts, a fifth when a certificate is issued.
+attempt, one certificate per learner and module. On PostgreSQL two statements in the
+transaction whatever the number of items or attempts (lock and read, then store); elsewhere
+up to five.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from quizzes.models import ExamAttempt
 from quizzes.sql import (
     CertificateToIssue,
     LockedAttempt,
-    attempt_items,
     attempt_lock,
     certificate_code,
     result_store,
@@ -63,11 +63,11 @@ def _learner_name_read(learner_id: int) -> str:
     return accounts_api.certificate_names([learner_id])[learner_id]
 
 
-def _replayed(locked: LockedAttempt, items: list[GradedItem]) -> FinalizedAttempt:
+def _replayed(locked: LockedAttempt) -> FinalizedAttempt:
     return FinalizedAttempt(
         attempt=locked.this,
         policy=locked.policy,
-        items=items,
+        items=locked.items,
         attempts=locked.attempts,
         certificate_code=locked.certificate_code,
         graded_now=False,
@@ -92,11 +92,11 @@ def exam_attempt_finalize(
 ) -> FinalizedAttempt:
     """Grade the attempt from its saved answers, once; a second call returns the same result.
 
-    Grading happens on the server only, from the attempt's own copies of the items. Three
-    statements in the transaction on PostgreSQL (lock and read the attempts, the items, then
-    the result with the items' grading and any certificate: ``quizzes.sql.result_store``), a
-    fourth, the learner's name, when it issues a certificate unless it is a submit; a replay
-    reads two.
+    Grading happens on the server only, from the attempt's own copies of the items. Two
+    statements in the transaction on PostgreSQL (lock and read the attempts with the items:
+    ``quizzes.sql.attempt_lock``; then the result with the items' grading and any
+    certificate: ``quizzes.sql.result_store``), a third, the learner's name, when it issues a
+    certificate unless it is a submit; a replay reads one.
     """
     return _attempt_finalize(
         attempt_id=attempt_id, learner_id=None, learner_name=_learner_name_read, now=now
@@ -118,11 +118,10 @@ def _attempt_finalize(
             locked = attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
             if locked is None:
                 raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
-            items = attempt_items(attempt_id=attempt_id)
             if locked.this.result is not None:
-                return _replayed(locked, items)
+                return _replayed(locked)
             graded = attempt_grade(
-                items=items,
+                items=locked.items,
                 pass_mark_percent=locked.pass_mark_percent,
                 reason=result_reason(deadline_at=locked.deadline_at, now=now),
                 at=now,
@@ -161,7 +160,7 @@ def _attempt_finalize(
                     raise Conflict(
                         "This attempt was finalized at the same time.", code="attempt_finalized"
                     )
-                return _replayed(locked, attempt_items(attempt_id=attempt_id))
+                return _replayed(locked)
             if certificate is not None:
                 # Not issued: another finalization of the module issued one meanwhile; show it.
                 code = (

@@ -466,6 +466,55 @@ def test_progress_body_is_what_the_declared_fields_give(sized, lena, progress):
     assert client.get(f"/api/v1/modules/{slug}/progress/").json() == json.loads(json.dumps(generic))
 
 
+def test_progress_steps_show_the_sections_read_in_document_order(sized, lena, make_learner):
+    """Each step's sections read and missing, from rows written in any order: in the step's
+    document order, a kind the step no longer has left out, steps without a row not started;
+    the same body on a second read (the selector remembers the split of each distinct text and
+    each not-started step) and for a second learner with the same rows."""
+    slug, _, client = sized
+    other = make_learner("other")
+    other_client = client_for(other)
+    assert other_client.post(f"/api/v1/modules/{slug}/enrollment/").status_code == 201
+    steps = list(Step.objects.filter(module__slug=slug).order_by("number"))
+    now = timezone.now()
+    written = {
+        # read backwards, with a kind the step does not have
+        steps[0].number: ("in_progress", [*reversed(kinds(slug, steps[0].number)), "gone"]),
+        # every section, in document order
+        steps[1].number: ("completed", kinds(slug, steps[1].number)),
+        # none read yet
+        steps[2].number: ("in_progress", []),
+        # only the last one
+        steps[-1].number: ("in_progress", kinds(slug, steps[-1].number)[-1:]),
+    }
+    for learner in (lena, other):
+        StepProgress.objects.filter(learner=learner).delete()
+        StepProgress.objects.bulk_create(
+            StepProgress(
+                learner=learner,
+                step=step,
+                status=written[step.number][0],
+                first_opened_at=now,
+                completed_at=now if written[step.number][0] == "completed" else None,
+                sections_viewed=written[step.number][1],
+                last_section="",
+                updated_at=now,
+            )
+            for step in steps
+            if step.number in written
+        )
+    body = client.get(f"/api/v1/modules/{slug}/progress/").json()
+    for step, shown in zip(steps, body["steps"], strict=True):
+        document = kinds(slug, step.number)
+        status, viewed = written.get(step.number, ("not_started", []))
+        assert shown["status"] == status
+        assert shown["sections_viewed"] == [kind for kind in document if kind in viewed]
+        assert shown["missing_sections"] == [kind for kind in document if kind not in viewed]
+        assert shown["sections_total"] == len(document)
+    assert client.get(f"/api/v1/modules/{slug}/progress/").json() == body
+    assert other_client.get(f"/api/v1/modules/{slug}/progress/").json()["steps"] == body["steps"]
+
+
 @pytest.mark.parametrize("progress", ["none", "full"])
 def test_module_detail_query_count_for_a_learner(sized, lena, progress, django_assert_num_queries):
     slug, steps, client = sized

@@ -19,11 +19,12 @@ pytestmark = pytest.mark.django_db
 # bank, module outline, completed steps (the gate), attempt, items, release
 START_QUERIES = 10
 SAVE_QUERIES = 6  # savepoint, lock attempt, result?, items, bulk update, release
-# savepoint, lock the attempt and read the learner's attempts (one statement), items, the
-# result with the items' grading (quizzes.sql.result_store: one statement), release
-SUBMIT_QUERIES = 5
-SUBMIT_PASS_QUERIES = 5  # the certificate is written by that same statement
-SUBMIT_AGAIN_QUERIES = 4  # savepoint, lock the attempt and read the attempts, items, release
+# savepoint, lock the attempt and read the learner's attempts and its items (one statement:
+# quizzes.sql.attempt_lock), the result with the items' grading (quizzes.sql.result_store: one
+# statement), release
+SUBMIT_QUERIES = 4
+SUBMIT_PASS_QUERIES = 4  # the certificate is written by that same statement
+SUBMIT_AGAIN_QUERIES = 3  # savepoint, lock the attempt and read the attempts and items, release
 # The periodic task: the expired attempts' ids, then a submit's statements for each; a
 # certificate it issues names the learner through accounts.api (one more query, only then).
 FINALIZE_EXPIRED_QUERIES = 1 + SUBMIT_QUERIES
