@@ -20,7 +20,7 @@ class LoadSettings:
     connections: int
     threads: int
     warmup_seconds: float
-    # gunicorn workers; 0: as production runs it (lms/gunicorn_conf.py, 2 per core + 1).
+    # gunicorn workers; 0: as production runs it (lms/gunicorn_conf.py: one per core).
     workers: int = 0
 
 

@@ -12,7 +12,9 @@ bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 # Sync workers, one per core by default. On one server that also runs PostgreSQL, Redis and
 # Celery, more only added context switches: in the benchmark (bench/README.md, one 8-second
 # round each) the token floor served 1,725 req/s with 2 workers on 2 cores, 1,486 with 3 and
-# 1,386 with 5, and every endpoint lost likewise. A host that runs only gunicorn, with the
+# 1,386 with 5, and every endpoint lost likewise; the writes too, though each waits ~2.3 ms for
+# its commit to reach this machine's disk (reviews: 516-536 req/s with 2 workers, 423-657 with
+# 3, 447-478 with 4; 2026-12-02, alternating runs). A host that runs only gunicorn, with the
 # database elsewhere, keeps its cores busy while workers wait for PostgreSQL with more:
 # gunicorn's rule of thumb is 2 per core + 1.
 # WEB_CONCURRENCY sets the number (the common name for it on PaaS hosts).
