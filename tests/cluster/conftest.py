@@ -39,18 +39,25 @@ class Mailbox(MessageSink):
     """An SMTP sink (aiosmtpd) on the test's side of the network, where the workers send.
 
     ``delay_before_mail``: seconds each message waits at MAIL FROM, before its content is sent,
-    so a test can kill a worker between messages of a batch.
+    so a test can kill a worker between messages of a batch; ``holding_since`` is when the
+    message waiting there began to (``time.monotonic()``), None while none waits.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.delay_before_mail = 0.0
+        self.holding_since: float | None = None
 
     async def handle_MAIL(self, server, session, envelope, address, mail_options):
         if self.delay_before_mail:
             import asyncio
+            import time
 
-            await asyncio.sleep(self.delay_before_mail)
+            self.holding_since = time.monotonic()
+            try:
+                await asyncio.sleep(self.delay_before_mail)
+            finally:
+                self.holding_since = None
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 OK"
