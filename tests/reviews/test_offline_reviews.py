@@ -330,9 +330,10 @@ def test_the_backs_cost_one_query_with_1_or_10000_cards(
     client = login(learner)
     content_caches_clear()
     params = {"include": "back", "limit": 500}
-    # Cold: the retired content, the queue, the fronts, the backs; warm: the queue alone (the
-    # fronts and backs are the per-process copies of course content, courses.api).
-    assert _queries(client, params) == 4
+    # Cold: the retired content, the queue, the fronts and backs (one statement for both faces,
+    # courses.sql.card_faces_read); warm: the queue alone (the fronts and backs are the
+    # per-process copies of course content, courses.api).
+    assert _queries(client, params) == 3
     with django_assert_num_queries(1):
         body = client.get(DUE, params).json()
     assert len(body["cards"]) == min(cards, 200)
