@@ -166,14 +166,10 @@ class LearnerProgressRow:
     last_event_at: Any
 
 
-_PROGRESS_COLUMNS = (
-    "status",
-    "sections_viewed",
-    "last_section",
-    "first_opened_at",
-    "completed_at",
-    "last_event_at",
-)
+# The progress row's columns, as EnrollmentProgressRow names them after its step.
+_PROGRESS_COLUMNS = EnrollmentProgressRow._fields[
+    EnrollmentProgressRow._fields.index("step_id") + 1 :
+]
 
 
 @functools.cache
