@@ -194,3 +194,11 @@ def _saved(instance: Model, pk: Any) -> None:
     instance.pk = pk
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def dict_rows(sql: str, params: Sequence | dict = ()) -> list[dict[str, Any]]:
+    """Run one kept plain-SQL read and return its rows as dicts by column name."""
+    with connection.cursor() as plain:
+        plain.execute(sql, params)
+        names = [column.name for column in plain.description]
+        return [dict(zip(names, row, strict=True)) for row in plain.fetchall()]
