@@ -249,69 +249,6 @@ def test_review_body_is_what_the_declared_fields_give(learner, studied, login):
         assert ReviewResultSerializer(result).data == generic
 
 
-PLAIN_BODY = {"card": 7, "rating": 3, "duration_ms": 4200, "client_review_id": "a1.b-2:c_3"}
-_WITHOUT = {key: {k: v for k, v in PLAIN_BODY.items() if k != key} for key in PLAIN_BODY}
-
-# Bodies the view reads without the serializer.
-PLAIN_BODIES = [
-    PLAIN_BODY,
-    {**PLAIN_BODY, "duration_ms": None},
-    _WITHOUT["duration_ms"],
-    {**PLAIN_BODY, "reviewed_at": None},
-    {**PLAIN_BODY, "unknown": [1, 2]},
-    {**PLAIN_BODY, "rating": 1},
-    {**PLAIN_BODY, "rating": 4, "duration_ms": 0},
-    {**PLAIN_BODY, "duration_ms": 24 * 60 * 60 * 1000},
-    {**PLAIN_BODY, "client_review_id": "x" * 64},
-]
-# Bodies left to the serializer: valid ones it converts or trims, and invalid ones.
-OTHER_BODIES = [
-    {**PLAIN_BODY, "card": "7"},
-    {**PLAIN_BODY, "card": 0},
-    {**PLAIN_BODY, "card": True},
-    {**PLAIN_BODY, "card": 7.0},
-    {**PLAIN_BODY, "rating": "3"},
-    {**PLAIN_BODY, "rating": 5},
-    {**PLAIN_BODY, "rating": True},
-    {**PLAIN_BODY, "duration_ms": -1},
-    {**PLAIN_BODY, "duration_ms": 24 * 60 * 60 * 1000 + 1},
-    {**PLAIN_BODY, "duration_ms": False},
-    {**PLAIN_BODY, "duration_ms": "4200"},
-    {**PLAIN_BODY, "client_review_id": " padded "},
-    {**PLAIN_BODY, "client_review_id": "trailing\n"},
-    {**PLAIN_BODY, "client_review_id": "x" * 65},
-    {**PLAIN_BODY, "client_review_id": ""},
-    {**PLAIN_BODY, "client_review_id": "ümlaut"},
-    {**PLAIN_BODY, "client_review_id": 12},
-    {**PLAIN_BODY, "reviewed_at": "2026-03-01T09:30:00Z"},
-    {**PLAIN_BODY, "reviewed_at": "2026-03-01T09:30:00"},
-    _WITHOUT["card"],
-    _WITHOUT["rating"],
-    _WITHOUT["client_review_id"],
-    [PLAIN_BODY],
-    "text",
-]
-
-
-@pytest.mark.parametrize("body", PLAIN_BODIES)
-def test_plain_review_body_is_read_as_the_serializer_reads_it(body):
-    """The view reads a plainly well-formed review body without building the serializer: the
-    serializer takes each such body too and gives the same validated data."""
-    from reviews.rest.serializers import ReviewCreateSerializer
-
-    serializer = ReviewCreateSerializer(data=body)
-    assert serializer.is_valid(), serializer.errors
-    assert ReviewCreateSerializer.plainly_valid(body) == dict(serializer.validated_data)
-
-
-@pytest.mark.parametrize("body", OTHER_BODIES)
-def test_other_review_bodies_go_through_the_serializer(body):
-    """Anything the serializer would convert, trim or refuse is left to it (its errors)."""
-    from reviews.rest.serializers import ReviewCreateSerializer
-
-    assert ReviewCreateSerializer.plainly_valid(body) is None
-
-
 def test_daily_limits_cap_new_cards_and_reviews(learner, studied, login):
     learner.new_cards_per_day = 2
     learner.reviews_per_day = 3
