@@ -6,6 +6,7 @@ live-card rule is written here (``live_cards_q``); its SQL twin is in the due qu
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from dataclasses import dataclass
 from typing import Protocol
@@ -158,9 +159,11 @@ class DueQueue:
     cards: list[DueCard]
 
 
-def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
-    """The due queue's one statement for the learner's local day, and today's budget split of
-    what is due: (page, budget, review count, new count). ``due_queue`` and ``due_summary``."""
+def _due_read(
+    *, learner: Learner, at: datetime.datetime, limit: int
+) -> tuple[DueQueue, list[sql.DueQueueCard]]:
+    """The due queue's counts for the learner's local day with today's budget split of what is
+    due (no cards), and the next ``limit`` due cards: the due queue's one statement."""
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -177,7 +180,16 @@ def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
         new_today=page.new_today,
     )
     review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
-    return page, budget, review_count, new_count
+    summary = DueQueue(
+        due_count=review_count + new_count,
+        new_count=new_count,
+        review_count=review_count,
+        due_total=page.due_total,
+        due_later_today=page.due_later_today,
+        budget=budget,
+        cards=[],
+    )
+    return summary, page.cards
 
 
 def due_queue(
@@ -191,17 +203,15 @@ def due_queue(
     ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
     rating's interval.
 
-    One query, and one for the backs; the retired content's ids and the cards' fronts come from
-    courses.api's caches of a second (two more queries when cold). Cards already seen come first
-    (oldest due first), then new cards up to today's new-card budget.
+    One query, and one for the fronts and backs when courses.api has not cached them. Cards
+    already seen come first (oldest due first), then new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
-    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=limit)
-    take = min(limit, review_count + new_count)
+    summary, page = _due_read(learner=learner, at=at, limit=limit)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
-    new_allowed = new_count
+    new_allowed = summary.new_count
     shown = []
-    for card in page.cards[:take]:
+    for card in page[: min(limit, summary.due_count)]:
         if card.state.is_new:
             if new_allowed == 0:
                 continue
@@ -246,15 +256,7 @@ def due_queue(
         )
         for card in shown
     ]
-    return DueQueue(
-        due_count=review_count + new_count,
-        new_count=new_count,
-        review_count=review_count,
-        due_total=page.due_total,
-        due_later_today=page.due_later_today,
-        budget=budget,
-        cards=cards,
-    )
+    return dataclasses.replace(summary, cards=cards)
 
 
 def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
@@ -269,16 +271,7 @@ def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
     """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
     statistics page show: the due queue's statement with an empty page (and the retired
     content's ids when courses.api's cache is cold); no card fronts, no interval previews."""
-    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=0)
-    return DueQueue(
-        due_count=review_count + new_count,
-        new_count=new_count,
-        review_count=review_count,
-        due_total=page.due_total,
-        due_later_today=page.due_later_today,
-        budget=budget,
-        cards=[],
-    )
+    return _due_read(learner=learner, at=at, limit=0)[0]
 
 
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:

@@ -256,24 +256,6 @@ class ReviewResultSerializer(serializers.Serializer):
     interval_seconds = serializers.IntegerField()
     replayed = serializers.BooleanField(help_text="True when this client review id was seen.")
 
-    def to_representation(self, instance):
-        # The same dict as DRF's walk over the fields above (a test compares them), written
-        # directly: it answers every review.
-        iso = datetime_formatter()
-        return {
-            "review_id": instance.review_id,
-            "card_id": instance.card_id,
-            "client_review_id": instance.client_review_id,
-            "rating": instance.rating,
-            "reviewed_at": iso(instance.reviewed_at),
-            "state": instance.state,
-            "stability": float(instance.stability),
-            "difficulty": float(instance.difficulty),
-            "due": iso(instance.due),
-            "interval_seconds": instance.interval_seconds,
-            "replayed": instance.replayed,
-        }
-
 
 # --- offline reviews: a batch ------------------------------------------------------------
 
@@ -330,29 +312,6 @@ class ReviewBatchResultSerializer(serializers.Serializer):
     )
     results = ReviewBatchItemSerializer(many=True, help_text="One per review, in the order sent.")
     counts = ReviewBatchCountsSerializer()
-
-    def to_representation(self, instance):
-        results = []
-        for item in instance.results:
-            error = item.error
-            results.append(
-                {
-                    "index": item.index,
-                    "client_review_id": item.client_review_id,
-                    "status": item.status,
-                    "review": ReviewResultSerializer(item.review).data if item.review else None,
-                    "error": (
-                        {"code": error.code, "message": error.message, "detail": error.detail}
-                        if error
-                        else None
-                    ),
-                }
-            )
-        return {
-            "server_time": datetime_formatter()(instance.server_time),
-            "results": results,
-            "counts": {status: instance.count(status) for status in BatchStatus.ALL},
-        }
 
 
 class UndoResultSerializer(serializers.Serializer):

@@ -230,25 +230,6 @@ def test_due_body_is_what_the_declared_fields_give(learner, studied, login):
     assert DueQueueSerializer(queue).data == generic
 
 
-def test_review_body_is_what_the_declared_fields_give(learner, studied, login):
-    from rest_framework import serializers
-
-    from reviews.rest.serializers import ReviewResultSerializer
-    from reviews.services.reviewing import review_record
-
-    card = studied.first()
-    for rating in (3, 1):
-        result = review_record(
-            learner=learner,
-            card_id=card.id,
-            rating=rating,
-            duration_ms=None,
-            client_review_id=uuid.uuid4().hex,
-        )
-        generic = serializers.Serializer.to_representation(ReviewResultSerializer(), result)
-        assert ReviewResultSerializer(result).data == generic
-
-
 def test_daily_limits_cap_new_cards_and_reviews(learner, studied, login):
     learner.new_cards_per_day = 2
     learner.reviews_per_day = 3
