@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import fsrs
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, IntegerField, Q, QuerySet, Value
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -773,18 +773,25 @@ class ExamReadiness:
 
 def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
     """The exam date that schedules the learner's cards of the module (their own, else the
-    module's), who set it, and how far ahead one may be set. Two queries."""
-    own = (
-        ExamDate.objects.filter(learner_id=learner_id, module_id=module_id)
-        .values_list("exam_on", flat=True)
-        .first()
+    module's), who set it, and how far ahead one may be set. One query for the learner's date
+    and the module's plan, whichever exist (the module page reads it on every request)."""
+    own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values_list(
+        "exam_on", Value(None, output_field=IntegerField())
     )
-    plan = ModuleExamPlan.objects.filter(module_id=module_id).first()
-    max_days_ahead = plan.max_days_ahead if plan else 365
-    if own is not None:
-        return own, "learner", max_days_ahead
-    if plan is not None and plan.exam_on is not None:
-        return plan.exam_on, "module", max_days_ahead
+    plan = ModuleExamPlan.objects.filter(module_id=module_id).values_list(
+        "exam_on", "max_days_ahead"
+    )
+    own_on, plan_on, max_days_ahead = None, None, 365
+    # The learner's row has no max_days_ahead; the plan's always has one.
+    for exam_on, days_ahead in own.union(plan, all=True):
+        if days_ahead is None:
+            own_on = exam_on
+        else:
+            plan_on, max_days_ahead = exam_on, days_ahead
+    if own_on is not None:
+        return own_on, "learner", max_days_ahead
+    if plan_on is not None:
+        return plan_on, "module", max_days_ahead
     return None, "", max_days_ahead
 
 
