@@ -59,6 +59,7 @@ from image_build import (
 from psycopg.conninfo import make_conninfo
 
 from tests.conftest import REQUIRE_SERVICES, _missing, redis_available
+from tests.helpers.ports import free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
 
@@ -69,24 +70,6 @@ APP_SERVICES = ("migrate", "web", "worker", "beat")
 DOMAIN = "localhost"  # resolves to loopback, so Caddy's certificate and the Host header agree
 FINALIZE_TASK = "quizzes.tasks.exam_attempts_finalize_expired"
 WAIT = 90  # seconds a service may take to come up
-
-
-def free_port() -> int:
-    """A port in 18400-18499 free on every address (Caddy binds all of them)."""
-    for port in range(18400, 18500):
-        if port in _ports_taken:
-            continue
-        with socket.socket() as sock:
-            try:
-                sock.bind(("0.0.0.0", port))
-            except OSError:
-                continue
-        _ports_taken.add(port)
-        return port
-    raise AssertionError("no free port in 18400-18499")
-
-
-_ports_taken: set[int] = set()
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -252,7 +235,7 @@ def filled_env_example(overrides: dict[str, str]) -> str:
 @pytest.fixture(scope="module")
 def stack(image, image_database, tmp_path_factory) -> Stack:
     project_dir = tmp_path_factory.mktemp("project")  # beside docker-compose.yml: .env
-    web_port, https_port, http_port = free_port(), free_port(), free_port()
+    web_port, https_port, http_port = (free_port("0.0.0.0") for _ in range(3))
     self_hoster = {
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_ALLOWED_HOSTS": DOMAIN,

@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +40,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.factories import learner_create
+from tests.helpers.ports import free_port
 from tests.mail_sink import MessageSink
 
 pytestmark = [
@@ -52,12 +52,6 @@ pytestmark = [
 
 BIN = Path(sys.executable).parent
 WAIT = 60  # seconds any single step may take before the test gives up
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def wait_until(predicate, *, timeout: float = WAIT, what: str = "", logs=()) -> None:

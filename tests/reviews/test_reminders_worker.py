@@ -13,7 +13,6 @@ import email
 import email.policy
 import os
 import re
-import socket
 import threading
 import time
 import uuid
@@ -30,6 +29,7 @@ from django.test import Client
 from reviews import api, tasks
 from reviews.models import Notification, ReminderDigest, ReviewCard
 from reviews.services import reminder_planning
+from tests.helpers.ports import free_port
 
 pytestmark = [
     pytest.mark.postgres,
@@ -70,12 +70,6 @@ class Mailbox:
             return [m for m in self.messages if m["To"] == address]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def wait_until(predicate, *, timeout: float = WAIT_SECONDS, message: str = "") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -88,7 +82,7 @@ def wait_until(predicate, *, timeout: float = WAIT_SECONDS, message: str = "") -
 @pytest.fixture
 def smtp(settings):
     mailbox = Mailbox()
-    port = _free_port()
+    port = free_port()
     controller = Controller(mailbox, hostname="127.0.0.1", port=port)
     controller.start()
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
