@@ -41,6 +41,7 @@ from django.utils import timezone
 
 from tests.factories import learner_create
 from tests.helpers.ports import free_port
+from tests.helpers.waiting import wait_until
 from tests.mail_sink import MessageSink
 
 pytestmark = [
@@ -52,16 +53,6 @@ pytestmark = [
 
 BIN = Path(sys.executable).parent
 WAIT = 60  # seconds any single step may take before the test gives up
-
-
-def wait_until(predicate, *, timeout: float = WAIT, what: str = "", logs=()) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    tails = "\n".join(process.tail() for process in logs)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{tails}")
 
 
 class Process:

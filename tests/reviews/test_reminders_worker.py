@@ -30,6 +30,7 @@ from reviews import api, tasks
 from reviews.models import Notification, ReminderDigest, ReviewCard
 from reviews.services import reminder_planning
 from tests.helpers.ports import free_port
+from tests.helpers.waiting import wait_until
 
 pytestmark = [
     pytest.mark.postgres,
@@ -68,15 +69,6 @@ class Mailbox:
     def to(self, address: str) -> list[email.message.EmailMessage]:
         with self._lock:
             return [m for m in self.messages if m["To"] == address]
-
-
-def wait_until(predicate, *, timeout: float = WAIT_SECONDS, message: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {message or predicate}")
 
 
 @pytest.fixture
@@ -140,7 +132,7 @@ def finished(tracker, task_id: str) -> bool:
 def run_planner(tracker, now: datetime.datetime) -> None:
     """Run the planner task on the worker and wait until it and every send task it enqueued ran."""
     result = tasks.reminders_plan.apply_async(kwargs={"now": now.isoformat()})
-    wait_until(lambda: finished(tracker, result.id), message="the planner task")
+    wait_until(lambda: finished(tracker, result.id), what="the planner task")
     settle(tracker)
 
 
@@ -320,7 +312,7 @@ def test_a_refusing_mail_server_is_retried_with_backoff_and_sends_once(
     smtp.refuse_next = 2
     result = tasks.reminders_plan.apply_async(kwargs={"now": BERLIN_1805.isoformat()})
     wait_until(lambda: finished(worker, result.id))
-    wait_until(lambda: len(smtp.to(learner.email)) == 1, message="the retried e-mail")
+    wait_until(lambda: len(smtp.to(learner.email)) == 1, what="the retried e-mail")
     settle(worker)
     assert smtp.refused == 2 and len(smtp.to(learner.email)) == 1
     digest = ReminderDigest.objects.get()
