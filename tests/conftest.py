@@ -237,6 +237,12 @@ def make_learner(db):
 
 
 @pytest.fixture
+def lena(make_learner):
+    """The learner most tests are about: German (the default language), in Europe/Berlin."""
+    return make_learner("lena")
+
+
+@pytest.fixture
 def admin_client(admin_client):
     """pytest-django's superuser client, asking for English: the admin tests read the English
     texts; the German admin (the default language) is walked by tests/lms/test_admin_language.py
