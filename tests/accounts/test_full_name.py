@@ -9,7 +9,7 @@ from django.test import Client
 
 from accounts.models import User
 from tests.factories import api_client_for
-from tests.migration_state import migrate_to
+from tests.helpers.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db
 
@@ -122,12 +122,6 @@ def test_settings_page_changes_the_full_name(make_learner):
     assert browser.post("/settings/", form).status_code == 302
     lena.refresh_from_db()
     assert lena.full_name == "Lena Lernende"
-
-
-@pytest.fixture
-def migrated_back_afterwards(transactional_db):
-    yield
-    migrate_to()
 
 
 def test_full_names_are_filled_from_first_and_last_name_by_the_migration(
