@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -36,6 +35,7 @@ from reliability_world import (
     web_url,
 )
 
+from tests.helpers.csp import csp_violations
 from tests.helpers.production import database_url
 
 PRODUCTION_ENV = {
@@ -205,16 +205,6 @@ def test_production_responses_carry_the_security_headers_and_cookie_flags(tmp_pa
 # django-celery-beat's admin forms (periodic task schedules) bring an inline script of their
 # own; without it the form still saves, only its helpers (crontab preview) are missing.
 THIRD_PARTY_INLINE_SCRIPT = {"django_celery_beat"}
-INLINE = [
-    ("inline script", re.compile(r"<script\b(?![^>]*\ssrc=)[^>]*>\s*\S", re.S)),
-    ("style attribute", re.compile(r"<[a-zA-Z][^>]*\sstyle=")),
-    ("event handler", re.compile(r"<[a-zA-Z][^>]*\son[a-z]+=")),
-    ("style element", re.compile(r"<style\b")),
-]
-
-
-def csp_violations(html: str) -> list[str]:
-    return [name for name, pattern in INLINE if pattern.search(html)]
 
 
 def _html_pages(world):
