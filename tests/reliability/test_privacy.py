@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.apps import apps
-from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from reliability_world import CANARY, PASSWORD, actor_create, ok
+from reliability_world import CANARY, PASSWORD, actor_create, ok, user_models
 
 pytestmark = pytest.mark.django_db
 
@@ -61,19 +59,6 @@ NOT_EXPORTED = {
 # the reviewer's account goes, ``reviewed_by`` becomes empty), and the course admin who uploaded
 # or published a course import (the history is the course's; both become empty likewise).
 NOT_PERSONAL = {"admin.LogEntry", "quizzes.ExamItem", "publishing.CourseImport"}
-
-
-def user_models():
-    user_model = apps.get_model(settings.AUTH_USER_MODEL)
-    yield user_model, "pk"
-    for model in apps.get_models():
-        for field in model._meta.get_fields():
-            if (
-                (field.many_to_one or field.one_to_one)
-                and field.related_model is user_model
-                and field.concrete
-            ):
-                yield model, field.name
 
 
 def test_export_holds_every_row_and_column_stored_about_me(world):
