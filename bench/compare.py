@@ -154,7 +154,7 @@ def summary_rows(rounds: list[dict], lines: list[str]) -> list[dict]:
     floors = {"step_304": "anonymous floor", "due": "token floor", "review": "token floor"}
     result = [
         row(
-            "learners at once, p95 < 100 ms, no failures", lambda r: r["learners"], CAPACITY_KEPT, 0
+            "learners at once, p95 < 100 ms, no failures", lambda r: r["learners"], CAPACITY_KEPT, 1
         ),
         row("req/s at that number of learners", lambda r: r["learners_rps"], None, 1),
     ]
