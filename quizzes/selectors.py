@@ -37,7 +37,6 @@ from django.utils.translation import gettext as _
 from accounts import api as accounts_api
 from courses import api as courses_api
 from courses.data import ModuleOutline
-from lms.content_cache import ShortLivedCache
 from lms.errors import NotFound
 from progress import api as progress_api
 from quizzes.answers import (
@@ -307,22 +306,11 @@ def policy_view(policy: ExamPolicy) -> PolicyView:
     )
 
 
-# The rule as the module page states it, by module, trusted for a second per process like the
-# module's content (lms.content_cache): its one query was an eighth of the page's queries. Only
-# for display; starting and grading an attempt read the policy itself.
-_exam_rules = ShortLivedCache(name="exam rules", max_entries=500, max_age=1.0)
-
-
 def exam_rule_get(*, module_id: int) -> PolicyView:
     """The module's exam rule (items, time, pass mark, attempts, required step share) as a
-    module overview states it to anyone: one query, none while this process read it less than
-    a second ago; the defaults before a policy is saved."""
-    rule = _exam_rules.get(module_id)
-    if rule is None:
-        policy = ExamPolicy.objects.filter(module_id=module_id).first()
-        rule = policy_view(policy or ExamPolicy(module_id=module_id))
-        _exam_rules.put(module_id, rule)
-    return rule
+    module overview states it to anyone: one query; the defaults before a policy is saved."""
+    policy = ExamPolicy.objects.filter(module_id=module_id).first()
+    return policy_view(policy or ExamPolicy(module_id=module_id))
 
 
 def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
