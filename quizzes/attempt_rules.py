@@ -8,6 +8,7 @@ them from here, so the reads never depend on the writes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -217,14 +218,9 @@ def attempt_grade(
     at: datetime.datetime,
 ) -> GradedAttempt:
     """Grade the attempt's items from their saved answers, and the attempt from its items."""
-    # Built field by field: dataclasses.replace costs half as much again, on every submit.
     graded = [
-        GradedItem(
-            id=item.id,
-            position=item.position,
-            correct_keys=item.correct_keys,
-            selected_keys=item.selected_keys,
-            explanation=item.explanation,
+        dataclasses.replace(
+            item,
             is_correct=item_is_correct(
                 kind=item.kind,
                 correct_keys=item.correct_keys,
@@ -233,10 +229,6 @@ def attempt_grade(
                 answer_text=item.answer_text,
                 answer_pairs=item.answer_pairs,
             ),
-            kind=item.kind,
-            answer_key=item.answer_key,
-            answer_text=item.answer_text,
-            answer_pairs=item.answer_pairs,
         )
         for item in items
     ]
