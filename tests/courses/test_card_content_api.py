@@ -13,9 +13,7 @@ from tests.helpers.queries import assert_queries_within
 pytestmark = pytest.mark.django_db
 
 
-def test_retired_content_names_retired_steps_and_quick_checks_that_make_no_card(
-    course, flashcards
-):
+def test_retired_content_names_retired_steps_and_quick_checks_that_make_no_card(course, flashcards):
     step = course.steps.get(number=3)
     # The seed module's own quick checks make no card: they repeat the definition or recur.
     no_card = set(
