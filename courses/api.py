@@ -30,7 +30,6 @@ from courses.models import (
     QuickCheck,
     Section,
     Step,
-    TermCard,
     active_step_q,
     quick_check_makes_no_card_q,
 )
@@ -260,15 +259,6 @@ def modules_lock(*, slugs: Iterable[str]) -> None:
 
 def module_ids_by_slug(slugs: Iterable[str]) -> dict[str, int]:
     return dict(Module.objects.filter(slug__in=list(slugs)).values_list("slug", "pk"))
-
-
-def term_cards_of_module(module_id: int) -> list[tuple[int, str, str]]:
-    """The module's term cards: (id, slug, source file name)."""
-    return list(
-        TermCard.objects.filter(module_id=module_id)
-        .order_by("slug")
-        .values_list("pk", "slug", "source_path")
-    )
 
 
 def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:
