@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ports import free_port
+from tests.helpers.ports import free_port
 
 START_TIMEOUT = 60  # seconds; a busy machine may need a while for the first start
 SYSTEM_USER = "pgserver"  # the user pgserver itself runs PostgreSQL as when started by root

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Device
 from tests.accounts.conftest import confirmation_token_in
-from tests.factories import learner_password
+from tests.factories import api_client_for, learner_password, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -32,12 +32,6 @@ def _fresh_throttle():
     cache.clear()
     yield
     cache.clear()
-
-
-def token_client(token: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    return client
 
 
 def login(api_client, username="lena", device="phone"):
@@ -308,8 +302,7 @@ def test_token_endpoints_need_log_in(api_client, method, url):
 
 def test_device_list_query_count_is_constant(api_client, make_learner, django_assert_num_queries):
     user = make_learner("lena")
-    client = APIClient()
-    client.force_authenticate(user)
+    client = api_client_for(user)
     login(api_client, device="phone")
     with django_assert_num_queries(1):
         assert len(client.get("/api/v1/auth/tokens/").json()) == 1

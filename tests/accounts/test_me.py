@@ -1,7 +1,8 @@
 """GET/PATCH /api/v1/me/: the learner's profile and reminder preferences, validated."""
 
 import pytest
-from rest_framework.test import APIClient
+
+from tests.factories import api_client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -15,9 +16,7 @@ def lena(make_learner):
 
 @pytest.fixture
 def client(lena):
-    client = APIClient()
-    client.force_authenticate(lena)
-    return client
+    return api_client_for(lena)
 
 
 def test_me_shows_profile_and_preferences(client, django_assert_num_queries):
