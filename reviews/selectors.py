@@ -203,7 +203,7 @@ def due_queue(
     ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
     rating's interval.
 
-    One query, and one for the fronts and backs when courses.api has not cached them. Cards
+    The retired content's ids, one statement, the fronts (and the backs) of the shown cards. Cards
     already seen come first (oldest due first), then new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
@@ -218,7 +218,7 @@ def due_queue(
             new_allowed -= 1
         shown.append(card)
     # The fronts of the shown cards: every card names its step's term and module, a quick-check
-    # card its question too (courses.api; warm, no query).
+    # card its question too (courses.api).
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
@@ -270,7 +270,7 @@ def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
 def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
     """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
     statistics page show: the due queue's statement with an empty page (and the retired
-    content's ids when courses.api's cache is cold); no card fronts, no interval previews."""
+    content's ids); no card fronts, no interval previews."""
     return _due_read(learner=learner, at=at, limit=0)[0]
 
 

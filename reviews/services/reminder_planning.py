@@ -78,11 +78,16 @@ def reminders_plan(
     # interval); the claim row makes the overlap harmless.
     window_start = now - accounts_api.REMINDER_LOOKBACK
     claim_chunks = looked_at = 0
+    live: Q | None = None
     for learners in accounts_api.reminder_learner_chunks(at=now, chunk_size=REMINDER_BATCH_SIZE):
         claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
+        if claims and live is None:
+            # Read once per run: the rule "live card" over the content retired now.
+            live = live_cards_q(courses_api.retired_content())
         # One flush to disk per chunk, not two. Outside a transaction of the caller.
         with transaction.atomic(savepoint=False):
-            _claims_insert(claims, now=now)
+            if claims:
+                _claims_insert(claims, now=now, live=live)
             accounts_api.next_reminders_store(
                 next_at=next_at, read={learner.id: learner.next_reminder_at for learner in learners}
             )
@@ -98,17 +103,14 @@ def reminders_plan(
     )
 
 
-def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime) -> None:
-    """Claim the digests of the learners who have a live card due at ``now`` and no review from
-    the review queue since their local day began. A claim already there for that local day
-    stays the only one (the unique constraint; its conflict is ignored)."""
-    if not claims:
-        return
+def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live: Q) -> None:
+    """Claim the digests of the learners who have a ``live`` card (the live-card rule) due at
+    ``now`` and no review from the review queue since their local day began. A claim already
+    there for that local day stays the only one (the unique constraint; its conflict is
+    ignored)."""
     learner_ids = [claim.learner_id for claim in claims]
     with_due = set(
-        ReviewCard.objects.filter(
-            live_cards_q(courses_api.retired_content()), learner_id__in=learner_ids, due__lte=now
-        )
+        ReviewCard.objects.filter(live, learner_id__in=learner_ids, due__lte=now)
         .values_list("learner_id", flat=True)
         .distinct()
     )
