@@ -35,7 +35,7 @@ from django.db import connection
 
 from tests.live_gunicorn import BIN, Gunicorn
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 PACKAGE = "lernpfad_client"
 SECRET_KEY = "generated-client-" + "s" * 50

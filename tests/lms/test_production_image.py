@@ -60,7 +60,7 @@ from psycopg.conninfo import make_conninfo
 
 from tests.conftest import REQUIRE_SERVICES, _missing, redis_available
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 CONTEXT = Path(settings.BASE_DIR)
 COMPOSE = yaml.safe_load((CONTEXT / "docker-compose.yml").read_text(encoding="utf-8"))
@@ -193,8 +193,6 @@ class Stack:
 
 
 def _services_or_skip() -> None:
-    if connection.vendor != "postgresql":
-        _missing("needs PostgreSQL: set DATABASE_URL=postgres://...")
     if not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 
