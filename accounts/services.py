@@ -371,9 +371,8 @@ def password_change(
 
     The old password is checked like a log-in (counted by django-axes, refused while the account
     is locked), so a stolen session cannot be used to guess it; no transaction around that, or
-    a refusal would roll the counted failure back. Saving the new one revokes every token and
-    ends every other browser session (``User.save``); the caller keeps its own session with
-    ``update_session_auth_hash``.
+    a refusal would roll the counted failure back. The new one revokes every token and ends
+    every other browser session (``password_set``).
     """
     errors = _Errors()
     if not _password_counted_check(request=request, user=user, password=old_password):
@@ -384,8 +383,23 @@ def password_change(
         for message in error.messages:
             errors.add("new_password", message)
     errors.raise_if_any()
-    user.set_password(new_password)
+    return password_set(user=user, password=new_password)
+
+
+@transaction.atomic
+def password_set(*, user: User, password: str | None) -> User:
+    """Set the account's password (None: no password log-in) and revoke every mobile token.
+
+    Every way a password is set calls this: the password page, the reset link, the admin's
+    form, ``manage.py changepassword``. Browser sessions end by themselves, since their auth
+    hash is made from the password hash; a view keeps its own with ``update_session_auth_hash``.
+    """
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
     user.save(update_fields=["password"])
+    credentials_revoke(user_id=user.pk, sessions=False)
     return user
 
 
@@ -601,7 +615,7 @@ def credentials_revoke(*, user_id: int, sessions: bool) -> int:
     and with ``sessions`` every browser session ("log out everywhere": the account's
     ``session_epoch`` moves on, so each session's stored auth hash stops matching).
 
-    A password change calls it without ``sessions`` (``User.save``): the new password hash
+    A password change calls it without ``sessions`` (``password_set``): the new password hash
     changes the session auth hash by itself. Returns how many tokens were revoked.
     """
     if sessions:
@@ -682,6 +696,7 @@ def demo_user_reset(
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()
+    credentials_revoke(user_id=user.pk, sessions=False)
     if course_admin:
         course_admin_group_sync()
         user.groups.set([Group.objects.get(name=COURSE_ADMIN_GROUP)])

@@ -22,6 +22,8 @@ SITE_URL = env("LERNPFAD_SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 INSTALLED_APPS = [
     # The admin with Lernpfad's site: its header, the infrastructure for superusers only.
     "lms.admin_config.LernpfadAdminConfig",
+    # Before django.contrib.auth: its changepassword command takes the place of Django's.
+    "accounts",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -37,7 +39,6 @@ INSTALLED_APPS = [
     # Only for its translations of zxcvbn's advice (accounts/passwords.py).
     "django_zxcvbn_password_validator",
     "lms",
-    "accounts",
     "courses",
     "progress",
     "quizzes",
