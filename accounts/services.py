@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import logging
 import math
+import operator
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -30,7 +32,8 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -38,7 +41,7 @@ from django.utils.translation import ngettext
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
-from accounts import sql, tasks
+from accounts import tasks
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
@@ -636,6 +639,30 @@ def device_delete(*, user_id: int, device_id: int) -> None:
     AuthToken.objects.filter(digest=digest).delete()
 
 
+def next_reminders_update(
+    next_at: Mapping[int, datetime.datetime | None],
+    *,
+    read: Mapping[int, datetime.datetime] | None = None,
+) -> None:
+    """Set ``next_reminder_at`` of each learner id to its instant (or None), in one UPDATE.
+
+    With ``read`` (the values the caller read), a learner is changed only while they still hold
+    that value: a compare-and-swap, so a preference change saved meanwhile keeps what it stored.
+    """
+    if not next_at:
+        return
+    learners = User.objects.filter(pk__in=list(next_at))
+    if read is not None:
+        learners = learners.filter(
+            functools.reduce(
+                operator.or_, (Q(pk=pk, next_reminder_at=at) for pk, at in read.items())
+            )
+        )
+    # Cast: a branch of only NULLs would leave the CASE typed as text.
+    instants = Case(*(When(pk=pk, then=Value(at)) for pk, at in next_at.items()))
+    learners.update(next_reminder_at=Cast(instants, User._meta.get_field("next_reminder_at")))
+
+
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
     """Work out every learner's next reminder instant afresh: their first after ``after``
     (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
@@ -647,7 +674,7 @@ def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000
         rows = list(learners.filter(pk__gt=last_id)[:batch_size])
         if not rows:
             return count
-        sql.next_reminders_update(
+        next_reminders_update(
             {
                 row["pk"]: ReminderPreferences(**{name: row[name] for name in fields}).next_after(
                     after
