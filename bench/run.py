@@ -20,7 +20,6 @@ import os
 import platform
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from urllib.parse import urlparse
 
 from bench.scenarios import LoadSettings, Request, Scenario, session_header, token_header
 from bench.scenarios import build as scenarios_for_endpoints
+from tests.helpers.ports import free_port
 
 BASE_DIR = Path(__file__).resolve().parents[1]
 RESULTS_DIR = BASE_DIR / "bench" / "results"
@@ -151,17 +151,6 @@ def queries_count(scenario: Scenario) -> tuple[int, int]:
 
 
 # --- the server and the load generator ------------------------------------------------------
-
-
-def free_port() -> int:
-    # A machine shared by several runs gives each a range (LERNPFAD_TEST_PORTS, as the tests).
-    if os.environ.get("LERNPFAD_TEST_PORTS"):
-        from tests.ports import free_port as free_port_in_range
-
-        return free_port_in_range()
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ import pytest
 from django.conf import settings
 
 from tests.factories import learner_create
+from tests.helpers.migrations import migrate_to
 
 REQUIRE_SERVICES = os.environ.get("LERNPFAD_REQUIRE_SERVICES") == "1"
 SEED_DIR = Path(settings.BASE_DIR) / "fixtures" / "documents"
@@ -225,6 +226,20 @@ def make_learner(db):
     """Create a learner: ``make_learner("lena", time_zone="Asia/Tokyo")``; the password is
     ``tests.factories.learner_password("lena")``."""
     return learner_create
+
+
+@pytest.fixture
+def migrated_back_afterwards(transactional_db):
+    """For a test that moves the database to an older migration state: every app's latest
+    state again at its end, for the tests after it."""
+    yield
+    migrate_to()
+
+
+@pytest.fixture
+def lena(make_learner):
+    """The learner most tests are about: German (the default language), in Europe/Berlin."""
+    return make_learner("lena")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ports import free_port
+from tests.helpers.ports import free_port
 
 _server = None
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import Device
 from tests.accounts.conftest import confirmation_token_in
-from tests.factories import learner_password
+from tests.factories import api_client_for, learner_password, token_client
 from tests.helpers.queries import assert_queries_constant
 
 pytestmark = pytest.mark.django_db
@@ -33,12 +33,6 @@ def _fresh_throttle():
     cache.clear()
     yield
     cache.clear()
-
-
-def token_client(token: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    return client
 
 
 def login(api_client, username="lena", device="phone"):
@@ -309,8 +303,7 @@ def test_token_endpoints_need_log_in(api_client, method, url):
 
 def test_device_list_queries_do_not_grow_with_the_devices(api_client, make_learner):
     user = make_learner("lena")
-    client = APIClient()
-    client.force_authenticate(user)
+    client = api_client_for(user)
     login(api_client, device="phone")
 
     def more_devices():

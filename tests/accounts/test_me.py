@@ -1,8 +1,8 @@
 """GET/PATCH /api/v1/me/: the learner's profile and reminder preferences, validated."""
 
 import pytest
-from rest_framework.test import APIClient
 
+from tests.factories import api_client_for
 from tests.helpers.queries import assert_queries_within
 
 pytestmark = pytest.mark.django_db
@@ -17,9 +17,7 @@ def lena(make_learner):
 
 @pytest.fixture
 def client(lena):
-    client = APIClient()
-    client.force_authenticate(lena)
-    return client
+    return api_client_for(lena)
 
 
 def test_me_shows_profile_and_preferences(client):

@@ -12,19 +12,12 @@ from django.db import connection
 from django.utils import timezone
 from knox.models import AuthToken
 from knox.settings import CONSTANTS
-from rest_framework.test import APIClient
 
 from accounts import services as account_services
-from tests.factories import learner_create
+from tests.factories import learner_create, token_client
 from tests.helpers.queries import assert_queries_within
 
 ME = "/api/v1/me/"
-
-
-def token_client(token: str) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-    return client
 
 
 def authenticate(token: str):

@@ -36,7 +36,7 @@ import requests.adapters
 from django.conf import settings
 
 from lms.management.commands.runstack import STOP_TIMEOUT
-from tests.ports import free_port
+from tests.helpers.ports import free_port
 
 pytestmark = [pytest.mark.slow]
 

@@ -5,10 +5,10 @@ import re
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.test import APIClient
 
 from courses.services.importing import course_import
 from progress.models import Enrollment, StepProgress
+from tests.factories import api_client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -16,15 +16,8 @@ MODULE = "/api/v1/modules/self-hosting-27/"
 
 
 @pytest.fixture
-def lena(make_learner):
-    return make_learner("lena")
-
-
-@pytest.fixture
 def client(lena):
-    client = APIClient()
-    client.force_authenticate(lena)
-    return client
+    return api_client_for(lena)
 
 
 def test_enrolling_is_idempotent(course, client, lena):
@@ -63,8 +56,7 @@ def test_unenrolling_keeps_progress_for_a_later_return(course, client, lena):
 def test_my_enrollments_list_shows_progress(course, client, make_learner):
     client.post(MODULE + "enrollment/")
     client.post(MODULE + "steps/1/progress/", {"event": "opened"}, format="json")
-    other = APIClient()
-    other.force_authenticate(make_learner("mara"))
+    other = api_client_for(make_learner("mara"))
     other.post(MODULE + "enrollment/")
     body = client.get("/api/v1/enrollments/").json()
     assert body["count"] == 1

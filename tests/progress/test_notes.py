@@ -5,6 +5,7 @@ from rest_framework.test import APIClient
 
 from courses.services.importing import course_import
 from progress.models import NOTE_MAX_LENGTH, StepNote
+from tests.factories import api_client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -12,16 +13,10 @@ NOTES = "/api/v1/modules/self-hosting-27/steps/{}/notes/"
 
 
 def client_for(user, *, enroll_in=("self-hosting-27",)) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
+    client = api_client_for(user)
     for module in enroll_in:
         assert client.post(f"/api/v1/modules/{module}/enrollment/").status_code == 201
     return client
-
-
-@pytest.fixture
-def lena(make_learner):
-    return make_learner("lena")
 
 
 @pytest.fixture

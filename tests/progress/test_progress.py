@@ -7,11 +7,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from courses.models import Section, Step
 from courses.services.importing import course_import
 from progress.models import ProgressEvent, StepProgress
+from tests.factories import api_client_for, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -27,20 +27,9 @@ def data_statements(context: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])]
 
 
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-@pytest.fixture
-def lena(make_learner):
-    return make_learner("lena")
-
-
 @pytest.fixture
 def client(lena):
-    return client_for(lena)
+    return api_client_for(lena)
 
 
 @pytest.fixture
@@ -229,8 +218,7 @@ def test_a_token_get_of_a_step_changes_nothing(enrolled, lena):
     before = progress_snapshot(lena)
     resume = enrolled.get(MODULE + "progress/").json()["next_step"]
     _, token = AuthToken.objects.create(user=lena)
-    app = APIClient()
-    app.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    app = token_client(token)
     with CaptureQueriesContext(connection) as context:
         for number in (7, 8, 9):
             response = app.get(MODULE + f"steps/{number}/")
@@ -384,7 +372,7 @@ def sized(request, db, module_document, seed_paths, lena):
     else:
         course_import(paths=seed_paths)
         slug = "self-hosting-27"
-    client = client_for(lena)
+    client = api_client_for(lena)
     assert client.post(f"/api/v1/modules/{slug}/enrollment/").status_code == 201
     return slug, Step.objects.filter(module__slug=slug).count(), client
 
@@ -473,7 +461,7 @@ def test_progress_steps_show_the_sections_read_in_document_order(sized, lena, ma
     each not-started step) and for a second learner with the same rows."""
     slug, _, client = sized
     other = make_learner("other")
-    other_client = client_for(other)
+    other_client = api_client_for(other)
     assert other_client.post(f"/api/v1/modules/{slug}/enrollment/").status_code == 201
     steps = list(Step.objects.filter(module__slug=slug).order_by("number"))
     now = timezone.now()
@@ -558,7 +546,7 @@ def test_an_event_locks_its_progress_row_in_a_real_transaction(module_document, 
     """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements, COMMIT."""
     course_import(paths=[module_document()])
     learner = make_learner("lena")
-    client = client_for(learner)
+    client = api_client_for(learner)
     client.post("/api/v1/modules/homelab-3/enrollment/")
     for kind in kinds("homelab-3", 2):
         event(client, 2, "section_viewed", kind, module="homelab-3")
@@ -582,8 +570,7 @@ def test_totals_with_a_real_token_stay_within_5_queries(sized, lena, django_asse
     slug, _, _ = sized
     fill_progress(lena, slug)
     _, token = AuthToken.objects.create(user=lena)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    client = token_client(token)
     with django_assert_num_queries(3):  # token + 2 (the outline's sections: first time only)
         assert client.get(f"/api/v1/modules/{slug}/progress/").status_code == 200
     with django_assert_num_queries(2):  # token + 1
@@ -604,7 +591,7 @@ def test_learner_progress_gives_each_module_progress_in_one_statement(
     from progress.selectors import learner_progress_get, module_progress_get
 
     course_import(paths=[module_document(), *seed_paths])
-    client = client_for(lena)
+    client = api_client_for(lena)
     assert client.post(MODULE + "enrollment/").status_code == 201
     complete(client, 1)
     complete(client, 3)

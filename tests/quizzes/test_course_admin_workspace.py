@@ -20,21 +20,9 @@ from progress.models import Enrollment
 from quizzes.models import Certificate, ExamAttempt, ExamResult
 from reviews.models import ReviewCard, ReviewLog
 from tests.factories import enrollment_create, learner_create, steps_complete
+from tests.helpers.csp import csp_violations
 
 pytestmark = pytest.mark.django_db
-
-# What the strict CSP blocks (the same patterns as tests/reliability/test_security.py, which
-# also walks the dashboard with every other admin page).
-INLINE = [
-    ("inline script", re.compile(r"<script\b(?![^>]*\ssrc=)[^>]*>\s*\S", re.S)),
-    ("style attribute", re.compile(r"<[a-zA-Z][^>]*\sstyle=")),
-    ("event handler", re.compile(r"<[a-zA-Z][^>]*\son[a-z]+=")),
-    ("style element", re.compile(r"<style\b")),
-]
-
-
-def csp_violations(html: str) -> list[str]:
-    return [name for name, pattern in INLINE if pattern.search(html)]
 
 
 def _attempt(learner, module, policy, *, number: int, score: str, passed: bool, at=None):

@@ -14,9 +14,9 @@ from collections import Counter
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from quizzes.models import ExamAttempt, ExamResult
+from tests.factories import api_client_for
 
 THREADS = 20
 
@@ -28,8 +28,7 @@ def run_concurrently(user, calls):
     errors: list = []
 
     def worker(index, call):
-        client = APIClient()
-        client.force_authenticate(user)
+        client = api_client_for(user)
         try:
             barrier.wait(timeout=30)
             responses[index] = call(client)
@@ -136,8 +135,7 @@ def test_answers_saved_while_the_submit_waits_for_the_lock_are_graded(
 
     def in_thread(name, call):
         def run():
-            thread_client = APIClient()
-            thread_client.force_authenticate(learner)
+            thread_client = api_client_for(learner)
             try:
                 responses[name] = call(thread_client)
             finally:
