@@ -103,7 +103,6 @@ def test_stats_card_and_notification_reads_cost_the_same_queries_with_few_or_man
     assert_queries_constant(run, grow=lambda: add(2_000, start=2), budget=7)
 
 
-@pytest.mark.postgres
 def test_the_due_queries_use_the_learner_due_index(make_learner, bulk_cards, login):
     """Enough learners that one learner's cards are a small share, then ANALYZE and EXPLAIN the
     exact SQL the due endpoint ran."""
@@ -191,7 +190,6 @@ def test_a_planner_chunk_with_nothing_to_claim_claims_nothing(make_learner, monk
     assert reports[1].looked_at == 0
 
 
-@pytest.mark.postgres
 def test_the_planner_reads_its_learners_through_the_next_reminder_index(make_learner):
     """With many learners whose reminder is not due, ANALYZE and EXPLAIN the planner's read."""
     from django.contrib.auth import get_user_model
