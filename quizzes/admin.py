@@ -47,10 +47,8 @@ GRADES_CSV_COLUMNS = (
 
 @admin.register(ExamItem)
 class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
-    """The item bank. Generated items are rewritten by the next regeneration; copy one to keep
-    an edit (action "Copy as hand-written"). Every item is reviewed here: approve, reject, or
-    send back to draft (actions, or the status in the form); editing the text of an approved
-    item returns it to draft. GIFT import and export: ``quizzes.admin_gift``."""
+    """The item bank: review (approve, reject, back to draft) and edit items; generated items are
+    rewritten by the next regeneration, so copy one to keep an edit."""
 
     change_list_template = "admin/quizzes/examitem/change_list.html"
     list_display = (

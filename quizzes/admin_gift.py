@@ -1,10 +1,4 @@
-"""The item bank's GIFT import and export in the admin (Moodle's question format).
-
-Import: choose a module and a .gift/.txt file → a preview (how many questions of which kind,
-what is left out and why) → import, all or nothing. A malformed file shows every problem as
-``file:line: message`` and imports nothing. Export: the module's drawable bank as a .gift
-download, or the items selected in the list (action). ``ExamItemAdmin`` mixes this in.
-"""
+"""The item bank's GIFT import (preview, then all or nothing) and export in the admin."""
 
 from __future__ import annotations
 
@@ -33,8 +27,8 @@ from quizzes.services.gift_import import (
     review_workflow_available,
 )
 
-# The preview's confirmation carries the file it showed, signed: what is imported is exactly
-# what the admin saw, and nobody can slip another text in. It is good for an hour.
+# The confirmation carries the previewed file, signed (for an hour): what is imported is
+# exactly what the admin saw.
 PREVIEW_SALT = "quizzes.gift-import"
 PREVIEW_MAX_AGE = 3600
 GIFT_SUFFIXES = (".gift", ".txt")
