@@ -1,10 +1,5 @@
-"""The preview of an import: the content plan (``courses.api.plan_preview``) joined with who is
-affected (progress, notes and review cards on each changed or retired step) and what happens to
-the exam items. Reads only, a fixed number of queries: six for the content, one for the base
-documents, three for the learners, and two per module for the exam items.
-
-Content may not know of learners (courses is a leaf), so this join lives here, above quizzes.
-"""
+"""The preview of an import: the content plan joined with the learners affected and the exam
+items' fate. Read only; it lives here because courses may not know of learners."""
 
 from __future__ import annotations
 

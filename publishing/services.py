@@ -82,10 +82,9 @@ def course_import_draft_create(
 def course_import_publish(
     *, course_import_id: int, fingerprint: str, user_id: int | None
 ) -> CourseImport:
-    """Apply exactly the plan the confirmed preview showed, regenerate the modules' exam items
-    (new ones as drafts, for the item review) and record it. Raises ``ImportStale`` with the
-    new preview when the documents or the database changed since (nothing written), and
-    ``ImportNotDraft`` for an import published already."""
+    """Apply exactly the confirmed preview's plan, regenerate exam items and record it. Raises
+    ``ImportStale`` (nothing written) when anything changed since, ``ImportNotDraft`` if
+    published."""
     course_import = CourseImport.objects.select_for_update().get(pk=course_import_id)
     if course_import.status != CourseImport.Status.DRAFT:
         raise ImportNotDraft

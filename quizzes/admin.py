@@ -142,7 +142,7 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             messages.SUCCESS,
         )
 
-    # --- review of the bank (issue 14) ---
+    # --- review of the bank ---
 
     def _review(self, request, queryset, status: str, message: str) -> None:
         module_ids = set(queryset.values_list("module_id", flat=True))
@@ -333,7 +333,7 @@ class ExamPolicyAdmin(admin.ModelAdmin):
     readonly_fields = ("updated_at",)
 
 
-# --- accommodations (issue 14) ----------------------------------------------------------------
+# --- accommodations ----------------------------------------------------------------
 
 
 @admin.register(ExamAccommodation)

@@ -128,7 +128,7 @@ def attempt_states(attempts: Sequence[Any]) -> list[AttemptState]:
     ]
 
 
-# --- certifying or practice (issue 14) --------------------------------------------------------
+# --- certifying or practice --------------------------------------------------------
 
 
 def exam_is_certifying(*, approved_items: int, items_per_attempt: int) -> bool:

@@ -39,7 +39,7 @@ class Reason:
     message: str
 
 
-# --- the completion gate (issue 14) -----------------------------------------------------------
+# --- the completion gate -----------------------------------------------------------
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ class ExamItem(models.Model):
         GENERATED = "generated", _("generated from the content")
         HAND_WRITTEN = "hand_written", _("hand-written")
 
-    # --- review of the bank (issue 14) ---
+    # --- review of the bank ---
     class Status(models.TextChoices):
         DRAFT = "draft", _("draft (not reviewed)")
         APPROVED = "approved", _("approved")
