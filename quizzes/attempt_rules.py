@@ -180,12 +180,7 @@ def attempts_with_result(
     attempts: Sequence[LearnerAttempt], *, attempt_id: int, result: AttemptResult
 ) -> list[LearnerAttempt]:
     """The learner's attempts with ``result`` as the result of attempt ``attempt_id``."""
-    return [
-        LearnerAttempt(id=a.id, number=a.number, result=result, certifying=a.certifying)
-        if a.id == attempt_id
-        else a
-        for a in attempts
-    ]
+    return [dataclasses.replace(a, result=result) if a.id == attempt_id else a for a in attempts]
 
 
 def attempt_grade(

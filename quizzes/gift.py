@@ -510,7 +510,7 @@ class _Question:
                         "Answers with partial credit (%(weights)s) count as wrong: Lernpfad "
                         "gives an item full marks or none."
                     ),
-                    weights=", ".join(f"{_weight_text(w)} %" for w, _o in partial),
+                    weights=", ".join(f"{_decimal_text(w)} %" for w, _o in partial),
                 )
             return {
                 "kind": SINGLE_CHOICE,
@@ -538,7 +538,7 @@ class _Question:
                     "The right answers' weights (%(weights)s) are not kept: a learner must "
                     "choose exactly the answers with a positive weight (all or nothing)."
                 ),
-                weights=", ".join(f"{_weight_text(w)} %" for w in weights),
+                weights=", ".join(f"{_decimal_text(w)} %" for w in weights),
             )
         return {
             "kind": MULTIPLE_CHOICE,
@@ -703,7 +703,7 @@ class _Question:
                     "Answers worth less than 100 %% (%(weights)s) are left out: Lernpfad "
                     "gives an item full marks or none."
                 ),
-                weights=", ".join(f"{_weight_text(w)} %" for w, _o in dropped),
+                weights=", ".join(f"{_decimal_text(w)} %" for w, _o in dropped),
             )
         if kind == SHORT_ANSWER and not key["accepted"]:
             raise self.error(
@@ -746,10 +746,6 @@ def _decimal_text(number: Decimal) -> str:
     """A number as the answer key keeps it: plain notation, no trailing zeros ("0.5", "100")."""
     text = format(number.normalize(), "f")
     return "0" if text in ("-0", "0") else text
-
-
-def _weight_text(weight: Decimal) -> str:
-    return _decimal_text(weight)
 
 
 # --- writing ------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ a learner sees of an attempt: answers only once finalized and the review policy 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Iterable, Sequence
@@ -497,9 +498,7 @@ def _attempt_read(
                 reason=EXPIRED,
                 at=now,
             )
-            this = LearnerAttempt(
-                id=this.id, number=this.number, result=graded.result, certifying=this.certifying
-            )
+            this = dataclasses.replace(this, result=graded.result)
             attempts = attempts_with_result(attempts, attempt_id=this.id, result=graded.result)
             graded_items = graded.items
         result = attempt_result_view(
@@ -662,30 +661,24 @@ def certificates_view(certificates: Sequence[Certificate]) -> list[CertificateVi
     ]
 
 
+def _certificate_view(**filters: Any) -> CertificateView | None:
+    certificate = Certificate.objects.filter(**filters).first()
+    return certificates_view([certificate])[0] if certificate else None
+
+
 def certificate_by_code(*, code: str) -> CertificateView | None:
-    """The public facts of a certificate, valid or revoked (None for an unknown code): what the
-    public page shows a person. Two queries."""
-    certificate = Certificate.objects.filter(code=code).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    """The public facts of a certificate, valid or revoked (None for an unknown code)."""
+    return _certificate_view(code=code)
 
 
 def certificate_valid_by_code(*, code: str) -> CertificateView | None:
-    """The certificate with this code if it is valid; None for an unknown or a revoked code
-    alike, so the JSON verification cannot tell them apart. Two queries at most."""
-    certificate = Certificate.objects.filter(code=code, revoked_at__isnull=True).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    """The valid certificate with this code; None for an unknown or a revoked code alike."""
+    return _certificate_view(code=code, revoked_at__isnull=True)
 
 
 def learner_certificate(*, learner_id: int, code: str) -> CertificateView | None:
     """The learner's own certificate with this code (None for anyone else's or an unknown one)."""
-    certificate = Certificate.objects.filter(learner_id=learner_id, code=code).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    return _certificate_view(learner_id=learner_id, code=code)
 
 
 def learner_certificate_pdf(*, learner_id: int, code: str, time_zone: str) -> CertificatePdf:

@@ -185,24 +185,27 @@ def _attempt_item(
     choice_order: Sequence[int],
 ) -> ExamAttemptItem:
     """The attempt's own copy of a bank item; choice options relabelled a, b, c … in the order
-    shown, so a key says nothing about the answer."""
-    if row["kind"] in TYPED_KINDS:
-        return _typed_attempt_item(
-            attempt=attempt,
-            position=position,
-            row=row,
+    shown, so a key says nothing about the answer (matching: ``matching_attempt_copy``)."""
+    options, correct, choices, answer_key = [], [], None, None
+    if row["kind"] == ExamItem.Kind.MATCHING:
+        options, choices, answer_key = matching_attempt_copy(
+            pairs=row["answer_key"]["pairs"],
             option_order=option_order,
             choice_order=choice_order,
+            option_labels=_OPTION_LABELS,
         )
-    options = [row["options"][index] for index in option_order]
-    correct = row["correct_keys"]
-    if row["kind"] != ExamItem.Kind.TRUE_FALSE:
-        new_keys = {
-            option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
-            for i, option in enumerate(options)
-        }
-        options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
-        correct = sorted(new_keys[key] for key in correct)
+    elif row["kind"] in TYPED_KINDS:
+        answer_key = row["answer_key"]
+    else:
+        options = [row["options"][index] for index in option_order]
+        correct = row["correct_keys"]
+        if row["kind"] != ExamItem.Kind.TRUE_FALSE:
+            new_keys = {
+                option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
+                for i, option in enumerate(options)
+            }
+            options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
+            correct = sorted(new_keys[key] for key in correct)
     return ExamAttemptItem(
         attempt=attempt,
         position=position,
@@ -211,36 +214,6 @@ def _attempt_item(
         prompt=row["prompt"],
         options=options,
         correct_keys=correct,
-        explanation=row["explanation"],
-    )
-
-
-def _typed_attempt_item(
-    *,
-    attempt: ExamAttempt,
-    position: int,
-    row: dict,
-    option_order: Sequence[int],
-    choice_order: Sequence[int],
-) -> ExamAttemptItem:
-    """The attempt's copy of a short-answer, numerical or matching item: its answer key as it
-    is (matching: relabelled and shuffled, ``quizzes.answers.matching_attempt_copy``)."""
-    options, choices, answer_key = [], None, row["answer_key"]
-    if row["kind"] == ExamItem.Kind.MATCHING:
-        options, choices, answer_key = matching_attempt_copy(
-            pairs=row["answer_key"]["pairs"],
-            option_order=option_order,
-            choice_order=choice_order,
-            option_labels=_OPTION_LABELS,
-        )
-    return ExamAttemptItem(
-        attempt=attempt,
-        position=position,
-        item_id=row["id"],
-        kind=row["kind"],
-        prompt=row["prompt"],
-        options=options,
-        correct_keys=[],
         explanation=row["explanation"],
         choices=choices,
         answer_key=answer_key,
