@@ -58,9 +58,7 @@ def attempt_draw(*, candidates: Sequence[DrawCandidate], count: int, seed: int) 
         if candidate.kind != TRUE_FALSE:
             rng.shuffle(order)
         choices = list(range(candidate.choice_count))
-        # Only matching items have choices: every other item draws as it always did.
-        if choices:
-            rng.shuffle(choices)
+        rng.shuffle(choices)  # empty for all but matching: draws no random number then
         drawn.append(
             DrawnItem(
                 item_id=candidate.item_id, option_order=tuple(order), choice_order=tuple(choices)
