@@ -32,10 +32,6 @@ def _documents(course_import: CourseImport) -> list[tuple[str, str]]:
     return [(d.name, d.text) for d in course_import.documents.order_by("position")]
 
 
-def course_import_documents(*, course_import_id: int) -> list[tuple[str, str]]:
-    return _documents(CourseImport.objects.get(pk=course_import_id))
-
-
 @transaction.atomic
 def course_import_draft_create(
     *,
@@ -116,7 +112,7 @@ def course_import_again(
     """Publishing an earlier import again starts as a new draft of its documents, with its own
     preview (the undo of what came after it)."""
     return course_import_draft_create(
-        documents=course_import_documents(course_import_id=course_import_id),
+        documents=_documents(CourseImport.objects.get(pk=course_import_id)),
         user_id=user_id,
         origin=CourseImport.Origin.AGAIN,
         again_of_id=course_import_id,
