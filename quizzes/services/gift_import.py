@@ -22,8 +22,6 @@ from quizzes.services.items import exam_policy_get
 # A bank of a thousand questions is about 200 kB of GIFT.
 MAX_GIFT_BYTES = 1_000_000
 MAX_GIFT_ITEMS = 2_000
-# Set when the admin approves on import (``_review_fields``).
-REVIEW_FIELDS = frozenset({"status", "reviewed_by", "reviewed_at"})
 
 
 class GiftImportFailed(InvalidInput):
@@ -59,11 +57,6 @@ class GiftImportReport:
     plan: GiftImportPlan
     created: int
     approved: bool
-
-
-def review_workflow_available() -> bool:
-    """Whether the item bank has the review fields an approving import sets."""
-    return {field.name for field in ExamItem._meta.get_fields()} >= REVIEW_FIELDS
 
 
 def _render(source: str, messages: Sequence[GiftMessage]) -> list[str]:
@@ -131,8 +124,6 @@ def _review_fields(*, approved_by_id: int | None, at: datetime.datetime) -> dict
     it in Lernpfad yet: a draft (the model's default) unless the admin approves on import."""
     if approved_by_id is None:
         return {}
-    if not review_workflow_available():
-        raise InvalidInput(_("This item bank has no review workflow to approve items in."))
     return {"status": "approved", "reviewed_by_id": approved_by_id, "reviewed_at": at}
 
 
