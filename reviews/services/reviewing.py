@@ -6,23 +6,19 @@ import datetime
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from lms.errors import Conflict, InvalidInput, NotFound
+from reviews import sql
 from reviews.models import (
-    ExamDate,
-    LearnerParameters,
-    ModuleExamPlan,
-    ModuleParameters,
     ReviewCard,
     ReviewLog,
 )
 from reviews.review_times import review_time
-from reviews.scheduling import DEFAULT_PARAMETERS, CardState, card_review, exam_start
-from reviews.services.cards import card_state_apply, log_states
+from reviews.scheduling import CardState, card_review, exam_start
+from reviews.services.cards import log_states
 
 
 @dataclass(frozen=True)
@@ -68,27 +64,6 @@ def _replay(*, card_id: int, log: ReviewLog) -> ReviewResult:
     return _result(log, replayed=True)
 
 
-def _scheduled_cards() -> QuerySet[ReviewCard]:
-    """Cards with what schedules them: the learner's own FSRS parameters, else the card module's
-    pooled ones; the learner's exam date for the module, else the module's."""
-    card = {"learner_id": OuterRef("learner_id"), "module_id": OuterRef("module_id")}
-    own = LearnerParameters.objects.filter(learner_id=card["learner_id"])
-    pooled = ModuleParameters.objects.filter(module_id=card["module_id"])
-    own_exam = ExamDate.objects.filter(**card)
-    plan = ModuleExamPlan.objects.filter(module_id=card["module_id"])
-    return ReviewCard.objects.annotate(
-        parameters=Coalesce(
-            Subquery(own.values("parameters")), Subquery(pooled.values("parameters"))
-        ),
-        exam_on=Coalesce(Subquery(own_exam.values("exam_on")), Subquery(plan.values("exam_on"))),
-    )
-
-
-# Built once (querysets are cloned, never changed): resolving its four subqueries on every
-# review cost as much CPU as reading the card.
-_SCHEDULED_CARDS = _scheduled_cards()
-
-
 def _earlier(*, learner_id: int, client_review_id: str) -> ReviewLog | None:
     logs = ReviewLog.objects.filter(learner_id=learner_id, client_review_id=client_review_id)
     return logs.first()
@@ -119,28 +94,28 @@ def review_record(
     now = at or timezone.now()
     try:
         with transaction.atomic():
-            cards = _SCHEDULED_CARDS.select_for_update(of=("self",))
-            card = next(iter(cards.filter(id=card_id, learner_id=learner.pk)), None)
-            earlier = _earlier(learner_id=learner.pk, client_review_id=client_review_id)
-            if earlier is not None:
-                return _replay(card_id=card_id, log=earlier)
+            card = sql.card_for_review_lock(
+                card_id=card_id, learner_id=learner.pk, client_review_id=client_review_id
+            )
+            if card is None or card.earlier_log_id is not None:
+                earlier = _earlier(learner_id=learner.pk, client_review_id=client_review_id)
+                if earlier is not None:
+                    return _replay(card_id=card_id, log=earlier)
             if card is None:
                 raise NotFound(_("You have no review card with this id."), code="card_not_found")
-            before = CardState.from_columns(card)
             reviewed = review_time(
                 reviewed_at=reviewed_at,
                 now=now,
                 created_at=card.created_at,
-                last_review=before.last_review,
+                last_review=card.state.last_review,
             )
-            parameters = tuple(card.parameters) if card.parameters else DEFAULT_PARAMETERS
             after = card_review(
-                state=before,
+                state=card.state,
                 rating=rating,
                 at=reviewed,
                 desired_retention=learner.desired_retention,
                 duration_ms=duration_ms,
-                parameters=parameters,
+                parameters=card.parameters,
                 exam_at=exam_start(exam_on=card.exam_on, time_zone=learner.time_zone),
             )
             log = ReviewLog.objects.create(
@@ -151,9 +126,9 @@ def review_record(
                 reviewed_at=reviewed,
                 duration_ms=duration_ms,
                 client_review_id=client_review_id,
-                **log_states(before=before, after=after),
+                **log_states(before=card.state, after=after),
             )
-            card_state_apply(card=card, state=after)
+            ReviewCard.objects.filter(pk=card_id).update(**after.columns())
             return _result(log, replayed=False)
     except IntegrityError:
         # Two requests with the same client review id for different cards raced past the
