@@ -1,11 +1,4 @@
-"""Admin for accounts: users with their preferences, and devices.
-
-The users list also has "Enroll selected users in a module…": progress.admin adds it, since the
-enrollments it writes are progress' rows. Setting a password here (the user's "Reset password"
-form) revokes the user's tokens and ends their sessions, as every password change does
-(``services.password_set``). Log-in lockouts are lifted with the users list's action, or under
-Axes → Access attempts.
-"""
+"""Admin for accounts: users with their preferences, and devices."""
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin

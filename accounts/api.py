@@ -1,9 +1,4 @@
-"""What other apps may ask of the accounts app. They never import accounts.models directly.
-
-accounts sits below every app that has learners (reviews, progress, quizzes): it imports none of
-them. What they need of a learner (the name to print, the preferences a reminder follows) comes
-from here as frozen data (``accounts.data``).
-"""
+"""What other apps may ask of the accounts app, as frozen data (``accounts.data``)."""
 
 from __future__ import annotations
 
@@ -83,12 +78,8 @@ def certificate_names(learner_ids: Iterable[int]) -> dict[int, str]:
 
 
 def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetime.datetime | None:
-    """The ``next_reminder_at`` to store for a learner whose reminder preferences (time zone,
-    reminder time, quiet hours, reminder e-mail on/off, address, active) were set at
-    ``changed_at``: their next reminder instant, or None when they get no reminders.
-
-    ``learner`` is the account with the new values (saved or not); no query.
-    """
+    """The ``next_reminder_at`` for a learner whose reminder preferences were set at ``changed_at``
+    (None: no reminders); no query."""
     return ReminderPreferences.of(learner).next_after_change(changed_at)
 
 
@@ -113,9 +104,8 @@ def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
 def reminder_learner_chunks(
     *, at: datetime.datetime, chunk_size: int
 ) -> Iterator[list[ReminderLearner]]:
-    """The learners whose next reminder instant has come (``<= at``), ``chunk_size`` at a time,
-    one query per chunk, oldest instant first. Move each chunk on (``next_reminders_store``)
-    before asking for the next: the pages are what is left."""
+    """The learners whose next reminder instant has come, in chunks; move each chunk on
+    (``next_reminders_store``) before asking for the next."""
     return selectors.reminder_learner_chunks(at=at, chunk_size=chunk_size)
 
 
@@ -124,9 +114,7 @@ def next_reminders_store(
     next_at: Mapping[int, datetime.datetime | None],
     read: Mapping[int, datetime.datetime] | None = None,
 ) -> None:
-    """Store the learners' next reminder instants by id (None: no reminders), in one statement.
-    With ``read`` (the ``next_reminder_at`` values the caller read), a learner is changed only
-    while they still hold that value. Runs in the caller's transaction."""
+    """Store the learners' next reminder instants by id; with ``read``, only where unchanged."""
     services.next_reminders_update(next_at, read=read)
 
 

@@ -135,9 +135,7 @@ class User(AbstractUser):
 
     @property
     def certificate_name(self) -> str:
-        """The name a certificate states: the full name. An account without one (an attempt
-        begun before the name was asked, or the name emptied during it) gets the public name,
-        as every certificate did before."""
+        """The name a certificate states: the full name, else the public name."""
         return self.full_name or self.public_name
 
     def __str__(self) -> str:
@@ -167,11 +165,7 @@ class User(AbstractUser):
 
 
 class Device(models.Model):
-    """The device a mobile token was issued to; deleting the token (log-out) deletes the row.
-
-    knox's token table has no place for a name, and its primary key is the token's digest,
-    which should not travel in URLs; this row gives each token a name and a plain id.
-    """
+    """The device a mobile token was issued to: a name and a plain id for knox's token."""
 
     token = models.OneToOneField(
         AuthToken, on_delete=models.CASCADE, related_name="device", verbose_name=_("token")

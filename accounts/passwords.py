@@ -1,15 +1,5 @@
-"""Password strength: zxcvbn (through django-zxcvbn-password-validator), taught German.
-
-zxcvbn estimates how many guesses a password takes from what attackers try first: common
-passwords, words, names, keyboard rows, dates, repeats and sequences, and their l33t and
-capitalised variants. Its lists are English, so "Sommer2026!" or "Passwort123" looked strong;
-``GERMAN_PASSWORD_WORDS`` adds, ranked roughly by how often they start a German password, the
-words such passwords are built from (our own list). The site's own name comes in through
-``PASSWORD_EXTRA_DICTIONARY``, the account's name and address through the validated user.
-
-The messages are ours, in the learner's language (locale/), followed by zxcvbn's warning and
-advice (translated by the package's catalogue).
-"""
+"""Password strength: zxcvbn, taught the words German passwords are built from
+(``GERMAN_PASSWORD_WORDS``); our messages, then zxcvbn's warning and advice."""
 
 from __future__ import annotations
 

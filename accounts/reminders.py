@@ -1,9 +1,4 @@
-"""Who gets reminder e-mails and when their next one is due: the one rule, as plain Python over
-the preference values (no Django). The local-time arithmetic is lms.local_time.
-
-accounts owns the preference columns and ``User.next_reminder_at``; every writer of those
-(profile changes, registration, the admin, the planner moving a learner on) applies this rule.
-"""
+"""Who gets reminder e-mails and when the next one is due: the one rule, as plain Python."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Admin for spaced repetition: cards (suspend/unsuspend), the review log, reminder claims,
-notifications, module exam plans (the course admin's exam date), exam dates and FSRS fits. The
-planner's and the refit's schedules are under "Periodic tasks" (django-celery-beat)."""
+"""Admin for spaced repetition: cards, review log, reminder claims, notifications, exam dates
+and FSRS fits."""
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _

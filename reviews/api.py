@@ -1,8 +1,4 @@
-"""What other apps may ask of the reviews app (spaced repetition).
-
-The progress service calls ``cards_for_step_ensure`` inside its transaction when a learner
-completes a step; the quick-check service calls ``quick_check_rated`` for a self-rating.
-"""
+"""What other apps may ask of the reviews app (spaced repetition)."""
 
 from __future__ import annotations
 
@@ -40,13 +36,8 @@ def quick_check_rated(
     at: datetime.datetime,
     is_definition: bool = False,
 ) -> None:
-    """A self-rating of a quick check ("knew" / "partly" / "not_yet"): its card's first review.
-
-    Counts as FSRS Good / Hard / Again; creates the card if needed. Later ratings of the same
-    quick check leave the card's schedule alone. An unknown rating raises InvalidInput. A quick
-    check that repeats the step's definition (``is_definition``) rates the step's definition
-    card instead of a card of its own.
-    """
+    """A quick check's self-rating ("knew" / "partly" / "not_yet" as Good / Hard / Again): its
+    card's first review. An unknown rating raises InvalidInput."""
     _cards.quick_check_rating_record(
         learner_id=learner_id,
         step_id=step_id,
@@ -81,9 +72,7 @@ def learner_export(learner_id: int) -> dict:
 
 
 def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
-    """Per step, how many learners have review cards of it (its definition card or its quick
-    checks'): a re-import that changes or retires the step changes what they review. One query,
-    steps without cards left out."""
+    """Per step with cards, how many learners have review cards of it (one query)."""
     ids = list(step_ids)
     if not ids:
         return {}

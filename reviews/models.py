@@ -1,9 +1,5 @@
-"""Spaced repetition and reminders: review cards with their FSRS state, the review log, the
-reminder claim rows that make digests exactly-once in effect, and in-app notifications.
-
-Cards point at course steps and quick checks through foreign keys (kept across re-imports,
-because steps are retired, never deleted); the reviews app never imports the courses models.
-"""
+"""Spaced repetition and reminders: review cards with their FSRS state, the review log,
+reminder claims and in-app notifications."""
 
 from __future__ import annotations
 
@@ -199,11 +195,7 @@ class ReviewLog(models.Model):
 
 
 class ReminderDigest(models.Model):
-    """The claim for one reminder e-mail: at most one per learner, local date and kind.
-
-    The planner inserts the row (ON CONFLICT DO NOTHING) before anything is sent; the send task
-    turns it from claimed to sent (or skipped) under a row lock.
-    """
+    """The claim for one reminder e-mail: at most one per learner, local date and kind."""
 
     class Kind(models.TextChoices):
         DIGEST = "digest", _("daily review digest")
@@ -309,12 +301,8 @@ class Notification(models.Model):
 
 
 class CalendarFeed(models.Model):
-    """A learner's private iCalendar address (reviews due per day, the exam date).
-
-    The token in the address is the credential, kept as it is so the settings page can show
-    the address again (like a calendar service's "secret address"). Revoking keeps the row, so
-    the old address answers 410 instead of 404; at most one feed per learner is live.
-    """
+    """A learner's private iCalendar address; the token is the credential. A revoked row stays, so
+    the old address answers 410; at most one live feed per learner."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -343,13 +331,8 @@ class CalendarFeed(models.Model):
 
 
 class ParameterFit(models.Model):
-    """One fit of FSRS parameters: a learner's own (``learner``) or pooled over a module's
-    learners (``module``), with its losses on held-out reviews and whether it was adopted.
-
-    ``run_key`` names the run (the month of the monthly refit, or ``request-<time>`` for the
-    settings page's "Optimize"); the unique constraints make a run fit each learner and each
-    module once, however many beats or workers start it.
-    """
+    """One fit of FSRS parameters, a learner's own or a module's pooled, with its held-out losses;
+    unique per run key, so a run fits each learner and module once."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,

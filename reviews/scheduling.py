@@ -1,9 +1,4 @@
-"""FSRS scheduling as plain Python (no Django, no database); local days and reminder instants
-are lms.local_time.
-
-A card's scheduling state lives in database columns; ``CardState`` is that row's state as a value,
-converted to and from ``fsrs.Card``. All instants are timezone-aware UTC.
-"""
+"""FSRS scheduling as plain Python (no Django, no database); all instants are aware UTC."""
 
 from __future__ import annotations
 
@@ -193,15 +188,8 @@ def exam_interval_shorten(
     parameters: Parameters,
     desired_retention: float,
 ) -> CardState:
-    """The exam-date rule: a card (just reviewed, in ``state``) whose interval ends after the
-    exam with its predicted recall at the exam below the desired retention comes back when its
-    recall reaches the desired retention, which is before the exam. It never lengthens an
-    interval (``min``) and leaves a card alone after the exam or once it is due before it.
-
-    Plain FSRS already lands at the desired retention on the due date; what puts cards below it
-    on exam day are the intervals that fuzzing, rounding to whole days and the maximum interval
-    lengthen past that point, and a card due on the exam day itself.
-    """
+    """The exam-date rule: a card whose interval ends after the exam with its predicted recall
+    there below the desired retention comes back when it reaches it; never a longer interval."""
     exam_at = as_utc(exam_at)
     if state.last_review is None or state.stability is None:
         return state
@@ -270,11 +258,7 @@ def intervals_preview(
     parameters: Parameters = DEFAULT_PARAMETERS,
     exam_at: datetime.datetime | None = None,
 ) -> list[IntervalPreview]:
-    """The due date each rating 1–4 would give, under the card's parameters and exam day.
-
-    Unfuzzed: like Anki, the buttons show the plain interval, and the review itself then adds
-    the fuzz (a few percent on intervals of three days and more).
-    """
+    """The unfuzzed due date each rating 1–4 would give (as Anki's buttons show)."""
     at = as_utc(at)
     days_since_review = (at - state.last_review).days if state.last_review else None
     outcomes = _preview_intervals(

@@ -39,13 +39,7 @@ def _new_card(
 @transaction.atomic
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
     """Create the definition card and one card per distinct flashcard quick check of the step
-    (idempotent). A quick check that repeats the definition, recurs in most steps or is an
-    instruction makes none (``QuickCheckData.makes_card``; courses.quick_check_roles).
-
-    Two queries. The partial unique constraints (one definition card per learner and step, one
-    quick-check card per learner and quick check) make a repeat, or a quick check another step
-    already showed, an ignored conflict.
-    """
+    (idempotent: the partial unique constraints make a repeat an ignored conflict)."""
     quick_checks = courses_api.step_quick_checks(step_id)
     cards = [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=None, at=at)]
     cards += [
@@ -65,13 +59,8 @@ def quick_check_rating_record(
     at: datetime.datetime,
     is_definition: bool = False,
 ) -> ReviewCard:
-    """A quick-check self-rating ("knew"/"partly"/"not_yet") is its card's first review.
-
-    The card is created if needed. Only the first rating counts: once the card has been reviewed
-    it follows its FSRS schedule, and rating the quick check again on the step page leaves it be.
-    A quick check that repeats the step's definition (``is_definition``) has no card of its own:
-    its rating is the step's definition card's first review.
-    """
+    """A quick-check self-rating is its card's first review (the card is created if needed); later
+    ratings leave its schedule alone. A definition quick check rates the step's definition card."""
     fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
     if fsrs_rating is None:
         raise InvalidInput(

@@ -1,6 +1,5 @@
-"""The demo learner's review history (``manage.py demo_setup``, local use only): the review
-sessions a learner would have had on past days, replayed through the real due queue and
-``review_record`` at past times, so the heatmap, the streak and the due cards are real."""
+"""The demo learner's review history (``manage.py demo_setup``), replayed through the real due
+queue and ``review_record`` at past times."""
 
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ _EARLY_REVIEW_HORIZON = datetime.timedelta(days=30)
 
 
 def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
-    """Review what was due on each of the last ``days`` days (``days`` ago … yesterday, at the
-    time of day of ``now``), one session a day, skipping one day in five so the streak is a real
-    one; yesterday's session ends early, today is left to the learner. A learner who has
-    reviewed before keeps their history: nothing is replayed. Returns the reviews recorded."""
+    """Review what was due on each of the last ``days`` days, skipping one day in five; a learner
+    who has reviewed before is left alone. Returns the reviews recorded."""
     if ReviewLog.objects.filter(learner_id=learner.pk).exists():
         return 0
     recorded = 0

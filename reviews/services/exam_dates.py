@@ -1,10 +1,5 @@
-"""A learner's exam date for a module: set, moved or removed.
-
-The review service schedules the module's cards for it (reviews.scheduling's exam-date rule, at
-each review); setting, moving or removing the date changes no card's due date, so nothing is
-rescheduled backwards: a card the rule brought forward stays where it is, the next reviews
-follow the new date.
-"""
+"""A learner's exam date for a module: set, moved or removed. No card's due date changes: the
+next reviews follow the new date."""
 
 from __future__ import annotations
 
@@ -31,11 +26,8 @@ def exam_date_limits(*, module_id: int) -> int:
 def exam_date_set(
     *, learner, module_slug: str, exam_on: datetime.date | None, at: datetime.datetime
 ) -> ExamDate | None:
-    """Set (or with ``None`` remove) the learner's exam date for the module.
-
-    Refused: a date before the learner's today, and one further ahead than the module's plan
-    allows. An unknown module is ``module_not_found``.
-    """
+    """Set (or with ``None`` remove) the learner's exam date for the module, within today and the
+    module plan's limit."""
     module = courses_api.module_by_slug(module_slug)
     if exam_on is None:
         ExamDate.objects.filter(learner_id=learner.pk, module_id=module.id).delete()

@@ -1,13 +1,5 @@
-"""Fitting FSRS parameters to the review log: a learner's own (monthly and on request) and a
-module's pooled ones, each run exactly once per learner (or module) and run key.
-
-The arithmetic is reviews.fitting (pure); here are the reads, the claim and the writes. A run
-fits a learner under a PostgreSQL advisory lock on the learner and writes its ``ParameterFit``
-row (unique per learner and run key) in the same transaction, so two beats or two workers on the
-same run fit each learner once: the second waits for the first and finds its row. A learner's
-fit is drawn toward their module's pooled parameters (reviews.fitting.parameters_optimize). New
-parameters replace those in use only when they predict the held-out recent reviews better.
-"""
+"""Fitting FSRS parameters to the review log, a learner's own and a module's pooled, once per
+learner (or module) and run key: an advisory lock and a unique fit row in one transaction."""
 
 from __future__ import annotations
 

@@ -1,19 +1,5 @@
-"""Planning reminder digests: the planner that claims them and enqueues their sending.
-
-Exactly-once in effect (the send step is reviews.services.reminder_sending):
-- the planner *claims* a digest by inserting a ReminderDigest row, unique per (learner, local
-  date, kind), ignoring the conflict — two planners (or two beats) at once claim it once;
-- the send step locks the claim row with a conditional UPDATE (status still "claimed"), sends,
-  and marks it "sent" in the same transaction — a task delivered twice waits for the lock and
-  then finds the row sent;
-- a claim whose task was lost (worker killed, broker restarted) stays "claimed" and the next
-  planner run enqueues it again.
-Each learner's next reminder instant is stored (accounts.User.next_reminder_at, owned and
-written by accounts), so a run reads only the learners whose reminder has come, not every
-learner.
-The one window left is a crash after the mail server accepted the message and before the commit;
-then the redelivered task sends it a second time (at-least-once there, never zero).
-"""
+"""Planning reminder digests: claim each (a row unique per learner, local date and kind) and
+enqueue its sending; a lost task stays "claimed" and the next run enqueues it again."""
 
 from __future__ import annotations
 
@@ -65,14 +51,7 @@ def reminders_plan(
     enqueue: Callable[[list[int], datetime.datetime], None],
 ) -> PlannerReport:
     """Claim the digests whose local reminder time fell in the last window, then enqueue every
-    claimed-but-unsent digest (new ones, and old ones whose task was lost) in chunks.
-
-    Reads only the learners whose stored next reminder instant has come (accounts.api, not every
-    learner) and moves each of them on to their next one: per chunk the learners, the claims of
-    those with a live card due who have not reviewed that local day, and the move on, committed
-    together. Deliberately not one transaction for the run: each chunk commits on its own, so a
-    crash mid-run keeps what was claimed; enqueueing comes after every chunk committed.
-    """
+    claimed-but-unsent one. Each chunk commits on its own, so a crash keeps what was claimed."""
     now = now or timezone.now()
     # A late or missed run loses nothing (accounts.api.REMINDER_LOOKBACK: twice the beat
     # interval); the claim row makes the overlap harmless.
@@ -104,10 +83,8 @@ def reminders_plan(
 
 
 def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live: Q) -> None:
-    """Claim the digests of the learners who have a ``live`` card (the live-card rule) due at
-    ``now`` and no review from the review queue since their local day began. A claim already
-    there for that local day stays the only one (the unique constraint; its conflict is
-    ignored)."""
+    """Claim the digests of learners with a live card due at ``now`` and no review since their
+    local day began; an existing claim for that day stays the only one."""
     learner_ids = [claim.learner_id for claim in claims]
     with_due = set(
         ReviewCard.objects.filter(live, learner_id__in=learner_ids, due__lte=now)
@@ -145,12 +122,7 @@ def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live:
 def _dispatch(
     *, now: datetime.datetime, enqueue: Callable[[list[int], datetime.datetime], None]
 ) -> tuple[int, int, int]:
-    """Enqueue claimed digests never enqueued (new claims), or enqueued long ago and still
-    unsent (their task was lost, or the broker refused it): (new, resent, chunks).
-
-    One query when there are none; otherwise two per chunk (read the ids, stamp them),
-    keyset-paginated by id.
-    """
+    """Enqueue claims never enqueued, or long ago and still unsent: (new, resent, chunks)."""
     pending = ReminderDigest.objects.filter(status=ReminderDigest.Status.CLAIMED).filter(
         Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=now - REMINDER_RESEND_AFTER)
     )
@@ -196,15 +168,8 @@ def _chunk_plan(
     now: datetime.datetime,
     window_start: datetime.datetime,
 ) -> tuple[list[ReminderClaim], dict[int, datetime.datetime | None]]:
-    """The candidate claims of a chunk, and every learner's next reminder instant.
-
-    A learner is a candidate when a local date's reminder instant lies in (window_start, now]
-    and they are not in their quiet hours now; ``_claims_insert`` then keeps those with a live
-    card due who have not reviewed since that local day began. Every learner read moves on to
-    the first reminder instant after ``now``, claimed or not: nothing due, reviewed today, quiet
-    hours and an instant older than the window (the planner was down) all wait for the next
-    local day, as a claim would.
-    """
+    """The candidate claims of a chunk, and every learner's next reminder instant (after ``now``,
+    claimed or not: whatever kept a learner from a claim waits for the next local day)."""
     claims: list[ReminderClaim] = []
     next_at: dict[int, datetime.datetime | None] = {}
     for learner in learners:

@@ -33,13 +33,8 @@ EMAIL_LANGUAGES = ("de", "en")
 def reminder_digest_send(
     *, digest_id: int, now: datetime.datetime | None = None, connection=None
 ) -> str:
-    """Send one claimed digest, at most once; returns what happened ("sent", or why not).
-
-    The conditional UPDATE locks the claim row for the whole transaction, and the mail goes out
-    inside it: a second delivery of the same task waits, then finds the row no longer claimed.
-    A mail-server error rolls everything back (the row stays claimed) and propagates, so the task
-    retries.
-    """
+    """Send one claimed digest at most once; returns "sent" or why not. The claim row stays locked
+    while the mail goes out, so a duplicate delivery waits and then finds it sent."""
     now = now or timezone.now()
     with transaction.atomic():
         locked = ReminderDigest.objects.filter(

@@ -156,18 +156,8 @@ _UNDO_ATTEMPTS = 50
 
 @transaction.atomic
 def review_undo(*, learner) -> UndoResult:
-    """Undo the learner's last applied review from the review queue: restore the card, delete
-    the log. Repeating it undoes the review before that, and so on. Quick-check self-ratings are
-    not undone here (the step page owns them).
-
-    "Last applied" is the highest log id, read under the card's row lock. Every review draws its
-    log's id while it holds that lock and keeps it to its commit, so per card the ids are in the
-    order the reviews were applied. ``reviewed_at`` is not: it is taken when the request starts,
-    and a request that waited for the lock applies later with the earlier time. The lock also
-    keeps a review from landing between reading the last log and restoring the state before it.
-
-    Savepoint, the card's lock, its last log, the restore, the delete, release.
-    """
+    """Undo the learner's last applied review (the highest log id, read under the card's row lock):
+    restore the card and delete the log. Quick-check self-ratings are not undone here."""
     for _attempt in range(_UNDO_ATTEMPTS):
         reviews = ReviewLog.objects.filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
         card_id = (
