@@ -23,7 +23,6 @@ __all__ = [
     "certificate_names",
     "demo_user_reset",
     "display_name",
-    "display_names",
     "learner_export",
     "next_reminders_store",
     "password_confirm",
@@ -45,14 +44,6 @@ TOKEN_SECRET_FIELDS = ("digest", "token_key")
 def display_name(user: User) -> str:
     """The name Lernpfad shows or prints for a learner (``User.public_name``). No query."""
     return user.public_name
-
-
-def display_names(learner_ids: Iterable[int]) -> dict[int, str]:
-    """``display_name`` of each learner by id (one query; unknown ids are left out)."""
-    users = User.objects.filter(pk__in=list(learner_ids)).only(
-        "display_name", "full_name", "first_name", "last_name", "username"
-    )
-    return {user.pk: display_name(user) for user in users}
 
 
 # --- the name on a certificate ----------------------------------------------------------------

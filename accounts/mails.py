@@ -90,21 +90,14 @@ def _send(*, user: User, to: str, subject: str, template: str, context: dict) ->
     ).send()
 
 
-def awaiting_confirmation(user: User) -> str:
-    """The address of the account that waits for its confirmation link ("" when none): a
-    sign-up's address, else the address the learner asked to change to."""
-    if user.email and user.email_confirmed_at is None:
-        return user.email
-    return user.pending_email
-
-
 def email_confirmation_mail_send(*, user_id: int, address: str = "") -> str:
     """Mail the confirmation link for the address the account waits to confirm (only if that is
     ``address``, when given); returns what happened ("sent", or why not)."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
         return "gone"
-    waiting = awaiting_confirmation(user)
+    # A sign-up's address waits for its link, else the address the learner asked to change to.
+    waiting = user.email if user.email and user.email_confirmed_at is None else user.pending_email
     if not waiting or (address and waiting.lower() != address.lower()):
         return "nothing_to_confirm"
     address = waiting

@@ -555,18 +555,13 @@ def token_delete(*, token: AuthToken) -> None:
     AuthToken.objects.filter(digest=token.digest).delete()
 
 
-def tokens_delete_all(*, user_id: int) -> int:
-    """Revoke every token of the user; returns how many there were."""
-    return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
-
-
 @transaction.atomic
 def credentials_revoke(*, user_id: int, sessions: bool) -> int:
     """Revoke every mobile token and, with ``sessions``, end every browser session (the
     ``session_epoch`` moves on). Returns how many tokens were revoked."""
     if sessions:
         User.objects.filter(pk=user_id).update(session_epoch=F("session_epoch") + 1)
-    return tokens_delete_all(user_id=user_id)
+    return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
 
 
 @transaction.atomic

@@ -101,7 +101,9 @@ def quick_check_rating_record(
         reviewed_at=at,
         **log_states(before=before, after=after),
     )
-    card_state_apply(card=card, state=after)
+    for name, value in after.columns().items():
+        setattr(card, name, value)
+    card.save(update_fields=CARD_STATE_FIELDS)
     return card
 
 
@@ -117,10 +119,3 @@ def log_states(*, before: CardState, after: CardState) -> dict:
     for name in _LOG_AFTER_FIELDS:
         columns[f"after_{name}"] = getattr(after, name)
     return columns
-
-
-def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
-    """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
-    for name, value in state.columns().items():
-        setattr(card, name, value)
-    card.save(update_fields=CARD_STATE_FIELDS)

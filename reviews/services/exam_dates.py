@@ -16,12 +16,6 @@ from reviews.models import ExamDate, ModuleExamPlan
 DEFAULT_MAX_DAYS_AHEAD = 365
 
 
-def exam_date_limits(*, module_id: int) -> int:
-    """How many days ahead a learner may set the module's exam (its plan's, else a year)."""
-    plan = ModuleExamPlan.objects.filter(module_id=module_id).values("max_days_ahead").first()
-    return plan["max_days_ahead"] if plan else DEFAULT_MAX_DAYS_AHEAD
-
-
 @transaction.atomic
 def exam_date_set(
     *, learner, module_slug: str, exam_on: datetime.date | None, at: datetime.datetime
@@ -39,7 +33,8 @@ def exam_date_set(
             detail={"exam_on": [_("Choose today or a later day.")]},
             code="exam_date_past",
         )
-    days_ahead = exam_date_limits(module_id=module.id)
+    plan = ModuleExamPlan.objects.filter(module_id=module.id).values("max_days_ahead").first()
+    days_ahead = plan["max_days_ahead"] if plan else DEFAULT_MAX_DAYS_AHEAD
     latest = today + datetime.timedelta(days=days_ahead)
     if exam_on > latest:
         message = _(

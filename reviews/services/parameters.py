@@ -30,11 +30,6 @@ def run_key_monthly(at: datetime.datetime) -> str:
     return at.astimezone(datetime.UTC).strftime("%Y-%m")
 
 
-def run_key_requested(at: datetime.datetime) -> str:
-    """The run key of a fit the learner asked for on the settings page (one per second)."""
-    return "request-" + at.astimezone(datetime.UTC).strftime("%Y%m%dT%H%M%S")
-
-
 def _lock(namespace: int, subject_id: int) -> None:
     # Held to the end of the transaction.
     with connection.cursor() as cursor:
@@ -216,4 +211,6 @@ def parameters_fit_requested(*, learner_id: int, at: datetime.datetime) -> FitRe
             code="fit_too_soon",
             detail={"retry_after_seconds": REQUESTED_FIT_EVERY_MINUTES * 60},
         )
-    return learner_parameters_fit(learner_id=learner_id, run_key=run_key_requested(at), at=at)
+    return learner_parameters_fit(
+        learner_id=learner_id, run_key=f"request-{at.astimezone(datetime.UTC):%Y%m%dT%H%M%S}", at=at
+    )
