@@ -9,8 +9,7 @@ from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
 from django_zxcvbn_password_validator.translate_zxcvbn_text import translate_zxcvbn_text
 from zxcvbn.matching import RANKED_DICTIONARIES, add_frequency_lists
 
-# zxcvbn refuses longer input; the first 72 characters decide (a longer passphrase is at least
-# as hard to guess as its beginning).
+# zxcvbn refuses longer input; a longer passphrase is at least as hard as its beginning.
 ZXCVBN_MAX_LENGTH = 72
 
 GERMAN_PASSWORD_WORDS = (
@@ -70,8 +69,7 @@ class PasswordStrengthValidator(ZxcvbnPasswordValidator):
         result = self._run_zxcvbn(password[:ZXCVBN_MAX_LENGTH], user)
         if result["score"] >= self.password_minimal_strength:
             return
-        # One message (as every other validator gives one): what is wrong, then why and what
-        # helps, as zxcvbn sees it.
+        # One message: what is wrong, then zxcvbn's why and what helps.
         feedback = result["feedback"]
         hints = [feedback["warning"], *feedback["suggestions"]]
         sentences = [_sentence(str(translate_zxcvbn_text(hint))) for hint in hints if hint]

@@ -33,8 +33,7 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("quizzes", "exampolicy"): ("view", "add", "change"),
     ("quizzes", "examaccommodation"): FULL,
     ("quizzes", "certificate"): EDIT,
-    # The module's exam date and how far ahead learners may set theirs; the learners' own
-    # exam dates and FSRS fits are read only (reviews, issue 17).
+    # The module's exam date plan; the learners' own exam dates and FSRS fits read only.
     ("reviews", "moduleexamplan"): ("view", "add", "change"),
     ("reviews", "examdate"): VIEW,
     ("reviews", "parameterfit"): VIEW,

@@ -121,8 +121,7 @@ def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = N
     except ValidationError:
         errors.add("email", "Enter a valid e-mail address.")
         return None
-    # One query for both rules: another account's address, or another account's user name
-    # (from before user names could not look like addresses).
+    # One query for both rules: another account's address or user name.
     others = (
         User.objects.filter(Q(email__iexact=email) | Q(username__iexact=email))
         .exclude(pk=exclude_user_id)
@@ -164,8 +163,7 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 
 
 def _full_name_check(full_name: str, errors: _Errors) -> None:
-    # It is printed on certificates: control characters, unassigned code points and bidi
-    # controls have no place in it.
+    # Printed on certificates: no control characters, unassigned code points or bidi controls.
     if any(
         unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") or char in _BIDI_CONTROLS
         for char in full_name
@@ -261,8 +259,7 @@ def user_authenticate(
     login = username.strip()
     if email.strip():
         match = User.objects.filter(email__iexact=email.strip()).values_list("username", flat=True)
-        # An unknown address still runs the password hasher (inside authenticate), so the
-        # response time does not tell which addresses have an account.
+        # An unknown address still runs the password hasher: the time tells nothing.
         login = match.first() or email.strip()
     return _authenticate(request=request, username=login, password=password)
 
@@ -284,8 +281,7 @@ def user_authenticate_by_login(*, request: HttpRequest, login: str, password: st
 
 def _authenticate(*, request: HttpRequest, username: str, password: str) -> User:
     user = authenticate(request, username=username, password=password) if username else None
-    # An account whose address is not confirmed yet answers like a wrong password: a distinct
-    # answer would tell whether a sign-up made an account, i.e. whether its address was free.
+    # An unconfirmed account answers like a wrong password, so sign-up tells nothing.
     if user is not None and user.email_confirmed_at is not None:
         return user
     if getattr(request, "axes_locked_out", False):
@@ -375,8 +371,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         )
     errors = _Errors()
     merged = {name: changes.get(name, getattr(user, name)) for name in PROFILE_FIELDS}
-    # A new address replaces the old one only once its confirmation link is opened
-    # (email_confirm); until then it waits in pending_email and the old one keeps working.
+    # A new address waits in pending_email until its confirmation link is opened.
     address_change: tuple[str, int | None] | None = None
     if "email" in changes:
         requested = (changes["email"] or "").strip()
@@ -389,8 +384,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     if "display_name" in changes:
         merged["display_name"] = (changes["display_name"] or "").strip()
     if "full_name" in changes:
-        # A later change does not touch certificates already issued: each keeps the name it
-        # was issued with (quizzes.Certificate.learner_name).
+        # Certificates already issued keep the name they were issued with.
         merged["full_name"] = full_name_clean(changes["full_name"])
         _full_name_check(merged["full_name"], errors)
     if "language" in changes:
@@ -422,8 +416,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     for name in changed:
         setattr(user, name, merged[name])
     if address_change is not None:
-        # Answered the same whether the address is free or another account's: the owner of a
-        # taken one is told someone tried, a free one gets the confirmation link.
+        # Answered the same whether the address is free or taken (its owner is told).
         requested, owner_id = address_change
         user.pending_email = requested
         changed.append("pending_email")

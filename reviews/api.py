@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable
 
 from django.db.models import Count
@@ -22,30 +21,13 @@ from reviews.models import (
 from reviews.services import cards as _cards
 from reviews.services import demo as _demo
 
-# A learner's review cards for a completed step (idempotent): the definition card and one per
-# distinct flashcard quick check (reviews.services.cards).
+# A learner's review cards for a completed step (idempotent).
 cards_for_step_ensure = _cards.cards_for_step_ensure
 
 
-def quick_check_rated(
-    *,
-    learner_id: int,
-    step_id: int,
-    quick_check_id: int,
-    rating: str,
-    at: datetime.datetime,
-    is_definition: bool = False,
-) -> None:
-    """A quick check's self-rating ("knew" / "partly" / "not_yet" as Good / Hard / Again): its
-    card's first review. An unknown rating raises InvalidInput."""
-    _cards.quick_check_rating_record(
-        learner_id=learner_id,
-        step_id=step_id,
-        quick_check_id=quick_check_id,
-        rating=rating,
-        at=at,
-        is_definition=is_definition,
-    )
+# A quick check's self-rating ("knew" / "partly" / "not_yet" as Good / Hard / Again): its card's
+# first review. An unknown rating raises InvalidInput.
+quick_check_rated = _cards.quick_check_rating_record
 
 
 def learner_export(learner_id: int) -> dict:

@@ -22,17 +22,12 @@ HOLDOUT_SHARE = 0.2
 POOL_HOLDOUT_EVERY = 5
 # A module needs this many learners with reviews before it pools.
 MIN_LEARNERS_FOR_POOL = 5
-# ... and its held-out learners this many predictable reviews: judged on fewer (one held-out
-# learner of 200 reviews has about 50), a pool of short logs was adopted by chance and then drew
-# every learner's fit toward noise (bench/fsrs_sim.py, 200 reviews, near the defaults).
+# ... and its held-out learners this many predictable reviews (fewer adopt noise by chance).
 MIN_POOL_HELD_OUT_ITEMS = 100
-# fsrs-rs's own default number of epochs (10 or 20 fitted no better in the simulation).
+# fsrs-rs's own default number of epochs.
 TRAINING_EPOCHS = 5
 # A learner's own fit weighs items / (items + PRIOR_ITEMS) against the module's pooled
-# parameters (bench/fsrs_sim.py: at 1,000 reviews, about 400 predictable ones, a learner's own
-# fit is mostly sampling noise, and the pooled parameters of the module's learners predict them
-# better; at 5,000 the own fit weighs two thirds). Toward the defaults nothing is drawn beyond
-# fsrs-rs's own regularisation: for a learner far from them that only hurt.
+# parameters: a short log's own fit is mostly sampling noise.
 PRIOR_ITEMS = 1_000
 
 

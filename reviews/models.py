@@ -67,8 +67,7 @@ class ReviewCard(models.Model):
     difficulty = models.FloatField(null=True, blank=True, verbose_name=_("difficulty"))
     due = models.DateTimeField(verbose_name=_("due"))
     last_review = models.DateTimeField(null=True, blank=True, verbose_name=_("last review"))
-    # Set by an admin. Cards of retired steps / inactive quick checks are left out of the queue
-    # by the selectors (joined on content status), so a revived step brings its cards back.
+    # Set by an admin. Cards of retired content are left out by the selectors, not flagged here.
     suspended = models.BooleanField(default=False, verbose_name=_("suspended"))
     created_at = models.DateTimeField(verbose_name=_("created"))
 
@@ -99,9 +98,7 @@ class ReviewCard(models.Model):
             ),
         ]
         indexes = [
-            # Covering: the due counts and the due queue read every due card of a learner (a
-            # heavy learner has ~1,400) and filter them on these columns; with them in the index
-            # PostgreSQL answers from the index alone instead of visiting each card's row.
+            # Covering: the due queue filters a learner's due cards on these columns, index only.
             models.Index(
                 fields=["learner", "due"],
                 include=["id", "last_review", "suspended", "kind", "step", "quick_check"],
@@ -228,9 +225,7 @@ class ReminderDigest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("send attempts"))
     due_count = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("cards due"))
     last_error = models.TextField(blank=True, verbose_name=_("last error"))
-    # The random key the unsubscribe link of this e-mail carries (signed, with its time:
-    # reviews.services.reminder_unsubscribe), set when it is sent. Opaque on purpose: the link
-    # names neither the learner nor this row.
+    # The opaque key this e-mail's unsubscribe link carries: it names neither learner nor row.
     unsubscribe_key = models.CharField(
         max_length=32, null=True, blank=True, unique=True, verbose_name=_("unsubscribe key")
     )

@@ -56,8 +56,7 @@ class Learner(Protocol):
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
-# With the backs (an offline session): the most a day's limits can leave (reviews_per_day's
-# default is 200), in one page.
+# With the backs (an offline session): a whole day's default limits in one page.
 DUE_PAGE_OFFLINE_MAX = 500
 HEATMAP_DAYS = 90
 
@@ -204,8 +203,6 @@ def due_queue(
                 continue
             new_allowed -= 1
         shown.append(card)
-    # The fronts of the shown cards: every card names its step's term and module, a quick-check
-    # card its question too (courses.api).
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
@@ -247,8 +244,6 @@ def due_queue(
 
 
 def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
-    # As card_faces: a definition card's back is its step's definition, a quick-check card's the
-    # answer.
     if card.kind == ReviewCard.Kind.DEFINITION:
         return backs.step_definitions.get(card.step_id, "")
     return backs.quick_check_answers.get(card.quick_check_id, "")
@@ -475,8 +470,7 @@ class RetentionPeriod:
         )
 
 
-# The periods of Anki's "True Retention" table, as the local days they go back (None: all time;
-# "yesterday" is the one day before today).
+# Anki's "True Retention" periods, as the local days they go back (None: all time).
 RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
     ("today", 0),
     ("yesterday", 1),

@@ -44,8 +44,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
             return _page(request, {"state": "done", "language": language})
         target = reminder_unsubscribe_target(token=token)
     except DomainError as exc:
-        # An expired link still says whose it was; otherwise the page speaks the browser's
-        # language.
+        # An expired link still names its learner's language; else the browser's.
         detail = exc.detail if isinstance(exc.detail, dict) else {}
         language = detail.get("language") or fallback
         state = "expired" if exc.code == "unsubscribe_link_expired" else "invalid"

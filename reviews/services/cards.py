@@ -58,7 +58,7 @@ def quick_check_rating_record(
     rating: str,
     at: datetime.datetime,
     is_definition: bool = False,
-) -> ReviewCard:
+) -> None:
     """A quick-check self-rating is its card's first review (the card is created if needed); later
     ratings leave its schedule alone. A definition quick check rates the step's definition card."""
     fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
@@ -83,7 +83,7 @@ def quick_check_rating_record(
     else:
         card = cards.get(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id=quick_check_id)
     if card.last_review is not None:
-        return card
+        return
     preferences = accounts_api.review_preferences(learner_id)
     retention = preferences.desired_retention if preferences else DEFAULT_DESIRED_RETENTION
     before = CardState.from_columns(card)
@@ -104,11 +104,9 @@ def quick_check_rating_record(
     for name, value in after.columns().items():
         setattr(card, name, value)
     card.save(update_fields=CARD_STATE_FIELDS)
-    return card
 
 
-# The log keeps the whole state before the review (for undo) and what it needs of the state after
-# it (the result a replayed client review id returns; the new last review is the review's time).
+# The log keeps the whole state before the review (undo) and what a replay returns after it.
 _LOG_FIELDS = frozenset(field.name for field in ReviewLog._meta.concrete_fields)
 _LOG_AFTER_FIELDS = [name for name in CARD_STATE_FIELDS if f"after_{name}" in _LOG_FIELDS]
 

@@ -37,8 +37,7 @@ class ReminderClaim:
 @dataclass(frozen=True)
 class PlannerReport:
     claim_chunks: int
-    # Learners whose next reminder instant had come; candidates: the new claims the run
-    # enqueued (a claim already there for that local day stays the only one).
+    # looked_at: learners whose instant had come; candidates: the new claims enqueued.
     looked_at: int
     candidates: int
     dispatched: int
@@ -53,17 +52,14 @@ def reminders_plan(
     """Claim the digests whose local reminder time fell in the last window, then enqueue every
     claimed-but-unsent one. Each chunk commits on its own, so a crash keeps what was claimed."""
     now = now or timezone.now()
-    # A late or missed run loses nothing (accounts.api.REMINDER_LOOKBACK: twice the beat
-    # interval); the claim row makes the overlap harmless.
+    # The window overlaps the last run's (a late run loses nothing); the claim row dedupes.
     window_start = now - accounts_api.REMINDER_LOOKBACK
     claim_chunks = looked_at = 0
     live: Q | None = None
     for learners in accounts_api.reminder_learner_chunks(at=now, chunk_size=REMINDER_BATCH_SIZE):
         claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
         if claims and live is None:
-            # Read once per run: the rule "live card" over the content retired now.
             live = live_cards_q(courses_api.retired_content())
-        # One flush to disk per chunk, not two. Outside a transaction of the caller.
         with transaction.atomic(savepoint=False):
             if claims:
                 _claims_insert(claims, now=now, live=live)
@@ -137,9 +133,7 @@ def _dispatch(
             break
         ids = [row_id for row_id, _enqueued_at in rows]
         ReminderDigest.objects.filter(id__in=ids).update(enqueued_at=now)
-        # Stamped before enqueueing: if the broker call fails, the stamp only delays the retry
-        # by REMINDER_RESEND_AFTER; if enqueueing came first, a crash could enqueue it twice
-        # (harmless too, the send step is idempotent).
+        # Stamped first: a failed broker call only delays the retry by REMINDER_RESEND_AFTER.
         enqueue(ids, now)
         fresh = sum(1 for _row_id, enqueued_at in rows if enqueued_at is None)
         new += fresh
@@ -151,15 +145,8 @@ def _dispatch(
     return new, resent, chunks
 
 
-# --- which learners of a chunk to claim: the stored next reminder instant ----------------------
-#
-# accounts.User.next_reminder_at holds, per learner, the instant from which the planner must look
-# at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
-# (accounts.api.reminder_next_at), each run moves every learner it reads on to their next one. A
-# run therefore reads through the index only the learners whose instant has come, about 1/96 of
-# them, and works out time zones, DST and quiet hours in Python for those few (lms.local_time).
-# Whether they have a live card due and have not reviewed that local day are facts of reviews'
-# own tables: ``_claims_insert`` checks them.
+# Each run moves every learner it reads on to their next reminder instant, so a run reads only
+# those whose instant has come.
 
 
 def _chunk_plan(

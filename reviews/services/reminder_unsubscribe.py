@@ -13,11 +13,8 @@ from accounts import api as accounts_api
 from lms.errors import InvalidInput, NotFound
 from reviews.models import ReminderDigest
 
-# A new salt for the keyed links: the earlier, never-expiring links (which named the learner)
-# are refused as not valid.
 UNSUBSCRIBE_SALT = "reviews.reminder-unsubscribe.v2"
-# Two months: long after anyone still acts on a reminder, short enough that an old mail in a
-# forwarded thread or a leaked archive stops being a switch for somebody's reminders.
+# Two months: long after anyone acts on a reminder; an old leaked mail stops being a switch.
 UNSUBSCRIBE_MAX_AGE = datetime.timedelta(days=60)
 
 

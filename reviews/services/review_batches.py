@@ -15,8 +15,7 @@ from lms.errors import DomainError, InvalidInput
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
 from reviews.services.reviewing import ReviewResult, review_record
 
-# The most reviews one batch takes: a phone offline for a few days at the default 200 reviews a
-# day sends one batch, a longer absence several. Each review costs two statements.
+# The most reviews one batch takes: a few offline days at the default daily limit.
 REVIEW_BATCH_MAX = 500
 CLIENT_REVIEW_ID_MAX = 64
 

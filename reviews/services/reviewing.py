@@ -149,8 +149,7 @@ class UndoResult:
     state: int
 
 
-# Each further attempt means another undo deleted the log this one found; the bound only keeps
-# an undo from running on while the learner's other devices undo faster than it can look.
+# Each retry means a concurrent undo took the log first; the bound keeps this from spinning.
 _UNDO_ATTEMPTS = 50
 
 
