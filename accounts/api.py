@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from django.utils.translation import gettext as _
 from knox.models import AuthToken
 
 from accounts import selectors, services
-from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
 from lms.errors import Forbidden
@@ -74,51 +73,10 @@ def reminder_next_at(*, learner: User, changed_at: datetime.datetime) -> datetim
     return ReminderPreferences.of(learner).next_after_change(changed_at)
 
 
-def review_preferences(learner_id: int) -> ReviewPreferences | None:
-    """The learner's spaced-repetition settings (time zone, desired retention, daily limits);
-    None when there is no such account. One query."""
-    return selectors.review_preferences(learner_id)
-
-
 def time_zones(learner_ids: Iterable[int]) -> dict[int, str]:
     """The time zone of each of these accounts (the ones that exist). One query."""
     rows = User.objects.filter(id__in=list(learner_ids)).values_list("id", "time_zone")
     return dict(rows)
-
-
-def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
-    """What a reminder e-mail needs of the learner: the address and whether they want it, the
-    name (``display_name``), language, reminder schedule and review settings. One query."""
-    return selectors.reminder_recipient(learner_id)
-
-
-def reminder_learner_chunks(
-    *, at: datetime.datetime, chunk_size: int
-) -> Iterator[list[ReminderLearner]]:
-    """The learners whose next reminder instant has come, in chunks; move each chunk on
-    (``next_reminders_store``) before asking for the next."""
-    return selectors.reminder_learner_chunks(at=at, chunk_size=chunk_size)
-
-
-def next_reminders_store(
-    *,
-    next_at: Mapping[int, datetime.datetime | None],
-    read: Mapping[int, datetime.datetime] | None = None,
-) -> None:
-    """Store the learners' next reminder instants by id; with ``read``, only where unchanged."""
-    services.next_reminders_update(next_at, read=read)
-
-
-def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
-    """Every learner's next reminder instant worked out afresh, the first after ``after`` (bulk
-    loads, repairs); returns how many learners it went through."""
-    return services.reminder_schedules_reset(after=after, batch_size=batch_size)
-
-
-def reminder_email_turn_off(*, learner_id: int) -> str | None:
-    """Turn the learner's reminder e-mails off (unsubscribe link); returns their language, None
-    if the account is gone."""
-    return services.reminder_email_turn_off(learner_id=learner_id)
 
 
 def learner_export(user: User) -> dict[str, Any]:
@@ -153,22 +111,12 @@ def user_delete(*, user_id: int) -> None:
     User.objects.filter(pk=user_id).delete()
 
 
-def demo_user_reset(
-    *,
-    username: str,
-    password: str,
-    display_name: str,
-    is_staff: bool,
-    full_name: str = "",
-    course_admin: bool = False,
-) -> User:
-    """Create or reset a demo account (``manage.py demo_setup``); ``course_admin``: staff in
-    the group "Kursverwaltung", not a superuser."""
-    return services.demo_user_reset(
-        username=username,
-        password=password,
-        display_name=display_name,
-        full_name=full_name,
-        is_staff=is_staff,
-        course_admin=course_admin,
-    )
+# Thin names for the reads and writes other apps need (each documented where it is defined).
+review_preferences = selectors.review_preferences
+reminder_recipient = selectors.reminder_recipient
+# Move each chunk on (``next_reminders_store``) before asking for the next.
+reminder_learner_chunks = selectors.reminder_learner_chunks
+next_reminders_store = services.next_reminders_update
+reminder_schedules_reset = services.reminder_schedules_reset
+reminder_email_turn_off = services.reminder_email_turn_off
+demo_user_reset = services.demo_user_reset

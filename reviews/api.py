@@ -66,8 +66,7 @@ def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
-# Reviews per day, true retention and the cards due now of one module (the course dashboard,
-# ``quizzes.admin_dashboard``); a fixed number of queries.
+# Reviews per day, true retention and the cards due now of one module (the course dashboard).
 module_review_stats = _selectors.module_review_stats
 # The demo learner's review sessions of the last days (``manage.py demo_setup``).
 demo_reviews_replay = _demo.demo_reviews_replay

@@ -28,15 +28,12 @@ def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
         if days_ago % 5 == 4 and days_ago > 3:
             continue  # a day off
         at = now - datetime.timedelta(days=days_ago)
-        # Learning steps come back within a session; yesterday's was cut short, so the cards
-        # it left in learning are due now.
+        # Yesterday's session was cut short, so the cards it left in learning are due now.
         for _round in range(1 if days_ago == 1 else 3):
-            # What comes due within the session's hour too: a card reviewed yesterday a few
-            # minutes later than today's session starts is not left out on a minute.
+            # What comes due within the session's hour too, so a minute does not leave one out.
             queue = due_queue(learner=learner, at=at + _SESSION_WINDOW, limit=DUE_PAGE_MAX)
             if not queue.cards and days_ago == 1 and _round == 0:
-                # Nothing came due yesterday (FSRS's fuzz decides): the learner reviewed the
-                # next card early, so the streak the pages show does not depend on chance.
+                # Nothing came due yesterday: review the next card early, so the streak is sure.
                 queue = due_queue(learner=learner, at=now + _EARLY_REVIEW_HORIZON, limit=1)
             if not queue.cards:
                 break

@@ -155,8 +155,8 @@ _UNDO_ATTEMPTS = 50
 
 @transaction.atomic
 def review_undo(*, learner) -> UndoResult:
-    """Undo the learner's last applied review (the highest log id, read under the card's row lock):
-    restore the card and delete the log. Quick-check self-ratings are not undone here."""
+    """Undo the learner's last review from the queue: restore the card, delete the log. "Last" is
+    the highest log id (drawn under the card's lock, unlike ``reviewed_at``), read under it."""
     for _attempt in range(_UNDO_ATTEMPTS):
         reviews = ReviewLog.objects.filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
         card_id = (
