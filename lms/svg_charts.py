@@ -1,9 +1,5 @@
-"""Charts drawn on the server as SVG: bars and a scatter plot, for the admin's dashboards.
-
-No script and no inline style (the strict Content-Security-Policy allows neither): geometry is
-in SVG attributes, colours come from classes in ``lms/static/lms/charts.css``. Every value is
-escaped; each bar and point carries a ``<title>`` (its tooltip) and the chart an ``aria-label``,
-so a screen reader gets the numbers too. Pure: numbers in, markup out.
+"""Bar and scatter charts drawn on the server as SVG for the admin's dashboards: no script or
+inline style (CSP), colours from ``lms/static/lms/charts.css``, every value escaped and titled.
 """
 
 from __future__ import annotations
