@@ -165,8 +165,7 @@ def _as_model_value(instance, name: str, value):
 def _quick_checks_sync(
     module: Module, row: ModuleRow, report: ImportReport
 ) -> dict[str, QuickCheck]:
-    """Every distinct question/answer line of the module, stored once, with its role
-    (``courses.quick_check_roles``, decided over the module as the documents have it)."""
+    """Every distinct question/answer line of the module, stored once, with its role."""
     wanted = {}
     for step_row in row.steps:
         for qc in step_row.quick_checks:
@@ -181,7 +180,6 @@ def _quick_checks_sync(
         if h not in existing
     ]
     if missing:
-        # bulk_create sets primary keys on PostgreSQL and on SQLite >= 3.35.
         existing.update({qc.text_hash: qc for qc in QuickCheck.objects.bulk_create(missing)})
         report.rows_written += len(missing)
     to_activate = [h for h, qc in existing.items() if h in wanted and not qc.is_active]
@@ -293,9 +291,8 @@ def step_refresh_content_hash(*, step: Step) -> Step:
 
 
 def quick_check_roles_refresh(*, module_id: int) -> int:
-    """Decide the role of each of the module's quick checks again from the database, after an
-    admin edited a step, its quick checks or a quick check's text (``courses.quick_check_roles``
-    over the active steps), and renew the module's content version. Returns how many changed."""
+    """Decide the module's quick check roles again after an admin edit and renew its content
+    version; how many changed."""
     steps = {
         step.pk: step.definition
         for step in Step.objects.active().filter(module_id=module_id).only("id", "definition")
