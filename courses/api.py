@@ -46,16 +46,8 @@ _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "leve
 
 
 def _step_data(row: dict) -> StepData:
-    return StepData(
-        id=row["id"],
-        module_id=row["module_id"],
-        number=row["number"],
-        slug=row["slug"],
-        term=row["term"],
-        definition=row["definition"],
-        level=row["level"],
-        is_active=row["status"] == Step.Status.ACTIVE,
-    )
+    status = row.pop("status")
+    return StepData(**row, is_active=status == Step.Status.ACTIVE)
 
 
 def module_by_slug(slug: str) -> ModuleData:
@@ -70,12 +62,10 @@ def modules_by_ids(module_ids: Iterable[int]) -> dict[int, ModuleData]:
     return {row["id"]: ModuleData(**row) for row in rows}
 
 
-def module_steps(module_id: int, *, include_retired: bool = False) -> list[StepData]:
-    """The module's steps in order (active ones only unless asked)."""
-    steps = Step.objects.filter(module_id=module_id)
-    if not include_retired:
-        steps = steps.active()
-    return [_step_data(row) for row in steps.order_by("status", "number").values(*_STEP_FIELDS)]
+def module_steps(module_id: int) -> list[StepData]:
+    """The module's active steps in order."""
+    steps = Step.objects.active().filter(module_id=module_id).order_by("number")
+    return [_step_data(row) for row in steps.values(*_STEP_FIELDS)]
 
 
 def steps_by_ids(step_ids: Iterable[int]) -> dict[int, StepData]:

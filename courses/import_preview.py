@@ -251,7 +251,8 @@ def _module_preview(
             changes.append(StepChange(UNCHANGED, **common))
         else:
             new_lines = stored_step_lines(step_row, step_row.sections)
-            if old_lines[1:] == new_lines[1:] and not _links_differ(stored, step, step_row):
+            links = [(q.question, q.answer) for q in step_row.quick_checks]
+            if old_lines[1:] == new_lines[1:] and stored.links.get(step.pk, []) == links:
                 changes.append(StepChange(RENUMBERED, **common))
             else:
                 diff = tuple(
@@ -299,20 +300,12 @@ def _module_preview(
         module_id=module.pk if module else None,
         is_new=module is None,
         fields_changed=fields_changed,
-        steps=tuple(sorted(changes, key=_change_order)),
+        steps=tuple(sorted(changes, key=lambda c: (c.number or 10**9, c.old_number or 0))),
         quick_checks_added=tuple(q for h, q in wanted.items() if h not in active),
         quick_checks_removed=tuple(q for h, q in active.items() if h not in wanted),
         planned_steps=planned,
     )
     return preview, retired_ids
-
-
-def _links_differ(stored: _Stored, step: Step, row: StepRow) -> bool:
-    return stored.links.get(step.pk, []) != [(q.question, q.answer) for q in row.quick_checks]
-
-
-def _change_order(change: StepChange) -> tuple[int, int]:
-    return (change.number or 10**9, change.old_number or 0)
 
 
 def _card_changes(

@@ -1,8 +1,6 @@
-"""Import course documents into the database in one transaction.
-
-Steps are matched by (module, term slug); an unchanged document block is skipped entirely, so a
-re-import of unchanged documents writes no rows and admin edits survive until the block changes.
-A step missing from its document is retired, never deleted: learner data keeps pointing at it.
+"""Import course documents in one transaction. Steps match by (module, term slug); an unchanged
+block is skipped, so admin edits survive until it changes; a step gone from its document is
+retired, never deleted.
 """
 
 from __future__ import annotations
@@ -151,15 +149,12 @@ def _step_unchanged(step: Step | None, row: StepRow) -> bool:
 
 
 def _changed(instance, fields: dict) -> bool:
+    """Whether any field differs from ``fields`` (plan values, read as the model reads them)."""
     return any(
-        getattr(instance, name) != _as_model_value(instance, name, value)
+        getattr(instance, name)
+        != (None if value is None else instance._meta.get_field(name).to_python(value))
         for name, value in fields.items()
     )
-
-
-def _as_model_value(instance, name: str, value):
-    field = instance._meta.get_field(name)
-    return field.to_python(value) if value is not None else None
 
 
 def _quick_checks_sync(
