@@ -34,12 +34,8 @@ def not_modified_or(request: HttpRequest, *, etag: str, body: bytes, content_typ
     """``304`` when ``If-None-Match`` names ``etag``, else the body with its ETag; either way
     ``Cache-Control: no-cache``: a client keeps the body and asks again."""
     if etag_matches(request.headers.get("If-None-Match"), etag):
-        response = HttpResponseNotModified()
-    else:
-        response = HttpResponse(body, content_type=content_type)
-    response["ETag"] = etag
-    patch_cache_control(response, no_cache=True)
-    return response
+        return with_etag(HttpResponseNotModified(), etag)
+    return with_etag(HttpResponse(body, content_type=content_type), etag)
 
 
 def with_etag(response: HttpResponse, etag: str) -> HttpResponse:

@@ -77,8 +77,15 @@ def _refusal(request: HttpRequest, *, api: bool) -> HttpResponse | None:
         )
         response["Allow"] = ", ".join(PAGE_METHODS)
         return response
-    if api and _content_length(request) > _upload_limit():
-        return _too_large()
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if api and limit is not None and _content_length(request) > limit:
+        return _refuse(
+            413,
+            "request_too_large",
+            _("The request body is larger than %(limit)d bytes.") % {"limit": limit},
+            detail={"max_bytes": limit},
+            api=True,
+        )
     if api and not request.path_info.endswith("/"):
         return _slash_missing(request)
     return None
@@ -105,27 +112,11 @@ def _slash_missing(request: HttpRequest) -> HttpResponse | None:
     )
 
 
-def _upload_limit() -> float:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return float("inf") if limit is None else limit
-
-
 def _content_length(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
-
-
-def _too_large() -> HttpResponse:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return _refuse(
-        413,
-        "request_too_large",
-        _("The request body is larger than %(limit)d bytes.") % {"limit": limit},
-        detail={"max_bytes": limit},
-        api=True,
-    )
 
 
 def _refuse(status: int, code: str, message: str, *, api: bool, detail=None) -> HttpResponse:
