@@ -417,9 +417,6 @@ class _ModuleParser:
             )
         return self._error(item.number, f"unexpected line {text!r}: {context}")
 
-    def _last_line(self) -> int:
-        return self.items[-1].number
-
     def _parse_step(self, position: int, *, expected: int) -> tuple[StepDoc, int]:
         """A step block: "Schritt i / n", term, lead, level line, sections, footer."""
         start = position
@@ -489,7 +486,7 @@ class _ModuleParser:
             kind = self._kind(position)
             if kind is None:
                 raise self._error(
-                    self._last_line(), f"step {number} ends without a level line (e.g. 'S4')"
+                    self.items[-1].number, f"step {number} ends without a level line (e.g. 'S4')"
                 )
             item = self.items[position]
             if kind != "content":

@@ -193,23 +193,24 @@ class EnrollmentAdmin(admin.ModelAdmin):
                 learner_id=enrollment.learner_id, step__module_id=enrollment.module_id
             )
         }
-        not_started = StepProgress.Status.NOT_STARTED.label
-        body = format_html_join(
-            "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            (
+        not_started = StepProgress()  # a step without a row: not started, nothing viewed
+        cells = []
+        for step in steps:
+            row = rows.get(step.id, not_started)
+            cells.append(
                 (
                     step.number,
                     step.term,
-                    rows[step.id].get_status_display() if step.id in rows else not_started,
-                    ", ".join(kinds.get(kind, kind) for kind in rows[step.id].sections_viewed)
-                    if step.id in rows
-                    else "",
-                    local_time(rows[step.id].first_opened_at) if step.id in rows else "",
-                    local_time(rows[step.id].completed_at) if step.id in rows else "",
+                    row.get_status_display(),
+                    ", ".join(kinds.get(kind, kind) for kind in row.sections_viewed),
+                    local_time(row.first_opened_at),
+                    local_time(row.completed_at),
                 )
-                for step in steps
-            ),
+            )
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            cells,
         )
         return format_html(
             "<table><thead><tr><th>#</th><th>{}</th><th>{}</th><th>{}</th>"
