@@ -1,7 +1,8 @@
 """Shared fixtures and the service gate.
 
-Tests marked ``postgres`` or ``redis`` need the real server. Without it they are skipped, unless
-LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test instead.
+Tests marked ``redis`` need a Redis server. Without it they are skipped, unless
+LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test instead. Every
+session has PostgreSQL (tests/embedded_postgres.py starts one when DATABASE_URL is not set).
 """
 
 from __future__ import annotations
@@ -47,16 +48,6 @@ def redis_available() -> bool:
 
 @pytest.fixture(autouse=True)
 def _service_gate(request):
-    if request.node.get_closest_marker("postgres"):
-        from django.db import connection
-
-        if connection.vendor != "postgresql":
-            from tests import embedded_postgres
-
-            why = embedded_postgres.startup_problem
-            _missing(
-                "needs PostgreSQL: set DATABASE_URL=postgres://..." + (f"; {why}" if why else "")
-            )
     if request.node.get_closest_marker("redis") and not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 

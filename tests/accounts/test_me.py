@@ -3,6 +3,7 @@
 import pytest
 
 from tests.factories import api_client_for
+from tests.helpers.queries import assert_queries_within
 
 pytestmark = pytest.mark.django_db
 
@@ -19,9 +20,10 @@ def client(lena):
     return api_client_for(lena)
 
 
-def test_me_shows_profile_and_preferences(client, django_assert_num_queries):
-    with django_assert_num_queries(0):  # the user is already loaded by authentication
-        body = client.get(ME).json()
+def test_me_shows_profile_and_preferences(client):
+    # Authentication loaded the user: the profile asks the database nothing more.
+    assert_queries_within(lambda: client.get(ME), budget=0)
+    body = client.get(ME).json()
     assert body["username"] == "lena" and body["display_name"] == "Lena"
     assert body["language"] == "de" and body["time_zone"] == "Europe/Berlin"
     assert body["reminder_time"] == "18:00:00" and body["reminder_email"] is True

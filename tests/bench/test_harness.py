@@ -106,7 +106,6 @@ def test_compare_capacity_stops_at_the_first_slow_or_failing_stage_and_renders()
     assert "| 2 | before | 500 | 62.5 | 310 (0.31) | yes |" in text
 
 
-@pytest.mark.postgres
 @pytest.mark.slow
 def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
     if shutil.which("wrk") is None:

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from tests.factories import learner_create
 from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def test_admin_enrolls_selected_users_in_a_module(chromium, live_server, course, screenshot_dir):

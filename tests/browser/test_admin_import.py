@@ -18,7 +18,7 @@ from tests.factories import learner_create
 from tests.helpers.browser import log_in
 from tests.publishing.edits import ADDED_TERM, SEED_MODULE, broken_seed, edited_seed, seed_text
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 T = "2026-01-01T00:00Z"
 

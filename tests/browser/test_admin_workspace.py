@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from tests.helpers.browser import log_in
 from tests.quizzes.test_course_admin_workspace import _learners
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def test_the_demo_course_admin_works_in_a_german_admin(

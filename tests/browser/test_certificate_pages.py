@@ -21,7 +21,7 @@ from tests.factories import (
 from tests.helpers.browser import log_in
 from tests.quizzes.conftest import ExamDriver
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 FULL_NAME = "Jürgen Łukasz Groß-Müller"
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from tests.factories import enrollment_create, learner_create
 from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def _learner_with_cards(course):

@@ -27,7 +27,7 @@ from tests.factories import (
 )
 from tests.helpers.browser import Shots, log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 EXAM = "/modules/self-hosting-27/exam/"
 

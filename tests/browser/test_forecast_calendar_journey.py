@@ -19,7 +19,7 @@ from lms.local_time import local_day
 from tests.factories import learner_create, learner_password
 from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def _api(base: str, path: str, *, token: str | None = None, body: dict | None = None):

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from tests.factories import enrollment_create, learner_create
 from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 BROKEN = "::Gut::Frage {=a ~b}\n\n::Kaputt::Wie heißt der Compiler?\n{=nvcc\n\n"
 GOOD = (

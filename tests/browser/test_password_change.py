@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.factories import learner_create, learner_password
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 NEW_PASSWORD = "Wanderer-Spiegel-Kompass-47"
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from tests.helpers.browser import Shots, log_in
 from tests.web.conftest import PASSWORD
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MODULE = "/modules/self-hosting-27/"
 

@@ -33,7 +33,7 @@ import pytest
 from tests.helpers.production import SECRET_KEY, production_env
 from tests.live_gunicorn import BIN, Gunicorn
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 PACKAGE = "lernpfad_client"
 PASSWORD = "Mara-Lernpfad-Passwort-2026"

@@ -62,7 +62,7 @@ from tests.conftest import REQUIRE_SERVICES, _missing, redis_available
 from tests.helpers.ports import free_port
 from tests.helpers.waiting import wait_until
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 CONTEXT = Path(settings.BASE_DIR)
 COMPOSE = yaml.safe_load((CONTEXT / "docker-compose.yml").read_text(encoding="utf-8"))
@@ -177,8 +177,6 @@ class Stack:
 
 
 def _services_or_skip() -> None:
-    if connection.vendor != "postgresql":
-        _missing("needs PostgreSQL: set DATABASE_URL=postgres://...")
     if not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 

@@ -514,7 +514,6 @@ def test_recording_an_event_takes_at_most_4_queries(sized, lena, name, section, 
     assert len(data_statements(context)) == expected, data_statements(context)
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_an_event_locks_its_progress_row_in_a_real_transaction(module_document, make_learner):
     """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements, COMMIT."""

@@ -13,7 +13,7 @@ from courses.services.importing import course_import
 from progress.models import ProgressEvent, StepProgress
 from tests.factories import api_client_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 MODULE = "/api/v1/modules/homelab-3/"
 

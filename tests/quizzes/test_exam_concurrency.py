@@ -45,7 +45,6 @@ def run_concurrently(user, calls):
     return responses
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_twenty_concurrent_submits_grade_once(learner, enroll, client_for, exam, bank):
     enroll(learner)
@@ -65,7 +64,6 @@ def test_twenty_concurrent_submits_grade_once(learner, enroll, client_for, exam,
     assert bodies[0]["score_percent"] == "80.00" and bodies[0]["passed"] is True
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("finished_before", [0, 2])
 def test_concurrent_starts_never_exceed_max_attempts(
@@ -85,7 +83,6 @@ def test_concurrent_starts_never_exceed_max_attempts(
     assert ExamAttempt.objects.filter(learner=learner).count() <= 3
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_autosaves_racing_a_submit_never_fail(learner, enroll, client_for, exam, bank):
     enroll(learner)
@@ -115,7 +112,6 @@ def test_autosaves_racing_a_submit_never_fail(learner, enroll, client_for, exam,
     assert submitted == {f"{result.score_percent:.2f}"}
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_answers_saved_while_the_submit_waits_for_the_lock_are_graded(
     learner, enroll, client_for, exam, bank

@@ -197,7 +197,6 @@ def test_a_practice_start_and_submit_stay_within_the_same_budgets(
     assert result["passed"] and result["certificate"] is None
 
 
-@pytest.mark.postgres
 def test_attempt_items_keep_room_for_updates_in_place():
     """Saving answers and grading update the items on columns no index covers; with room left
     in each page (migration 0004) PostgreSQL does that without new index entries (HOT)."""

@@ -46,7 +46,6 @@ from tests.helpers.waiting import wait_until
 from tests.mail_sink import MessageSink
 
 pytestmark = [
-    pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),

@@ -35,7 +35,7 @@ from reliability_world import CANARY, PASSWORD, path_values
 from tests.helpers.production import production_env
 from tests.live_gunicorn import BIN, Gunicorn
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 FUZZ_EXAMPLES = int(os.environ.get("LERNPFAD_LIVE_FUZZ_EXAMPLES", "10"))
 SCENARIOS = int(os.environ.get("LERNPFAD_LIVE_SCENARIOS", "60"))

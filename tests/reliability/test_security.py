@@ -153,7 +153,6 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_production_responses_carry_the_security_headers_and_cookie_flags(tmp_path):
     from accounts.models import User

@@ -33,7 +33,6 @@ from tests.helpers.ports import free_port
 from tests.helpers.waiting import wait_until
 
 pytestmark = [
-    pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
