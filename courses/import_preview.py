@@ -386,16 +386,7 @@ def _fingerprint(plan: CoursePlan, stored: _Stored) -> str:
         module = stored.modules[slug]
         put([module.pk, {name: getattr(module, name) for name in _MODULE_FIELDS}])
         for step in stored.steps.get(module.pk, []):
-            put(
-                [
-                    step.pk,
-                    step.slug,
-                    step.number,
-                    step.status,
-                    step.source_hash,
-                    step.content_hash,
-                ]
-            )
+            put([step.pk, step.slug, step.number, step.status, step.source_hash, step.content_hash])
         for qc in stored.quick_checks.get(module.pk, []):
             put([qc.pk, qc.text_hash, qc.is_active, qc.role])
     for key in sorted(stored.cards):

@@ -139,12 +139,12 @@ def error_codes(by_status: dict[int, Iterable[str]]) -> dict[str, Any]:
     }
 
 
-def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
+def _statuses_for(method: str, declared: dict[str, Any]) -> list[str]:
     # lms.request_guards answers 400 and 413 whatever the operation takes.
     statuses = ["400", "401", "403", "404", "413", "429"]
     if method in _UNSAFE:
         statuses += ["409", "415"]
-    statuses += [s for s in operation.get(ERROR_CODES_EXTENSION, {}) if s not in statuses]
+    statuses += [s for s in declared if s not in statuses]
     return statuses
 
 
@@ -175,7 +175,7 @@ def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -
                 continue
             declared = operation.pop(ERROR_CODES_EXTENSION, {})
             responses = operation.setdefault("responses", {})
-            for status in _statuses_for(method, {ERROR_CODES_EXTENSION: declared}):
+            for status in _statuses_for(method, declared):
                 response = responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
                 response.setdefault("content", {"application/json": {"schema": reference}})
                 codes = sorted({*COMMON_ERROR_CODES.get(status, ()), *declared.get(status, ())})
