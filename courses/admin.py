@@ -1,10 +1,5 @@
-"""Admin for course content: modules, steps, sections, quick checks and term cards.
-
-The step page edits what a course admin edits (term, lead, the sections' text, the commands as
-one line each, the quick checks) and links a preview of the learner's page; what the import
-keeps (hashes, source positions) folds into a read-only block. The module list links each
-module's dashboard (``quizzes.admin_dashboard``: it joins progress, reviews and exams).
-"""
+"""Admin for course content: modules, steps, sections, quick checks and term cards. Every
+save renews what depends on the content (hashes, quick check roles, the content version)."""
 
 from __future__ import annotations
 
@@ -19,22 +14,13 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
-from courses.selectors import step_preview_get
+from courses.selectors import step_preview_context
 from courses.services.content_versions import module_content_version_renew
 from courses.services.importing import (
     card_refresh_content_hash,
     quick_check_roles_refresh,
     step_refresh_content_hash,
 )
-
-
-def _dashboard_url(module: Module) -> str | None:
-    # The dashboard is quizzes' (it sits above every app whose data it shows); the URL name is
-    # the only thing content knows of it.
-    try:
-        return reverse("admin:quizzes_module_dashboard", args=[module.slug])
-    except NoReverseMatch:
-        return None
 
 
 class StepInline(admin.TabularInline):
@@ -70,8 +56,10 @@ class ModuleAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("dashboard"))
     def dashboard_link(self, module: Module) -> str:
-        url = _dashboard_url(module)
-        if not url:
+        # The dashboard is quizzes' (above every app it shows): content knows only its URL name.
+        try:
+            url = reverse("admin:quizzes_module_dashboard", args=[module.slug])
+        except NoReverseMatch:
             return "—"
         return format_html('<a class="button" href="{}">{}</a>', url, gettext("Dashboard"))
 
@@ -211,14 +199,13 @@ class StepAdmin(admin.ModelAdmin):
         ]
 
     def preview_view(self, request, step_id: int):
-        """The learner's step page (the learner's own template and styles), for any step,
-        retired ones too, without the enrolled learner's forms."""
+        """The learner's step page for any step, retired ones too, without the learner's forms."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        content = step_preview_get(step_id=step_id)
-        if content is None:
+        context = step_preview_context(step_id=step_id)
+        if context is None:
             raise Http404(gettext("No such step."))
-        return TemplateResponse(request, "web/courses/step.html", content.template_context())
+        return TemplateResponse(request, "web/courses/step.html", context)
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -228,13 +215,9 @@ class StepAdmin(admin.ModelAdmin):
         quick_check_roles_refresh(module_id=form.instance.module_id)
 
 
-class CardSectionInline(admin.StackedInline):
-    model = Section
-    form = SectionForm
+class CardSectionInline(SectionInline):
     fk_name = "card"
     fields = (("position", "kind", "heading"), "body", "commands")
-    ordering = ("position",)
-    extra = 0
 
 
 @admin.register(TermCard)

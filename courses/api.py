@@ -46,16 +46,8 @@ _STEP_FIELDS = ("id", "module_id", "number", "slug", "term", "definition", "leve
 
 
 def _step_data(row: dict) -> StepData:
-    return StepData(
-        id=row["id"],
-        module_id=row["module_id"],
-        number=row["number"],
-        slug=row["slug"],
-        term=row["term"],
-        definition=row["definition"],
-        level=row["level"],
-        is_active=row["status"] == Step.Status.ACTIVE,
-    )
+    status = row.pop("status")
+    return StepData(**row, is_active=status == Step.Status.ACTIVE)
 
 
 def module_by_slug(slug: str) -> ModuleData:
@@ -70,12 +62,10 @@ def modules_by_ids(module_ids: Iterable[int]) -> dict[int, ModuleData]:
     return {row["id"]: ModuleData(**row) for row in rows}
 
 
-def module_steps(module_id: int, *, include_retired: bool = False) -> list[StepData]:
-    """The module's steps in order (active ones only unless asked)."""
-    steps = Step.objects.filter(module_id=module_id)
-    if not include_retired:
-        steps = steps.active()
-    return [_step_data(row) for row in steps.order_by("status", "number").values(*_STEP_FIELDS)]
+def module_steps(module_id: int) -> list[StepData]:
+    """The module's active steps in order."""
+    steps = Step.objects.active().filter(module_id=module_id).order_by("number")
+    return [_step_data(row) for row in steps.values(*_STEP_FIELDS)]
 
 
 def steps_by_ids(step_ids: Iterable[int]) -> dict[int, StepData]:
@@ -106,14 +96,13 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
 
 
 def _kind(is_quick_check: bool) -> Value:
-    # Tells the rows of a step from those of a quick check in a UNION of both reads.
+    """Tells a step's rows from a quick check's in a UNION of both reads."""
     return Value(is_quick_check, output_field=BooleanField())
 
 
 def retired_content() -> RetiredContent:
-    """The steps no longer active and the quick checks that make no review card (gone from
-    their module, or no flashcard: ``courses.quick_check_roles``); few rows, each kind read
-    through its partial index: one query."""
+    """The retired steps and the quick checks that make no review card: one query, each kind
+    through its partial index."""
     steps = Step.objects.retired().order_by()
     quick_checks = QuickCheck.objects.filter(quick_check_makes_no_card_q()).order_by()
     rows = steps.values_list("id", _kind(False)).union(
@@ -127,8 +116,7 @@ def retired_content() -> RetiredContent:
 
 
 def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
-    """The term and module title of each step and the question of each quick check (unknown
-    ids left out): one query, none without ids."""
+    """The term and module title of each step and the question of each quick check: one query."""
     fronts = CardFronts(step_terms={}, quick_check_questions={}, step_module_titles={})
     for is_quick_check, pk, front, module_title, _ in _card_faces(step_ids, quick_check_ids):
         if is_quick_check:
@@ -140,8 +128,7 @@ def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> C
 
 
 def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
-    """The definition of each step and the answer of each quick check (unknown ids left out):
-    one query, none without ids."""
+    """The definition of each step and the answer of each quick check: one query."""
     backs = CardBacks(step_definitions={}, quick_check_answers={})
     for is_quick_check, pk, _, _, back in _card_faces(step_ids, quick_check_ids):
         (backs.quick_check_answers if is_quick_check else backs.step_definitions)[pk] = back
@@ -177,14 +164,12 @@ def modules_by_slugs(slugs: Iterable[str]) -> dict[str, ModuleData]:
 
 
 def module_outline(module_slug: str) -> ModuleOutline:
-    """The module with every step (retired ones too, after the active ones) and each step's
-    section kinds in order: the module's content version and, on a miss, one query more."""
+    """The module with every step (active ones first) and each step's section kinds."""
     return module_outline_get(slug=module_slug)
 
 
 def active_step_count(module_id: Any) -> Subquery:
-    """The number of active steps of ``module_id`` (a value or ``OuterRef``), as a subquery
-    expression for another app's annotation."""
+    """The number of active steps of ``module_id`` (a value or ``OuterRef``), as a subquery."""
     count = (
         Step.objects.active()
         .filter(module_id=module_id)
@@ -197,16 +182,14 @@ def active_step_count(module_id: Any) -> Subquery:
 
 
 def step_module_id(step_id: Any) -> Subquery:
-    """The module of ``step_id`` (a value or ``OuterRef``), as a subquery expression another app
-    can store in a row it inserts (the reviews app keeps it on each card) without a query."""
+    """The module of ``step_id`` (a value or ``OuterRef``), as a subquery."""
     return Subquery(
         Step.objects.filter(id=step_id).values("module_id")[:1], output_field=IntegerField()
     )
 
 
 def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], OutlineStep]:
-    """Every active step of these modules by (module id, number), with its section kinds in
-    order: one query."""
+    """Every active step of these modules by (module id, number), with its section kinds."""
     steps: dict[tuple[int, int], OutlineStep] = {}
     kinds: dict[int, list[str]] = {}
     rows = (
@@ -235,8 +218,7 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
     }
 
 
-# The course import, for the publishing app (which adds the learners affected and the exam):
-# plan documents, preview a plan against the database, apply it, and write a module back out.
+# The course import, for the publishing app.
 documents_plan = _import_preview.documents_plan
 DocumentErrors = _import_preview.DocumentErrors
 plan_preview = _import_preview.plan_preview
@@ -252,8 +234,7 @@ def plan_apply(*, plan: Any) -> Any:
 
 
 def modules_lock(*, slugs: Iterable[str]) -> None:
-    """Lock the stored modules of these slugs (``SELECT … FOR UPDATE``, inside a transaction):
-    a publish checks its preview's fingerprint and applies under this lock."""
+    """Lock these modules (inside a transaction) while a publish checks and applies its plan."""
     list(Module.objects.select_for_update().filter(slug__in=list(slugs)).values_list("pk"))
 
 

@@ -1,8 +1,6 @@
-"""From parsed documents to the rows the database holds: pure Python, no Django.
-
-The importer (``courses.services.importing``) and the fixture builder (``courses.fixtures``)
-both start from this plan, so a fixture and an import can never disagree about content.
-The renderers turn rows back into document lines for the lossless round-trip test.
+"""From parsed documents to the rows the database holds (pure Python): the importer and the
+fixture builder both start from this plan, so they cannot disagree; the renderers turn rows back
+into document lines.
 """
 
 from __future__ import annotations
@@ -87,34 +85,17 @@ class StepRow:
     quick_checks: tuple[QuickCheckRow, ...]
 
     def fields(self) -> dict[str, Any]:
-        """The Step model's own columns (content_hash included)."""
-        return {
-            "slug": self.slug,
-            "number": self.number,
-            "total": self.total,
-            "term": self.term,
-            "lead": self.lead,
-            "definition": self.definition,
-            "level": self.level,
-            "as_of": self.as_of,
-            "source_count": self.source_count,
-            "source_status": self.source_status,
-            "footer": self.footer,
-            "source_line": self.source_line,
-            "source_hash": self.source_hash,
-            "content_hash": self.content_hash,
-        }
+        """The Step model's own columns (content_hash included), in the fixtures' order."""
+        names = ("slug", *SERVED_STEP_FIELDS, "source_line", "source_hash", "content_hash")
+        return {name: getattr(self, name) for name in names}
 
     @property
     def content_hash(self) -> str:
         return step_content_hash(
-            self._served_fields(),
+            {name: getattr(self, name) for name in SERVED_STEP_FIELDS},
             [s.fields() for s in self.sections],
             [(q.question, q.answer) for q in self.quick_checks],
         )
-
-    def _served_fields(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in SERVED_STEP_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -131,9 +112,7 @@ class ModuleRow:
     steps: tuple[StepRow, ...] = field(default=())
 
     def quick_check_roles(self) -> dict[str, str]:
-        """The role of each of the module's quick checks, by text hash
-        (``courses.quick_check_roles``): decided over the module's steps as the documents
-        have them."""
+        """The role of each of the module's quick checks, by text hash."""
         return quick_check_roles(
             StepChecks(
                 definition=step.definition,
@@ -172,17 +151,8 @@ class TermCardRow:
     sections: tuple[SectionRow, ...]
 
     def fields(self) -> dict[str, Any]:
-        return {
-            "slug": self.slug,
-            "term": self.term,
-            "kind_line": self.kind_line,
-            "title_line": self.title_line,
-            "lead": self.lead,
-            "command": self.command,
-            "source_path": self.source_path,
-            "source_hash": self.source_hash,
-            "content_hash": self.content_hash,
-        }
+        names = ("slug", *SERVED_CARD_FIELDS, "source_path", "source_hash", "content_hash")
+        return {name: getattr(self, name) for name in names}
 
     @property
     def content_hash(self) -> str:
@@ -221,10 +191,7 @@ def card_content_hash(
 ) -> str:
     """Hash of everything a term card serves (part of its step's ETag)."""
     payload = {name: served_fields[name] for name in SERVED_CARD_FIELDS}
-    payload["sections"] = [
-        [s["kind"], s["heading"], s["body"], bool(s["is_truncated"]), list(s["commands"])]
-        for s in sections
-    ]
+    payload["sections"] = _sections_payload(sections)
     return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
 
 
@@ -236,13 +203,17 @@ def step_content_hash(
     """Hash of everything the step detail serves (used as its ETag)."""
     payload = {
         "fields": {name: _jsonable(served_fields[name]) for name in SERVED_STEP_FIELDS},
-        "sections": [
-            [s["kind"], s["heading"], s["body"], bool(s["is_truncated"]), list(s["commands"])]
-            for s in sections
-        ],
+        "sections": _sections_payload(sections),
         "quick_checks": [list(qc) for qc in quick_checks],
     }
     return _sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False))
+
+
+def _sections_payload(sections: Iterable[Mapping[str, Any]]) -> list[list]:
+    return [
+        [s["kind"], s["heading"], s["body"], bool(s["is_truncated"]), list(s["commands"])]
+        for s in sections
+    ]
 
 
 def _jsonable(value: Any) -> Any:

@@ -31,13 +31,10 @@ class QuickCheckData:
     module_id: int
     question: str
     answer: str
-    # What it is for (courses.quick_check_roles): "flashcard", "definition", "generic",
-    # "instruction".
     role: str = quick_check_roles.FLASHCARD
 
     @property
     def makes_card(self) -> bool:
-        """A review card of its own (a flashcard)."""
         return self.role == quick_check_roles.FLASHCARD
 
     @property
@@ -84,9 +81,8 @@ class ModuleOutline:
 
 @dataclass(frozen=True)
 class RetiredContent:
-    """Course content whose review cards leave the queue: the ids of the steps no longer active
-    and of the quick checks that make no card (any more): gone from their module, or no
-    flashcard (``QuickCheckData.makes_card``). Few rows; other apps leave them out by id."""
+    """The ids of retired steps and of quick checks that make no card: their review cards leave
+    the queue."""
 
     step_ids: frozenset[int]
     quick_check_ids: frozenset[int]
@@ -94,8 +90,7 @@ class RetiredContent:
 
 @dataclass(frozen=True)
 class CardFronts:
-    """What review cards show on their front: the term of each step and its module's title,
-    and the question of each quick check."""
+    """What review cards show on their front."""
 
     step_terms: dict[int, str]
     quick_check_questions: dict[int, str]
@@ -104,8 +99,7 @@ class CardFronts:
 
 @dataclass(frozen=True)
 class CardBacks:
-    """What review cards show on their back: the definition of each step and the answer of
-    each quick check."""
+    """What review cards show on their back."""
 
     step_definitions: dict[int, str]
     quick_check_answers: dict[int, str]

@@ -1,9 +1,7 @@
-"""Parse Lernpfad source documents: module documents and "Lernbegriff" term cards.
+"""Parse module documents and "Lernbegriff" term cards into frozen dataclasses (no Django).
 
-Plain Python on frozen dataclasses (no Django), so the importer, the fixture builder, the
-renderer and the tests share one reading of the documents. The parse is lossless: every
-non-empty source line lands in exactly one field. Anything malformed raises DocumentError
-naming file and line, never a half-parsed document.
+Lossless: every non-empty source line lands in exactly one field. Anything malformed raises
+DocumentError naming file and line, never a half-parsed document.
 """
 
 from __future__ import annotations
@@ -16,26 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
-
-__all__ = [
-    "CARD_KIND_LINE",
-    "CARD_SECTION_KINDS",
-    "CARD_TITLE_SEPARATOR",
-    "EXAM_HEADING",
-    "MODULE_SECTION_KINDS",
-    "DocumentError",
-    "ExamDoc",
-    "ModuleDoc",
-    "QuickCheckDoc",
-    "SectionDoc",
-    "StepDoc",
-    "TermCardDoc",
-    "first_sentence",
-    "is_command_line",
-    "normalize_lines",
-    "parse_document",
-    "slugify_term",
-]
 
 # Section headings in the order they must appear within a step / a card (heading -> kind).
 MODULE_SECTION_KINDS: dict[str, str] = {
@@ -182,7 +160,7 @@ class StepDoc:
 
     @property
     def source_hash(self) -> str:
-        return _sha256_lines(self.source_lines)
+        return sha256_lines(self.source_lines)
 
 
 @dataclass(frozen=True)
@@ -227,7 +205,7 @@ class TermCardDoc:
 
     @property
     def source_hash(self) -> str:
-        return _sha256_lines(self.source_lines)
+        return sha256_lines(self.source_lines)
 
     @property
     def command(self) -> str | None:
@@ -342,7 +320,7 @@ def _ends_with_abbreviation(text_before_dot: str) -> bool:
     return (len(token) == 1 and token.isalpha()) or token.lower() in _ABBREVIATIONS
 
 
-def _sha256_lines(lines: Sequence[str]) -> str:
+def sha256_lines(lines: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
@@ -439,9 +417,6 @@ class _ModuleParser:
             )
         return self._error(item.number, f"unexpected line {text!r}: {context}")
 
-    def _last_line(self) -> int:
-        return self.items[-1].number
-
     def _parse_step(self, position: int, *, expected: int) -> tuple[StepDoc, int]:
         """A step block: "Schritt i / n", term, lead, level line, sections, footer."""
         start = position
@@ -511,7 +486,7 @@ class _ModuleParser:
             kind = self._kind(position)
             if kind is None:
                 raise self._error(
-                    self._last_line(), f"step {number} ends without a level line (e.g. 'S4')"
+                    self.items[-1].number, f"step {number} ends without a level line (e.g. 'S4')"
                 )
             item = self.items[position]
             if kind != "content":
@@ -627,7 +602,8 @@ class _ModuleParser:
             heading=heading.text,
             lines=lines,
             line=heading.number,
-            truncated=kind == "zusammenfassung" and any(_is_truncated(line) for line in lines),
+            truncated=kind == "zusammenfassung"
+            and any(line.endswith(_TRUNCATION_MARKS) for line in lines),
             commands=commands,
         )
         return section, checks
@@ -809,7 +785,3 @@ class _CardParser:
             truncated=False,
             commands=commands,
         )
-
-
-def _is_truncated(line: str) -> bool:
-    return line.endswith(_TRUNCATION_MARKS)

@@ -1,7 +1,5 @@
-"""Course documents -> Django fixtures (JSON, natural keys, stable order): pure Python.
-
-A rebuild from unchanged documents is byte-identical, so a test can tell when the committed
-fixtures are stale.
+"""Course documents -> Django fixtures (JSON, natural keys, stable order): pure Python, and
+byte-identical from unchanged documents, so a test can tell stale fixtures.
 """
 
 from __future__ import annotations

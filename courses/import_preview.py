@@ -1,15 +1,8 @@
-"""What an import would change, read before anything is written: the content side of the preview.
+"""What an import would change, read before anything is written (reads only, fixed queries).
 
-``plan_preview`` compares a ``CoursePlan`` with the modules as stored and says, per module, which
-steps the importer (``courses.services.importing``) would add, change, renumber, leave alone or
-retire, with a line diff of each changed document block, the quick checks and term cards added
-and removed, and the admin edits the new document would overwrite. It classifies with the
-importer's own rule (a step is skipped when its block's ``source_hash`` and number are unchanged),
-so preview and import cannot disagree. ``content_fingerprint`` hashes every stored value the
-import reads, so a publish can refuse a plan whose database changed since its preview.
-
-Learners are not known here (content is a leaf): the publishing app adds who is affected.
-Reads only; a fixed number of queries for any number of modules, steps and cards.
+``plan_preview`` classifies each step with the importer's own rule (skipped when its block's
+``source_hash`` and number are unchanged), so preview and import cannot disagree;
+``content_fingerprint`` lets a publish refuse a plan whose stored content changed since.
 """
 
 from __future__ import annotations
@@ -30,7 +23,7 @@ from courses.content_plan import (
     plan_module,
     render_step_lines,
 )
-from courses.documents import DocumentError, ModuleDoc, parse_document
+from courses.documents import DocumentError, ModuleDoc, parse_document, sha256_lines
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
 
 ADDED = "added"
@@ -132,10 +125,7 @@ class DocumentErrors(Exception):
 
 
 def documents_plan(documents: Iterable[tuple[str, bytes | str]]) -> CoursePlan:
-    """Parse named documents (each error collected, not only the first) and plan them.
-
-    Raises ``DocumentErrors`` listing one ``file:line: reason`` per broken document, or the
-    conflicts between documents once every document parses."""
+    """Parse and plan named documents; ``DocumentErrors`` lists every broken one, not the first."""
     docs, errors = [], []
     for name, data in documents:
         try:
@@ -202,48 +192,21 @@ def _stored(plan: CoursePlan) -> _Stored:
     )
 
 
-def stored_step_lines(step: Step, sections: Iterable[Section]) -> list[str]:
-    """The step's document block as the database holds it (admin edits included)."""
+def stored_step_lines(step: Step | StepRow, sections: Iterable) -> list[str]:
+    """The step's document block from a stored step or a planned one, and its sections."""
+    fields = {name: getattr(step, name) for name in ("number", "total", "term", "lead", "level")}
     return render_step_lines(
-        {
-            "number": step.number,
-            "total": step.total,
-            "term": step.term,
-            "lead": step.lead,
-            "level": step.level,
-            "footer": step.footer,
-        },
+        {**fields, "footer": step.footer},
         [{"heading": s.heading, "body": s.body} for s in sections],
     )
 
 
-def row_lines(row: StepRow) -> list[str]:
-    """The step's document block as the new document has it."""
-    return render_step_lines(
-        {
-            "number": row.number,
-            "total": row.total,
-            "term": row.term,
-            "lead": row.lead,
-            "level": row.level,
-            "footer": row.footer,
-        },
-        [{"heading": s.heading, "body": s.body} for s in row.sections],
-    )
-
-
-def _sha256_lines(lines: list[str]) -> str:
-    # The parser's hash of a block (documents._sha256_lines): lines joined by "\n".
-    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
-
-
 def _admin_edited(step: Step, stored_lines: list[str], base: StepRow | None) -> bool:
-    """Did an admin edit the step since it was imported? Known exactly when the document last
-    published for the module is at hand (``base``: its content hash against the stored one);
-    otherwise the stored text rendered back no longer hashes to the imported block."""
+    """Did an admin edit the step since its import? Exact with the last published document
+    (``base``), else judged by the stored text rendered back against the imported hash."""
     if base is not None and base.number == step.number:
         return base.content_hash != step.content_hash
-    return _sha256_lines(stored_lines) != step.source_hash
+    return sha256_lines(stored_lines) != step.source_hash
 
 
 def _base_rows(base_texts: Mapping[str, str]) -> dict[str, dict[str, StepRow]]:
@@ -252,7 +215,7 @@ def _base_rows(base_texts: Mapping[str, str]) -> dict[str, dict[str, StepRow]]:
         try:
             doc = parse_document(text, path=slug)
         except DocumentError:
-            continue  # a stored document always parsed; an old parser's may not: no base
+            continue  # parsed by an older parser: no base
         if isinstance(doc, ModuleDoc):
             module_row = plan_module(doc)
             rows[module_row.slug] = {s.slug: s for s in module_row.steps}
@@ -287,8 +250,9 @@ def _module_preview(
         elif step.source_hash == step_row.source_hash and step.number == step_row.number:
             changes.append(StepChange(UNCHANGED, **common))
         else:
-            new_lines = row_lines(step_row)
-            if old_lines[1:] == new_lines[1:] and not _links_differ(stored, step, step_row):
+            new_lines = stored_step_lines(step_row, step_row.sections)
+            links = [(q.question, q.answer) for q in step_row.quick_checks]
+            if old_lines[1:] == new_lines[1:] and stored.links.get(step.pk, []) == links:
                 changes.append(StepChange(RENUMBERED, **common))
             else:
                 diff = tuple(
@@ -303,17 +267,7 @@ def _module_preview(
     for slug, step in existing.items():
         if slug not in kept and step.is_active:
             retired_ids.add(step.pk)
-            changes.append(
-                StepChange(
-                    RETIRED,
-                    slug,
-                    step.term,
-                    None,
-                    step.number,
-                    step.pk,
-                    admin_edited=False,
-                )
-            )
+            changes.append(StepChange(RETIRED, slug, step.term, None, step.number, step.pk))
     wanted: dict[str, str] = {}
     for step_row in row.steps:
         for qc in step_row.quick_checks:
@@ -346,7 +300,7 @@ def _module_preview(
         module_id=module.pk if module else None,
         is_new=module is None,
         fields_changed=fields_changed,
-        steps=tuple(sorted(changes, key=_change_order)),
+        steps=tuple(sorted(changes, key=lambda c: (c.number or 10**9, c.old_number or 0))),
         quick_checks_added=tuple(q for h, q in wanted.items() if h not in active),
         quick_checks_removed=tuple(q for h, q in active.items() if h not in wanted),
         planned_steps=planned,
@@ -354,19 +308,11 @@ def _module_preview(
     return preview, retired_ids
 
 
-def _links_differ(stored: _Stored, step: Step, row: StepRow) -> bool:
-    return stored.links.get(step.pk, []) != [(q.question, q.answer) for q in row.quick_checks]
-
-
-def _change_order(change: StepChange) -> tuple[int, int]:
-    return (change.number or 10**9, change.old_number or 0)
-
-
 def _card_changes(
     cards: Iterable[TermCardRow], stored: _Stored, plan: CoursePlan, retired_ids: set[int]
 ) -> list[CardChange]:
-    """The cards the import adds or rewrites, and the stored cards whose step it retires;
-    a card whose module or step would not exist is a document error, as in the importer."""
+    """The cards the import adds, rewrites or retires; a card without its module or step is a
+    document error, as in the importer."""
     planned_by_title = {m.title: m for m in plan.modules}
     changes, errors = [], []
     for row in cards:
@@ -405,8 +351,8 @@ def _card_changes(
 
 
 def plan_preview(*, plan: CoursePlan, base_texts: Mapping[str, str] | None = None) -> CoursePreview:
-    """What importing ``plan`` would change. ``base_texts`` are the documents last published for
-    the plan's modules (by module slug), to tell admin edits apart exactly."""
+    """What importing ``plan`` would change; ``base_texts`` (the documents last published, by
+    module slug) tell admin edits apart exactly."""
     stored = _stored(plan)
     bases = _base_rows(base_texts or {})
     modules, retired_ids = [], set()
@@ -440,16 +386,7 @@ def _fingerprint(plan: CoursePlan, stored: _Stored) -> str:
         module = stored.modules[slug]
         put([module.pk, {name: getattr(module, name) for name in _MODULE_FIELDS}])
         for step in stored.steps.get(module.pk, []):
-            put(
-                [
-                    step.pk,
-                    step.slug,
-                    step.number,
-                    step.status,
-                    step.source_hash,
-                    step.content_hash,
-                ]
-            )
+            put([step.pk, step.slug, step.number, step.status, step.source_hash, step.content_hash])
         for qc in stored.quick_checks.get(module.pk, []):
             put([qc.pk, qc.text_hash, qc.is_active, qc.role])
     for key in sorted(stored.cards):

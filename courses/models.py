@@ -32,14 +32,12 @@ class Module(models.Model):
         max_length=400, help_text=_("The header line as in the document."), verbose_name=_("header")
     )
     source_path = models.CharField(max_length=400, verbose_name=_("source file"))
-    # The "Abschlussprüfung" block: its heading and the (empty) blocks as exported.
     exam_header = models.CharField(max_length=400, blank=True, verbose_name=_("exam header"))
     exam_heading = models.CharField(max_length=200, blank=True, verbose_name=_("exam heading"))
     exam_blocks = models.JSONField(default=list, blank=True, verbose_name=_("exam blocks"))
     exam_block_count = models.PositiveIntegerField(default=0, verbose_name=_("exam blocks"))
-    # Renewed by every import or admin edit of the module's content: cached content is keyed by
-    # it (courses.selectors.module_content_version), so every host sees a change at once.
-    # The database default also fills rows written by older migrations' models.
+    # Renewed by every write of the module's content: the key of its cached content. The
+    # database default also fills rows written by older migrations' models.
     content_version = models.UUIDField(
         default=uuid.uuid4, db_default=RandomUUID(), editable=False, verbose_name=_("version")
     )
@@ -61,8 +59,6 @@ class Module(models.Model):
         return self.header
 
 
-# The one place that says what an active step is (still in its document); other apps filter
-# through their own foreign key with ``active_step_q`` (courses.api).
 STEP_ACTIVE = "active"
 
 
@@ -143,9 +139,7 @@ class Step(models.Model):
         ]
         indexes = [
             models.Index(fields=["module", "status", "number"]),
-            # The few retired steps, for the "card's content is gone" ids the due queue needs
-            # (courses.api.retired_content): reading an almost empty index instead of scanning
-            # every step of every module cost ~1 ms per due-queue request.
+            # The few retired steps, for the due queue (courses.api.retired_content).
             models.Index(fields=["id"], condition=~active_step_q(), name="step_not_active"),
         ]
 
@@ -299,9 +293,8 @@ class QuickCheckManager(models.Manager):
 
 
 def quick_check_makes_no_card_q() -> Q:
-    """``Q`` for "no review card is made of this quick check (any more)": it left its module,
-    or it is no flashcard (the step's definition again, a reflection prompt or an instruction:
-    ``courses.quick_check_roles``). Written once, for the partial index and the query."""
+    """``Q`` for "this quick check makes no review card": it left its module or is no flashcard.
+    One definition for the partial index and the query."""
     return Q(is_active=False) | ~Q(role=quick_check_roles.FLASHCARD)
 
 
@@ -323,10 +316,8 @@ class QuickCheck(models.Model):
         max_length=64, help_text=_("sha256 of question + answer."), verbose_name=_("text hash")
     )
     is_active = models.BooleanField(default=True, verbose_name=_("active"))
-    # What it is for, from the module's content (courses.quick_check_roles): set by the import,
-    # and again after an admin edits a step's quick checks.
-    # A default in the database too: bulk loads (the benchmark's COPY) name only the columns
-    # they fill.
+    # Decided from the module's content (courses.quick_check_roles); a database default for
+    # bulk loads that name only the columns they fill.
     role = models.CharField(
         max_length=12,
         choices=Role.choices,
@@ -350,8 +341,7 @@ class QuickCheck(models.Model):
                 condition=Q(role__in=quick_check_roles.ROLES), name="quickcheck_role_known"
             ),
         ]
-        # The quick checks whose cards leave the queue (courses.api.retired_content): a few per
-        # module (the seed module: its 5 generic lines and the 32 definition echoes).
+        # The few quick checks whose cards leave the queue (courses.api.retired_content).
         indexes = [
             models.Index(
                 fields=["id"], condition=quick_check_makes_no_card_q(), name="quickcheck_no_card"
@@ -407,16 +397,12 @@ class StepQuickCheck(models.Model):
     natural_key.dependencies = ["courses.step", "courses.quickcheck"]
 
     def __str__(self) -> str:
-        # The admin's inline rows are labelled with it: the position in the step is enough.
         return f"#{self.position}"
 
 
 class ModuleContentVersion(models.Model):
-    """What a module's content version was made of: the version of each step, term card and
-    quick check it showed (``courses.selectors.module_manifest_get``). Kept so that a module
-    bundle can send an app only what changed since the version it holds
-    (``GET …/bundle/?since=<version>``). A pure function of the content, recorded once per
-    version when a bundle of it is first read; no learner's data."""
+    """The manifest of a module content version, kept so a bundle can send only what changed
+    since the version an app holds (``?since=``); recorded when first read, no learner data."""
 
     module = models.ForeignKey(
         Module,

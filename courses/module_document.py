@@ -1,12 +1,8 @@
 """A module (or a term card) as a document again, admin edits written back.
 
-The document last published for the module is the base: every block the database still holds
-as imported is copied from it byte for byte (its blank lines included), and only what an admin
-edited (or a step the base does not have) is rendered from the rows. So a module nobody edited
-comes back exactly as it was imported (line endings normalised to LF), and the document stays
-the source of truth. Without a base (content imported before documents were stored) the whole
-document is rendered, one blank line between lines, which the parser reads the same.
-Reads only: a fixed number of queries.
+Blocks still stored as imported are copied byte for byte from the document last published (the
+base); only edited or new steps are rendered from the rows, so an unedited module comes back as
+imported. Without a base the whole document is rendered. Reads only, fixed queries.
 """
 
 from __future__ import annotations

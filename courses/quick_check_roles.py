@@ -1,23 +1,13 @@
-"""What a quick check is for: a flashcard, the step's definition again, a generic reflection
-prompt, or an instruction. Plain Python; the import (``courses.content_plan``), the admin's edits
-and a migration store the result in ``QuickCheck.role``.
+"""What a quick check is for (plain Python; stored in ``QuickCheck.role``). The first rule
+that holds decides:
 
-The rules, in this order (the first that holds decides):
-
-1. **definition** - its answer is the definition of a step that shows it (case, whitespace and
-   the closing full stop aside). It *is* that step's definition card: rating it on the step page
-   is that card's review, and it makes no second card with the same back.
-2. **generic** - it recurs in most steps of its module: shown by at least ``GENERIC_SHARE``
-   (half) of the module's steps, and by at least ``GENERIC_MIN_STEPS`` of them, so a module of
-   one or two steps keeps its checks. "Wie prüfst du sicher? Sollzustand notieren …" in all 32
-   steps names no step, so as a flashcard it cannot be answered on its own: the step page shows
-   it as a reflection prompt, without a rating, and it makes no review card.
-3. **instruction** - its "answer" is a task for the learner ("Erkläre die Rolle im Modul …"):
-   the first word is an imperative from ``INSTRUCTION_VERBS``, verbs that ask the learner to
-   produce an answer (explain, name, describe …). There is nothing to check a recall against,
-   so it is a reflection prompt too. Procedural imperatives ("Prüfe mit nvidia-smi …",
-   "Führe … aus") are not in the list: they do answer a "Wie …?" question.
-4. **flashcard** - everything else: a review card whose front names its step's term.
+1. **definition** - its answer is the definition of a step that shows it: it is that step's
+   definition card, so it makes no second card with the same back.
+2. **generic** - shown by at least half (``GENERIC_SHARE``) and ``GENERIC_MIN_STEPS`` of the
+   module's steps: it names no step, so it is a reflection prompt without a card.
+3. **instruction** - its answer starts with an imperative asking the learner to produce one
+   (``INSTRUCTION_VERBS``; procedural ones like "Prüfe …" do answer a "Wie …?"): a prompt too.
+4. **flashcard** - everything else.
 """
 
 from __future__ import annotations
@@ -86,9 +76,8 @@ _FIRST_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 @dataclass(frozen=True)
 class StepChecks:
-    """A step as the rules see it: its definition and the quick checks it shows, each as
-    (key, question, answer); the key is whatever names a quick check for the caller (its text
-    hash in the import plan, its id in the database)."""
+    """A step's definition and the quick checks it shows as (key, question, answer); the key is
+    the caller's (a text hash in the plan, an id in the database)."""
 
     definition: str
     quick_checks: tuple[tuple[Hashable, str, str], ...]
@@ -106,8 +95,7 @@ def is_instruction(answer: str) -> bool:
 
 
 def quick_check_roles(steps: Iterable[StepChecks]) -> dict[Hashable, str]:
-    """The role of every quick check the module's ``steps`` show, by key (rules: module
-    docstring). ``steps`` are the module's current steps, all of them: the share is theirs."""
+    """The role of every quick check shown by ``steps`` (all the module's current steps), by key."""
     steps = list(steps)
     shown_by: dict[Hashable, int] = {}
     texts: dict[Hashable, tuple[str, str]] = {}

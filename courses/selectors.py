@@ -1,4 +1,4 @@
-"""Reads of course content. Each function uses a fixed number of queries, whatever the size."""
+"""Reads of course content, each in a fixed number of queries whatever the size."""
 
 from __future__ import annotations
 
@@ -50,13 +50,12 @@ def module_list() -> QuerySet[Module]:
 
 
 def module_catalog() -> list[Module]:
-    """The modules with their active step counts, in catalogue order (the web's course list)."""
+    """The modules with their active step counts, in catalogue order."""
     return list(module_list())
 
 
 def module_content_version(module_slug: str) -> str:
-    """The module's content version: a new one after every import or admin edit of its content
-    (``courses.services.content_versions``). One query; a cache key part for content."""
+    """The module's content version, renewed by every write of its content: one query."""
     version = (
         Module.objects.filter(slug=module_slug).values_list("content_version", flat=True).first()
     )
@@ -65,14 +64,13 @@ def module_content_version(module_slug: str) -> str:
     return version.hex
 
 
-# How long the shared cache keeps a module's content: a version's content never changes, so
-# this only bounds the memory old versions hold.
+# A version's content never changes: the timeout only bounds the memory old versions hold.
 CONTENT_CACHE_SECONDS = 24 * 3600
 
 
 def _cached(module_slug: str, part: str, read: Callable[[], _T]) -> _T:
-    """``read()`` through Django's cache, keyed by the module's content version (one query,
-    and ``read``'s queries on a miss): a publish on any host is seen by all at once."""
+    """``read()`` through Django's cache, keyed by the module's content version (one query more),
+    so a publish on any host is seen by all at once."""
     key = f"courses:{module_slug}:{module_content_version(module_slug)}:{part}"
     value = cache.get(key)
     if value is None:
@@ -82,7 +80,7 @@ def _cached(module_slug: str, part: str, read: Callable[[], _T]) -> _T:
 
 
 def _plain(instance: Model | None) -> dict | None:
-    """A model instance's column values: what the cache keeps instead of the instance."""
+    """A model instance's column values, which the cache keeps instead of the instance."""
     if instance is None:
         return None
     return {
@@ -91,8 +89,7 @@ def _plain(instance: Model | None) -> dict | None:
 
 
 def _term_card_set(step: Step, values: dict | None) -> TermCard | None:
-    """Give a step built from cached values its term card, or none, so that reading
-    ``step.term_card`` sends no query."""
+    """Give a step built from cached values its term card (or none) without a query."""
     if values is None:
         Step.term_card.related.set_cached_value(step, None)
         return None
@@ -101,9 +98,8 @@ def _term_card_set(step: Step, values: dict | None) -> TermCard | None:
 
 
 def module_get(*, slug: str) -> Module:
-    """The module with its active steps (``active_steps``), each with its term card, the kinds
-    of its sections (``section_kinds``) and the characters of their text (``body_chars``, for
-    a reading time): read through the cache (``_cached``), new instances on every call."""
+    """The module with its ``active_steps``, each with its term card, ``section_kinds`` and
+    ``body_chars`` (for a reading time), through the cache; new instances on every call."""
     data = _cached(slug, "module", lambda: _module_read(slug=slug))
     module = Module(**data["module"])
     module.active_steps = []
@@ -118,7 +114,6 @@ def module_get(*, slug: str) -> Module:
 
 
 def _module_read(*, slug: str) -> dict:
-    """``module_get``'s content as plain data: 3 queries."""
     body_chars = (
         Section.objects.filter(step_id=OuterRef("pk"))
         .order_by()
@@ -162,8 +157,7 @@ def module_id_get(*, slug: str) -> int:
 
 
 def step_version(step_hash: str, card_hash: str | None) -> str:
-    """A step's content version: what its ETag quotes and the outline and bundle show as its
-    ``content_hash`` (the step's own hash and its term card's)."""
+    """A step's content version (its ETag, and ``content_hash`` in outline and bundle)."""
     return f"{step_hash[:24]}{(card_hash or '')[:8]}"
 
 
@@ -192,8 +186,8 @@ class StepContent:
 
 
 def step_get(*, module_slug: str, number: int) -> StepContent:
-    """An active step with its module, sections, quick checks and term card: read through the
-    cache (``_cached``; 3 queries on a miss), new instances on every call."""
+    """An active step with its module, sections, quick checks and term card, through the cache
+    (3 queries on a miss); new instances on every call."""
     try:
         data = _cached(module_slug, f"step:{number}", lambda: _step_read(module_slug, number))
     except ModuleNotFound:
@@ -218,7 +212,6 @@ def step_get(*, module_slug: str, number: int) -> StepContent:
 
 
 def _step_read(module_slug: str, number: int) -> dict:
-    """``step_get``'s content as plain data: 3 queries."""
     step = (
         Step.objects.select_related("module", "term_card")
         .filter(active_step_q(), module__slug=module_slug, number=number)
@@ -274,47 +267,8 @@ def _step_contents(steps: list[Step]) -> list[StepContent]:
     return contents
 
 
-@dataclass
-class StepPreview:
-    """A step as the learner's page shows it to a reader who is not enrolled: the context of
-    the learner's template ``web/courses/step.html``, built as ``web.views.learning.step_detail``
-    builds it (``tests/courses/test_step_admin.py`` compares both pages)."""
-
-    content: StepContent
-
-    def template_context(self) -> dict:
-        content = self.content
-        links = content.quick_check_links
-        return {
-            "module": content.step.module,
-            "step": content.step,
-            "blocks": _preview_blocks(content.sections),
-            "quick_checks": [
-                {
-                    "id": link.quick_check.id,
-                    "question": link.quick_check.question,
-                    "answer": link.quick_check.answer,
-                    "rating": None,
-                }
-                for link in links
-                if not link.quick_check.is_reflection_prompt
-            ],
-            "reflection_prompts": [
-                {"question": link.quick_check.question, "answer": link.quick_check.answer}
-                for link in links
-                if link.quick_check.is_reflection_prompt
-            ],
-            "card": content.card,
-            "card_blocks": _preview_blocks(content.card_sections),
-            "previous_number": content.previous_number,
-            "next_number": content.next_number,
-            "learner": None,
-        }
-
-
 def section_anchor(section: Section) -> str:
-    """The id of a section on the learner's step page (its outline links to it); the admin's
-    preview of that page uses the same."""
+    """The id of a section on the learner's step page (its outline links to it)."""
     return f"section-{section.kind}-{section.position}"
 
 
@@ -329,10 +283,39 @@ def _preview_blocks(sections: list[Section]) -> list[dict]:
     return blocks
 
 
-def step_preview_get(*, step_id: int) -> StepPreview | None:
-    """Any step (retired ones too) for the admin's preview of the learner's page: 3 queries."""
+def step_preview_context(*, step_id: int) -> dict | None:
+    """The context of the learner's ``web/courses/step.html`` for any step (retired ones too)
+    and no enrolled reader, as ``web.views.learning.step_detail`` builds it: 3 queries."""
     step = Step.objects.select_related("module", "term_card").filter(pk=step_id).first()
-    return StepPreview(_step_contents([step])[0]) if step else None
+    if step is None:
+        return None
+    content = _step_contents([step])[0]
+    links = content.quick_check_links
+    return {
+        "module": step.module,
+        "step": step,
+        "blocks": _preview_blocks(content.sections),
+        "quick_checks": [
+            {
+                "id": link.quick_check.id,
+                "question": link.quick_check.question,
+                "answer": link.quick_check.answer,
+                "rating": None,
+            }
+            for link in links
+            if not link.quick_check.is_reflection_prompt
+        ],
+        "reflection_prompts": [
+            {"question": link.quick_check.question, "answer": link.quick_check.answer}
+            for link in links
+            if link.quick_check.is_reflection_prompt
+        ],
+        "card": content.card,
+        "card_blocks": _preview_blocks(content.card_sections),
+        "previous_number": content.previous_number,
+        "next_number": content.next_number,
+        "learner": None,
+    }
 
 
 def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
@@ -345,9 +328,8 @@ def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
 
 
 def module_outline_get(*, slug: str) -> ModuleOutline:
-    """The module with all its steps (active first, in order) and their section kinds, read
-    through the cache (``_cached``; on a miss one query: module LEFT JOIN steps LEFT JOIN
-    sections)."""
+    """The module with all its steps (active first) and their section kinds, through the cache
+    (one query on a miss)."""
     return _cached(slug, "outline", lambda: _module_outline_read(slug))
 
 
@@ -399,14 +381,10 @@ def _module_outline_read(slug: str) -> ModuleOutline:
     )
 
 
-# --- the module bundle: a whole module for offline use -------------------------------------
-
-
 @dataclass(frozen=True)
 class ModuleManifest:
-    """What a module's content is made of now: the version of each active step (by slug), each
-    term card (by slug) and each quick check its steps show (by id), and of the module's own
-    fields. ``version`` is a hash of all of it: the bundle's ETag."""
+    """The version of a module's own fields and of each active step, term card and quick check
+    it shows; ``version`` hashes all of it (the bundle's ETag)."""
 
     module_id: int
     slug: str
@@ -422,8 +400,7 @@ def _hash(payload: object) -> str:
 
 
 def module_manifest_get(*, slug: str) -> ModuleManifest:
-    """The module's content manifest, read through the cache (``_cached``; on a miss 3
-    queries: module, steps with term cards, quick checks)."""
+    """The module's content manifest, through the cache (3 queries on a miss)."""
     return _cached(slug, "manifest", lambda: _module_manifest_read(slug))
 
 
@@ -462,8 +439,7 @@ def _module_manifest_read(slug: str) -> ModuleManifest:
 
 
 def module_manifest_find(*, module_id: int, version: str) -> ModuleManifest | None:
-    """An earlier manifest of the module (one query), None when this version was never
-    recorded (``courses.services.content_versions``)."""
+    """An earlier recorded manifest of the module, or None: one query."""
     row = (
         ModuleContentVersion.objects.filter(module_id=module_id, version=version)
         .values_list("manifest", flat=True)
@@ -489,9 +465,8 @@ class BundleQuickCheck:
 
 @dataclass(frozen=True)
 class ModuleBundle:
-    """A module for offline use: ``steps``, ``term_cards`` and ``quick_checks`` are all of
-    them, or with ``since`` only those that changed since that version (``removed``: the keys
-    of what is gone)."""
+    """A module for offline use: everything, or with ``since`` only what changed since that
+    version (``removed``: the keys of what is gone)."""
 
     module: Module
     version: str
@@ -514,9 +489,7 @@ def _changed(now: dict, before: dict | None) -> set:
 
 
 def module_bundle_get(*, manifest: ModuleManifest, since: ModuleManifest | None) -> ModuleBundle:
-    """The module's bundle for ``manifest`` (all of it, or what changed since ``since``):
-    4 queries whatever the size (module, steps with term cards, their sections, quick checks).
-    """
+    """The module's bundle for ``manifest`` (all, or what changed since ``since``): 4 queries."""
     module = Module.objects.get(pk=manifest.module_id)
     steps = list(
         Step.objects.active().filter(module=module).select_related("term_card").order_by("number")

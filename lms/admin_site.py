@@ -1,12 +1,5 @@
-"""The admin site: "Lernpfad · Kursverwaltung", in the admin's language, with the
-infrastructure for superusers only.
-
-Course admins (the group "Kursverwaltung", ``accounts/roles.py``) see the course; tokens and
-devices, Celery beat's schedules, reminder digests and notifications and the log-in lockouts
-(django-axes) are the operators'. Their model admins are wrapped as they are registered so that
-only a superuser may see or change them, whatever permissions a staff account was given: the
-index hides them and their pages answer 403. Third-party apps get Lernpfad's own (translated)
-names on the index.
+"""The admin site "Lernpfad · Kursverwaltung": course admins see the course; the operators'
+models (tokens, schedules, digests, lockouts) are wrapped so only a superuser sees or changes them.
 """
 
 from __future__ import annotations

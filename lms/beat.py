@@ -1,19 +1,9 @@
-"""Celery beat's scheduler: django-celery-beat's DatabaseScheduler that also touches a heartbeat
-file after every tick, so the container's healthcheck (``python -m lms.healthcheck beat``) can
-tell a beat whose loop runs from one that hangs or died, and that stops on SIGTERM whenever the
-signal comes.
+"""Celery beat's DatabaseScheduler plus a heartbeat file touched after every tick (for
+``python -m lms.healthcheck beat``) and a ``close()`` that SIGTERM cannot deadlock.
 
-The schedule itself still lives in the database (``lms/periodic_tasks.py``). The scheduler ticks
-at least every 5 seconds (django-celery-beat's maximum interval), whether or not a task is due.
-
-Stopping: Celery's SIGTERM/SIGINT handler saves the schedule (``close()``) right where the signal
-finds the main thread, then raises SystemExit, and the beat loop's ``finally`` calls ``close()``
-once more. If the signal comes while the beat waits on the database (each tick reads the
-schedule's change marker), psycopg's connection lock is held by the interrupted query and is not
-re-entrant: saving from the handler would wait on it for ever, and ``docker stop`` would end the
-beat with SIGKILL after its grace period (issue 20's CI run caught a beat that hung so). Here the
-handler's ``close()`` leaves the saving to the second call; that one first drops the connection
-the interrupted query left mid-command and saves on a new one.
+If the signal interrupts a query, psycopg's connection lock is held and not re-entrant: the
+handler's ``close()`` leaves the saving to the beat loop's second call, which first drops the
+connection the interrupted query left mid-command.
 """
 
 from __future__ import annotations
@@ -28,9 +18,7 @@ from psycopg import pq
 
 
 def _connection_lock_held() -> bool:
-    """Whether this thread's database connection is inside a call (its lock taken): true only
-    in a signal handler that interrupted a query, since the beat uses its connection from the
-    main thread alone."""
+    """True only in a signal handler that interrupted a query (the beat has one thread)."""
     raw = connection.connection
     lock = getattr(raw, "lock", None)
     return lock is not None and lock.locked()
@@ -43,9 +31,7 @@ def _connection_left_mid_command() -> bool:
 
 
 class DatabaseSchedulerWithHeartbeat(DatabaseScheduler):
-    """DatabaseScheduler, plus ``LERNPFAD_BEAT_HEARTBEAT_FILE`` touched after each tick (when
-    that setting names a file; ``make run`` sets none), and a ``close()`` a signal cannot
-    deadlock (module docstring)."""
+    """Touches ``LERNPFAD_BEAT_HEARTBEAT_FILE`` (if set) after each tick; see the module doc."""
 
     def tick(self, *args, **kwargs):
         interval = super().tick(*args, **kwargs)
@@ -56,8 +42,7 @@ class DatabaseSchedulerWithHeartbeat(DatabaseScheduler):
 
     def close(self):
         if _connection_lock_held():
-            # Called from the signal handler inside a query: the handler's SystemExit unwinds
-            # the query, and the beat loop's ``finally`` calls close() again.
+            # The beat loop's ``finally`` calls close() again once the query is unwound.
             return
         if _connection_left_mid_command():
             with contextlib.suppress(DatabaseError):

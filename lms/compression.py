@@ -1,29 +1,9 @@
 """Compression of the API's JSON responses: brotli when the client asks for it, else gzip.
 
-What is compressed, and why that is safe from BREACH
-----------------------------------------------------
-BREACH reads a secret out of a compressed response by its length: it needs (1) a secret in
-the body, (2) input of the attacker's reflected in the same body, and (3) a victim's browser
-that the attacker can make send many authenticated requests while watching their sizes.
-
-- Only JSON (``application/json``, ``…+json``) and the OpenAPI schema are compressed. HTML
-  pages are not: they carry the CSRF token in their forms and reflect input (``?next=``, form
-  values), which is (1) and (2) together. Static files come compressed from whitenoise; they
-  hold no secret.
-- No JSON body of this API carries the CSRF token (DRF reads it from the cookie and the
-  ``X-CSRFToken`` header). The one body that carries a credential, the token a log-in issues
-  (``POST /api/v1/auth/token/``), is never compressed (``never_compress``); nor are downloads
-  (``Content-Disposition: attachment``, the data export).
-- The remaining bodies hold the learner's own data, not a credential, and (3) fails for them:
-  an API token is never sent by a browser on its own, and the session cookie is ``SameSite=Lax``
-  (production settings), so a cross-site page cannot make the victim's browser fetch them
-  authenticated.
-- gzip keeps Django's own mitigation (``GZipMiddleware``: up to 100 random bytes in the gzip
-  header, so lengths are noisy); brotli has no header to pad, which is why it is used only for
-  the same bodies gzip would compress, never for an exception to the rules above.
-
-Each compressed response gets ``Vary: Accept-Encoding`` and a weak ETag (``W/"…"``, RFC 9110
-8.8.1); ``lms.etags`` matches the weak form, so ``If-None-Match`` works through compression.
+Safe from BREACH because only JSON is compressed: HTML pages (CSRF token plus reflected input),
+a log-in token (``never_compress``) and downloads are not, and no JSON body carries the CSRF
+token; cross-site pages cannot fetch the rest authenticated (token auth, ``SameSite=Lax``).
+gzip keeps Django's random-length header. Compressed responses get a weak ETag (``W/"…"``).
 """
 
 from __future__ import annotations
@@ -32,12 +12,10 @@ import brotli
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import patch_vary_headers
-from django.utils.text import compress_string
 
 # Below this a compressed body saves nothing worth the CPU (Django's GZipMiddleware uses 200).
 MIN_SIZE = 200
-# Brotli quality: 11 costs ~20x the CPU of 5 for a few percent; 5 is about gzip's speed and
-# already smaller (bench/README.md, the bundle line).
+# Brotli quality: 11 costs ~20x the CPU of 5 for a few percent; 5 is about gzip's speed.
 BROTLI_QUALITY = 5
 _COMPRESSED_TYPES = ("application/json", "application/vnd.oai.openapi")
 
@@ -49,10 +27,8 @@ def never_compress(response: HttpResponseBase) -> HttpResponseBase:
 
 
 def accepted_encoding(header: str) -> str | None:
-    """The encoding to use for an ``Accept-Encoding`` header: "br", "gzip" or None.
-
-    Honours q-values (``gzip;q=0`` refuses gzip) and ``*``; of two equally acceptable
-    encodings brotli wins (smaller)."""
+    """The encoding for an ``Accept-Encoding`` header ("br", "gzip" or None), honouring
+    q-values and ``*``; brotli wins a tie."""
     weights: dict[str, float] = {}
     for part in header.split(","):
         name, _, params = part.strip().partition(";")
@@ -98,8 +74,7 @@ class CompressionMiddleware(GZipMiddleware):
             return response
         encoding = accepted_encoding(request.META.get("HTTP_ACCEPT_ENCODING", ""))
         if encoding == "gzip":
-            # Django's own path (with its random-length header), which checks the header again
-            # by a regular expression: it sees "gzip" in it.
+            # Django's own path, with its random-length header.
             return super().process_response(request, response)
         patch_vary_headers(response, ("Accept-Encoding",))
         if encoding != "br" or response.streaming:
@@ -114,32 +89,3 @@ class CompressionMiddleware(GZipMiddleware):
             response.headers["ETag"] = "W/" + etag
         response.headers["Content-Encoding"] = "br"
         return response
-
-
-def precompressed(request: HttpRequest, response: HttpResponseBase, *, cache, key) -> None:
-    """Compress a body that is a pure function of ``key`` once per encoding and keep it in
-    ``cache`` (an ``lms.content_cache.ContentCache``), instead of on every request. For public
-    content only (the module bundle): a kept gzip body has a fixed length per version, which is
-    harmless where the body carries no secret (see above). The middleware then leaves the
-    response alone (it has a Content-Encoding)."""
-    if not _compressible(response) or len(response.content) < MIN_SIZE:
-        return
-    patch_vary_headers(response, ("Accept-Encoding",))
-    encoding = accepted_encoding(request.META.get("HTTP_ACCEPT_ENCODING", ""))
-    if encoding is None:
-        return
-    compressed = cache.get((key, encoding))
-    if compressed is None:
-        if encoding == "br":
-            compressed = brotli.compress(response.content, quality=BROTLI_QUALITY)
-        else:
-            compressed = compress_string(response.content)
-        cache.put((key, encoding), compressed)
-    if len(compressed) >= len(response.content):
-        return
-    response.content = compressed
-    response.headers["Content-Length"] = str(len(compressed))
-    etag = response.get("ETag")
-    if etag and etag.startswith('"'):
-        response.headers["ETag"] = "W/" + etag
-    response.headers["Content-Encoding"] = encoding

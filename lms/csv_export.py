@@ -1,10 +1,5 @@
-"""The one way Lernpfad writes a CSV file: every cell is safe to open in a spreadsheet.
-
-A learner chooses their user name and display name. A cell that starts with ``=``, ``+``, ``-``,
-``@`` or a tab or line break is a formula to Excel and LibreOffice (``=HYPERLINK(…)`` sends the
-admin's click anywhere, others run commands), so such a text gets a leading apostrophe, which
-spreadsheets show as text and do not display (OWASP "CSV Injection"). Numbers, booleans, dates
-and empty cells are written as they are: they come from Lernpfad, not from a learner.
+"""The one way Lernpfad writes a CSV file: a text cell a spreadsheet would read as a formula
+(``=``, ``+``, ``-``, ``@``, tab, line break) gets a leading apostrophe (OWASP "CSV Injection").
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""Entity tags of the API: making one, and matching ``If-None-Match`` and ``If-Match``.
-
-Compression (``lms.compression``) turns a strong ETag into a weak one (``W/"…"``, RFC 9110
-8.8.1), and a client sends back what it got. Every ETag of this API is a hash of what the body
-means (step content, a module's content version, a learner's notes), so the weak and the strong
-form name the same representation: both headers compare the opaque tag and ignore ``W/``.
+"""The API's ETags: making one and matching ``If-None-Match``/``If-Match``. Each tag hashes what
+the body means, so the weak form compression gives (``W/"…"``) matches the strong one.
 """
 
 from __future__ import annotations
@@ -38,12 +34,8 @@ def not_modified_or(request: HttpRequest, *, etag: str, body: bytes, content_typ
     """``304`` when ``If-None-Match`` names ``etag``, else the body with its ETag; either way
     ``Cache-Control: no-cache``: a client keeps the body and asks again."""
     if etag_matches(request.headers.get("If-None-Match"), etag):
-        response = HttpResponseNotModified()
-    else:
-        response = HttpResponse(body, content_type=content_type)
-    response["ETag"] = etag
-    patch_cache_control(response, no_cache=True)
-    return response
+        return with_etag(HttpResponseNotModified(), etag)
+    return with_etag(HttpResponse(body, content_type=content_type), etag)
 
 
 def with_etag(response: HttpResponse, etag: str) -> HttpResponse:

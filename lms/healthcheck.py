@@ -1,14 +1,7 @@
-"""The compose healthchecks of ``web`` and ``beat``: ``python -m lms.healthcheck web|beat``.
+"""The compose healthchecks ``python -m lms.healthcheck web|beat``, without starting Django.
 
-Exit status 0 means healthy. Neither starts Django (a check runs every half minute and should cost
-milliseconds, not the second a Django start takes); ``worker`` is checked with
-``celery inspect ping`` instead, which goes through the broker (docker-compose.yml).
-
-- ``web``: ``GET /health/ready/`` on the address gunicorn binds (``GUNICORN_BIND``, read as
-  ``lms/gunicorn_conf.py`` reads it) answers ``200``: gunicorn serves, and the database and the
-  broker are reachable (``lms.views.health_ready``).
-- ``beat``: the file the beat's scheduler touches after each tick (``lms/beat.py``,
-  ``LERNPFAD_BEAT_HEARTBEAT_FILE``) changed in the last ``BEAT_HEARTBEAT_MAX_AGE`` seconds.
+``web``: ``/health/ready/`` on gunicorn's bind address answers 200. ``beat``: the heartbeat file
+(``lms/beat.py``) changed in the last ``BEAT_HEARTBEAT_MAX_AGE`` seconds.
 """
 
 from __future__ import annotations

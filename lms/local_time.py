@@ -1,8 +1,5 @@
 """A learner's local time as plain Python (no Django, no database): local days, quiet hours and
 the daily reminder instant, across daylight-saving changes.
-
-Every app that follows a learner's clock uses these: accounts stores the next reminder instant
-when a preference changes, reviews claims the reminders and counts "today" by the local day.
 All instants are timezone-aware UTC.
 """
 
@@ -117,22 +114,15 @@ def _local_instant(time_zone: str, date: datetime.date, time: datetime.time) -> 
     return max(first, second)
 
 
-# Names a tz database answers that are no place's zone: "localtime" is the host's own setting
-# (a copy of /etc/localtime, whatever the server's admin chose), "Factory" the placeholder "-00"
-# of machines not set up yet, "posixrules" the template for POSIX TZ strings; "posix/…" and
-# "right/…" are the same zones again (the latter counting leap seconds). Accepting "localtime"
-# made a learner's day follow the server's zone (issue 13).
+# Names a tz database answers that are no place's zone: "localtime" is the host's own zone,
+# "Factory" a placeholder, "posixrules" a template; "posix/…" and "right/…" repeat the zones.
 NOT_TIME_ZONES = frozenset({"localtime", "Factory", "posixrules"})
 _NOT_TIME_ZONE_FOLDERS = ("posix/", "right/")
 
 
 @functools.cache
 def time_zone_names() -> frozenset[str]:
-    """The IANA time zone names a learner may choose (``Europe/Berlin``, ``UTC``, …).
-
-    Cached: ``zoneinfo.available_timezones()`` walks the tz database on every call, and the set
-    does not change while the process runs.
-    """
+    """The IANA time zone names a learner may choose; cached, as reading them walks the tz files."""
     return frozenset(
         name
         for name in zoneinfo.available_timezones()

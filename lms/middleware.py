@@ -1,10 +1,5 @@
-"""Small middleware of our own: the health endpoints, a Content-Security-Policy header, and a
-per-address rate for the anonymous HTML forms that create an account or send mail (sign-up,
-password reset).
-
-Log-in forms are not rated here: django-axes counts their failures (accounts/lockout.py), and a
-rate on every log-in locked a class behind one address out after ten.
-"""
+"""Our middleware: the health endpoints, a Content-Security-Policy, and a per-address rate for
+the anonymous forms that create an account or send mail (log-in failures are django-axes')."""
 
 import contextlib
 
@@ -25,19 +20,13 @@ DEFAULT_CSP = (
 )
 
 
-# The health endpoints (lms/views.py) by path. Not in the URLconf: they are no page of the site.
+# Not in the URLconf: they are no page of the site.
 HEALTH_ENDPOINTS = {"/health/live/": health_live, "/health/ready/": health_ready}
 
 
 class HealthCheckMiddleware:
-    """Answers the health endpoints before every other middleware (it comes first in MIDDLEWARE).
-
-    A check from inside the container addresses ``127.0.0.1``, which ALLOWED_HOSTS rightly
-    refuses for pages (CommonMiddleware would answer 400); it arrives over plain HTTP, which
-    SecurityMiddleware would redirect to HTTPS; and a probe every few seconds must not open a
-    session or count against a throttle. Answering first avoids all of that for exactly these
-    two paths and nothing else.
-    """
+    """Answers the health endpoints first: a probe from inside the container uses 127.0.0.1 and
+    plain HTTP, and must open no session and count against no throttle."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -67,13 +56,8 @@ class ContentSecurityPolicyMiddleware:
 
 
 class FormLoginRateThrottle(SimpleRateThrottle):
-    """The API's "login" rate (``THROTTLE_LOGIN``), per client address, for the sign-up and
-    password-reset forms.
-
-    Same cache key as the API's registration throttle (scope "login"), so a client has one
-    budget for registering by API or page and for reset mails together. Rates are read per
-    request, so overrides (tests, THROTTLE_LOGIN) apply.
-    """
+    """The API's "login" rate per address, sharing its cache key: one budget for registering
+    by API or page and for reset mails. Rates are read per request, so overrides apply."""
 
     scope = "login"
     cache = ConnectionProxy(caches, "login")
@@ -85,9 +69,7 @@ class FormLoginRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
-# The anonymous pages whose POST creates an account or sends e-mail (URL names; missing ones
-# are skipped). They check no password, so axes does not see them; the rate keeps one address
-# from flooding mailboxes or the user table.
+# The anonymous pages whose POST creates an account or sends e-mail (missing names are skipped).
 THROTTLED_FORMS = ("web:signup", "web:password_reset", "web:email_confirmation_resend")
 
 

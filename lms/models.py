@@ -1,10 +1,5 @@
-"""The table of the production cache (django.core.cache.backends.db.DatabaseCache).
-
-Production keeps its cache in PostgreSQL (lms/settings/production.py): the throttles count per
-client there, shared by every gunicorn worker. A model, so that ``migrate`` creates the table
-wherever Lernpfad is installed (compose, make run, the benchmark); the columns are the ones
-``manage.py createcachetable`` would create, which then finds the table and does nothing.
-"""
+"""The production cache's table (DatabaseCache), as a model so that ``migrate`` creates it;
+the columns are those ``createcachetable`` would create."""
 
 from django.db import models
 

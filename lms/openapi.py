@@ -1,13 +1,6 @@
-"""OpenAPI post-processing: every operation documents the error responses it can give, with
-their body, their codes (``x-error-codes``) and headers.
-
-Any view can answer in the one error shape (``lms.errors``): a bad query string (400: a NUL, by
-``lms.request_guards``), authentication (401), permissions and CSRF (403), a missing object or
-page (404), a body over the upload limit (413, ``lms.request_guards``), throttling (429), and for
-operations that take input, validation (400), conflicts (409) and an unsupported body type (415).
-drf-spectacular only documents the success response, so a client (and the schema fuzz tests)
-would see statuses the schema does not know. This hook adds the missing ones; responses a view
-documents itself win. A second hook declares the links between operations (``LINKS``).
+"""OpenAPI post-processing hooks: every operation documents the error responses any view can
+give (drf-spectacular only documents success), with body, codes (``x-error-codes``) and headers;
+and the links between operations (``LINKS``).
 """
 
 from __future__ import annotations
@@ -20,8 +13,6 @@ from rest_framework import serializers
 
 ERROR_COMPONENT = "Error"
 ERROR_DETAIL_COMPONENT = "ErrorDetail"
-# What ``detail`` holds: field errors (each field's messages, nested for lists and objects), or
-# the named values an error comes with; a plain list of messages for a rule over the whole input.
 ERROR_DETAIL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": (
@@ -82,8 +73,7 @@ ERROR_SCHEMA: dict[str, Any] = {
 
 @extend_schema_field(ERROR_SCHEMA["properties"]["error"]["properties"]["detail"])
 class ErrorDetailField(serializers.JSONField):
-    """An error's ``detail`` in a serializer (a synced event's rejection): typed as the error
-    shape's (ErrorDetail, a list of messages, or null)."""
+    """An error's ``detail`` inside a serializer, typed as the error shape's."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(allow_null=True, **kwargs)
@@ -100,11 +90,7 @@ _DESCRIPTIONS = {
     "415": "Unsupported media type.",
     "429": "Too many requests; detail.retry_after_seconds says when to retry.",
 }
-# The codes any operation can answer with, by status: the request guards (lms.request_guards),
-# DRF's own exceptions (lms.errors._DRF_CODES) and the base domain errors. An operation adds
-# its own with ``error_codes`` (below); the hook writes the union into each error response's
-# ``x-error-codes`` (tests/lms/test_generated_client.py and the live Schemathesis run check
-# that every code the server sends is listed there).
+# The codes any operation can answer with, by status; an operation adds its own (``error_codes``).
 COMMON_ERROR_CODES: dict[str, tuple[str, ...]] = {
     "400": ("invalid", "parse_error", "invalid_query", "bad_request"),
     "401": ("not_authenticated", "authentication_failed"),
@@ -122,8 +108,6 @@ ERROR_CODES_EXTENSION = "x-error-codes"
 LOCAL_TIME_PATTERN = r"^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]+)?)?$"
 _UNSAFE = {"post", "put", "patch", "delete"}
 _METHODS = {"get", "head", "options", *_UNSAFE}
-# Headers any answer can carry: the language of its messages (LocaleMiddleware), and on a 429
-# when to come back, on a 401 how to authenticate.
 _CONTENT_LANGUAGE = {
     "description": "The language of the response's messages (de or en): Accept-Language, "
     "else the learner's language setting, else de.",
@@ -155,14 +139,12 @@ def error_codes(by_status: dict[int, Iterable[str]]) -> dict[str, Any]:
     }
 
 
-def _statuses_for(method: str, operation: dict[str, Any]) -> list[str]:
-    # Every request passes lms.request_guards first: a NUL in its query string is a 400 and a
-    # body over the limit a 413, whatever the operation takes.
+def _statuses_for(method: str, declared: dict[str, Any]) -> list[str]:
+    # lms.request_guards answers 400 and 413 whatever the operation takes.
     statuses = ["400", "401", "403", "404", "413", "429"]
     if method in _UNSAFE:
         statuses += ["409", "415"]
-    # An operation that declares codes for another status (a 412) answers it too.
-    statuses += [s for s in operation.get(ERROR_CODES_EXTENSION, {}) if s not in statuses]
+    statuses += [s for s in declared if s not in statuses]
     return statuses
 
 
@@ -180,11 +162,8 @@ def _local_times_describe(node: Any) -> None:
 
 
 def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: add the error responses to every operation, each
-    with its body (the Error schema), its codes (``x-error-codes``) and headers.
-
-    It also describes times of day by a pattern instead of the "time" format (see above).
-    """
+    """drf-spectacular hook: add the error responses to every operation, and describe times of
+    day by a pattern instead of the "time" format (see above)."""
     _local_times_describe(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas[ERROR_COMPONENT] = ERROR_SCHEMA
@@ -196,10 +175,8 @@ def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -
                 continue
             declared = operation.pop(ERROR_CODES_EXTENSION, {})
             responses = operation.setdefault("responses", {})
-            for status in _statuses_for(method, {ERROR_CODES_EXTENSION: declared}):
+            for status in _statuses_for(method, declared):
                 response = responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
-                # A view that documents an error status by its description alone still answers
-                # in the error shape.
                 response.setdefault("content", {"application/json": {"schema": reference}})
                 codes = sorted({*COMMON_ERROR_CODES.get(status, ()), *declared.get(status, ())})
                 response[ERROR_CODES_EXTENSION] = codes
@@ -216,11 +193,8 @@ def error_responses_add(result: dict[str, Any], generator: Any, **kwargs: Any) -
     return result
 
 
-# OpenAPI links: where one answer names the object the next request takes, as a client goes on
-# (and as Schemathesis' stateful phase walks the API, tests/reliability/test_live_schemathesis.py).
-# Schemathesis infers the links from a module list, a module's progress and the notifications
-# itself; these are the ones it cannot infer: an exam attempt from its start or the exam overview,
-# and a card from the due queue. (from method, path, status) -> {name: (to method, path, params)}.
+# The links Schemathesis cannot infer, where one answer names the object the next request takes:
+# (from method, path, status) -> {name: (to method, path, params)}.
 LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, str]]]] = {
     ("post", "/api/v1/modules/{module}/exam/attempts/", "201"): {
         "GetAttempt": (
@@ -257,8 +231,7 @@ LINKS: dict[tuple[str, str, str], dict[str, tuple[str, str, dict[str, str]]]] = 
 
 
 def links_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: declare ``LINKS`` on the responses they start from
-    (by the target's operationId). A link whose operations are not in the schema is left out."""
+    """drf-spectacular hook: declare ``LINKS`` where both operations are in the schema."""
     paths = result.get("paths", {})
     for (method, path, status), links in LINKS.items():
         response = paths.get(path, {}).get(method, {}).get("responses", {}).get(status)

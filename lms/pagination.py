@@ -1,11 +1,5 @@
-"""The API's page-number pagination, with links a typed client can follow.
-
-DRF's ``PageNumberPagination`` names the next page by an absolute URL built from the request's
-host (the schema's example even names ``api.example.org``); behind a proxy or in an app that
-talks to another base URL that is the wrong host, and a generated client cannot call a URL
-anyway, only an operation with parameters. So ``next``/``previous`` are relative (path and
-query, resolved against the server the client already talks to) and ``next_page`` is the page
-number to pass as ``page`` to the same operation (null on the last page).
+"""Page-number pagination with relative ``next``/``previous`` links and a ``next_page`` number,
+so clients behind a proxy or generated from the schema can follow them.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The API's one JSON parser: a bad body is a ``400 parse_error``, never a 500.
 
-DRF's own JSONParser turns a ``ValueError`` into a ParseError, but ``json`` raises
-``RecursionError`` for a body nested about a thousand levels deep (``[`` × 10,000 on a notes
-``PUT`` was a 500), and it accepts ``"\\ud800"``: a lone surrogate, which is no character, cannot be
-encoded as UTF-8 and failed later in the database driver. This parser rejects both, and any body
-nested deeper than ``JSON_MAX_DEPTH`` (no request of this API needs more than four levels), before
-a serializer or a service walks it.
+Besides DRF's checks it refuses what ``json`` lets through and fails later: bodies nested past
+``JSON_MAX_DEPTH`` (or deep enough for ``RecursionError``) and lone surrogates (no UTF-8 form).
 """
 
 from __future__ import annotations
@@ -24,10 +20,7 @@ JSON_MAX_DEPTH = 32
 
 
 def json_problem(value: Any) -> str | None:
-    """Why a parsed JSON value may not go further (too deep, a lone surrogate), or None.
-
-    Iterative, so a deep value cannot exhaust the stack here either.
-    """
+    """Why a parsed JSON value may not go further, or None (iterative: no stack to exhaust)."""
     pending: list[tuple[Any, int]] = [(value, 1)]
     while pending:
         node, depth = pending.pop()

@@ -1,10 +1,5 @@
-"""Every Celery beat schedule of Lernpfad, defined in this one place.
-
-Beat runs django-celery-beat's DatabaseScheduler (``CELERY_BEAT_SCHEDULER``): each schedule is a
-row admins see and change in the admin ("Periodic tasks"). The apps' data migrations install
-these definitions (quizzes 0002, reviews 0002) and never overwrite a row that exists, so an
-admin's change survives; reversing a migration removes its row. Tasks are named by their Celery
-names, so this module imports no app.
+"""Every Celery beat schedule, in one place; the apps' data migrations install each as a row
+admins may change (an existing row is never overwritten). Tasks go by name: no app imports.
 """
 
 from __future__ import annotations

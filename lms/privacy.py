@@ -1,9 +1,5 @@
-"""Helpers for the learner data export (GET /api/v1/me/export/) that every app's api.py uses.
-
-An export must hold everything stored about the learner, including columns added later, so rows
-are exported with all their concrete columns except the ones named as secret or not the
-learner's (an answer key, a token digest). This is the one place that does not list fields one
-by one: forgetting a new column here would silently make the export incomplete.
+"""Helpers for the learner data export that every app's api.py uses: all concrete columns
+except named secrets, so a column added later cannot be left out of the export by mistake.
 """
 
 from __future__ import annotations

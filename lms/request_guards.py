@@ -1,19 +1,10 @@
-"""What every request must pass before a view sees it, and the API's answers in its one shape.
+"""What every request must pass before a view sees it; API 4xx answers keep the error shape.
 
-- A NUL in the path is a 404 and in the query string a 400: PostgreSQL cannot compare text with
-  NUL, so ``/certificates/%00/`` reached the driver and was a 500.
-- An API body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a ``413 request_too_large``, answered from
-  ``Content-Length`` before anything reads it: Django raises ``RequestDataTooBig`` when the body
-  is read, which became an HTML 400 (with ``DEBUG`` the debug page), not the API's error shape.
-- Pages (everything outside ``/api/``) answer only GET, HEAD and POST; a function view would
-  otherwise serve TRACE, PUT or OPTIONS like a GET. The API's views refuse what they do not
-  implement themselves (DRF, 405 with their own ``Allow``).
-- Whatever 4xx the API answers reaches the client in the error shape, never as an HTML page
-  (a resolver 404 or a CSRF 403 under ``DEBUG`` are Django's pages).
-- An API address without its trailing slash is a ``404 not_found`` naming the address with it
-  (``detail.path``), in every setting: ``APPEND_SLASH`` (CommonMiddleware) would redirect it
-  (301, which turns a POST into a GET and drops its body) or, under ``DEBUG``, answer a POST
-  with an HTML 500. Pages keep the redirect.
+- A NUL in the path is a 404, in the query string a 400 (PostgreSQL text cannot hold NUL).
+- An API body over ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is a 413, judged by ``Content-Length``.
+- Pages answer only GET, HEAD and POST (a function view would serve TRACE like a GET).
+- An API address without its trailing slash is a 404 naming the right one: ``APPEND_SLASH``
+  would redirect a POST and drop its body. Pages keep the redirect.
 """
 
 from __future__ import annotations
@@ -47,10 +38,7 @@ def is_api(request: HttpRequest) -> bool:
 
 
 class RequestGuardMiddleware:
-    """Refuses what no view can answer well (see the module docstring); keeps API 4xx in shape.
-
-    Sits after LocaleMiddleware, so its messages are in the request's language.
-    """
+    """Refuses what no view can answer well; sits after LocaleMiddleware (translated messages)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -89,8 +77,15 @@ def _refusal(request: HttpRequest, *, api: bool) -> HttpResponse | None:
         )
         response["Allow"] = ", ".join(PAGE_METHODS)
         return response
-    if api and _content_length(request) > _upload_limit():
-        return _too_large()
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if api and limit is not None and _content_length(request) > limit:
+        return _refuse(
+            413,
+            "request_too_large",
+            _("The request body is larger than %(limit)d bytes.") % {"limit": limit},
+            detail={"max_bytes": limit},
+            api=True,
+        )
     if api and not request.path_info.endswith("/"):
         return _slash_missing(request)
     return None
@@ -105,7 +100,6 @@ def _resolves(request: HttpRequest, path: str) -> bool:
 
 
 def _slash_missing(request: HttpRequest) -> HttpResponse | None:
-    """The 404 for an API address that exists only with a trailing slash (see above)."""
     if _resolves(request, request.path_info) or not _resolves(request, request.path_info + "/"):
         return None
     path = request.path + "/"
@@ -118,27 +112,11 @@ def _slash_missing(request: HttpRequest) -> HttpResponse | None:
     )
 
 
-def _upload_limit() -> float:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return float("inf") if limit is None else limit
-
-
 def _content_length(request: HttpRequest) -> int:
     try:
         return int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return 0
-
-
-def _too_large() -> HttpResponse:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return _refuse(
-        413,
-        "request_too_large",
-        _("The request body is larger than %(limit)d bytes.") % {"limit": limit},
-        detail={"max_bytes": limit},
-        api=True,
-    )
 
 
 def _refuse(status: int, code: str, message: str, *, api: bool, detail=None) -> HttpResponse:

@@ -1,9 +1,5 @@
-"""Charts drawn on the server as SVG: bars and a scatter plot, for the admin's dashboards.
-
-No script and no inline style (the strict Content-Security-Policy allows neither): geometry is
-in SVG attributes, colours come from classes in ``lms/static/lms/charts.css``. Every value is
-escaped; each bar and point carries a ``<title>`` (its tooltip) and the chart an ``aria-label``,
-so a screen reader gets the numbers too. Pure: numbers in, markup out.
+"""Bar and scatter charts drawn on the server as SVG for the admin's dashboards: no script or
+inline style (CSP), colours from ``lms/static/lms/charts.css``, every value escaped and titled.
 """
 
 from __future__ import annotations
@@ -40,15 +36,13 @@ def bar_chart(
     label: str,
     width: int = 720,
     height: int = 220,
-    max_value: float | None = None,
     every_label: int = 1,
 ) -> SafeString:
-    """Vertical bars from 0 to the largest value (or ``max_value``); the value axis has its
-    maximum and 0 written at its ends. ``every_label``: write every n-th bar's label."""
+    """Vertical bars from 0 to the largest value, written with 0 at the value axis' ends;
+    ``every_label``: write every n-th bar's label."""
     left, bottom, top = 40, 28, 12
     plot_w, plot_h = width - left - 8, height - bottom - top
-    peak = max_value if max_value is not None else max((b.value for b in bars), default=0)
-    peak = peak or 1
+    peak = max((b.value for b in bars), default=0) or 1
     slot = plot_w / max(len(bars), 1)
     gap = min(slot * 0.2, 6)
     rects, labels = [], []
@@ -102,18 +96,15 @@ def scatter_chart(
     label: str,
     x_label: str,
     y_label: str,
-    x_range: tuple[float, float] = (0.0, 1.0),
-    y_range: tuple[float, float] = (-1.0, 1.0),
     y_threshold: float | None = None,
     width: int = 520,
     height: int = 360,
 ) -> SafeString:
-    """Points in a box with both axes labelled at their ends; flagged points get their own
-    class; ``y_threshold`` draws a dashed line (e.g. the discrimination below which an item is
-    flagged)."""
+    """Points in a box from (0, -1) to (1, 1), axes labelled at their ends; flagged points get
+    their own class; ``y_threshold`` draws a dashed line."""
     left, right, top, bottom = 48, 12, 12, 40
     plot_w, plot_h = width - left - right, height - top - bottom
-    (x0, x1), (y0, y1) = x_range, y_range
+    (x0, x1), (y0, y1) = (0.0, 1.0), (-1.0, 1.0)
 
     def sx(value: float) -> str:
         return _number(left + plot_w * (min(max(value, x0), x1) - x0) / (x1 - x0))

@@ -1,8 +1,5 @@
-"""Text that can be stored: the rule every input path applies to strings it keeps or looks up.
-
-PostgreSQL's text types cannot hold NUL (the driver refuses the whole statement), and a lone
-surrogate (``"\\ud800"``, which JSON escapes can produce) is no character and has no UTF-8 form.
-Either one in a looked-up value or a stored one was a 500; checked here, it is a 4xx.
+"""Text that can be stored: PostgreSQL text cannot hold NUL and a lone surrogate has no UTF-8
+form, so every input path checks strings with these and answers a 4xx, not a 500.
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Error views (JSON for the API, plain pages elsewhere) and the health endpoints.
-
-The health endpoints are for the container runtime and the proxy, not for people:
-``lms.middleware.HealthCheckMiddleware`` answers them before any other middleware, so they need
-no session, no log-in, no allowed host (a check from inside the container says ``127.0.0.1``)
-and are neither redirected to HTTPS nor throttled. Their messages are English, like the API's
-404 and 500 below: an operator reads them in a log, a learner never sees them.
+"""Error views (JSON for the API, plain pages elsewhere) and the health endpoints, which
+``lms.middleware.HealthCheckMiddleware`` answers before any other middleware (English: for logs).
 """
 
 from __future__ import annotations
@@ -23,22 +18,16 @@ from lms.errors import error_body
 
 logger = logging.getLogger(__name__)
 
-# Seconds the readiness check waits for the broker. Docker's healthcheck (docker-compose.yml)
-# gives the whole request 5 s; a broker that does not answer in 2 counts as unreachable.
+# Seconds the readiness check waits for the broker (compose gives the whole check 5 s).
 BROKER_CHECK_TIMEOUT = 2.0
 
 
-# The styled pages live with the learner's pages (web/templates/web/errors/); if they are missing,
-# the plain text below still answers.
 ERROR_TEMPLATES = "web/errors/{status}.html"
 
 
 def error_page(request, *, status: int, fallback: str, context: dict | None = None) -> HttpResponse:
-    """The styled error page for ``status`` in the request's language, else ``fallback``.
-
-    Rendered with the request (navigation, the learner's name), except for a 500: then it is
-    rendered without context processors, so a broken database cannot break the error page too.
-    """
+    """The styled error page for ``status``, else ``fallback``. A 500 renders without context
+    processors, so a broken database cannot break the error page too."""
     name = ERROR_TEMPLATES.format(status=status)
     try:
         if status >= 500:
@@ -86,8 +75,7 @@ def too_many_requests(request, *, message: str, retry_after: int) -> HttpRespons
 
 
 def health_live(request) -> JsonResponse:
-    """Liveness: the process is up and answers. Touches neither the database nor the broker, so
-    an outage of either does not get every web container restarted."""
+    """Liveness: touches neither database nor broker, so their outage restarts no container."""
     return JsonResponse({"status": "live"})
 
 
@@ -118,8 +106,7 @@ def _broker_reachable() -> bool:
 
 
 def health_ready(request) -> JsonResponse:
-    """Readiness: the database answers a query and the broker accepts a connection. ``200``
-    when both do; ``503`` in the error shape naming each that failed."""
+    """Readiness: 200 when database and broker answer, else 503 naming each that failed."""
     checks = {
         "database": "ok" if _database_reachable() else "unreachable",
         "broker": "ok" if _broker_reachable() else "unreachable",

@@ -1,9 +1,5 @@
 """Admin for learner progress: enrollments per module with their progress, and progress rows.
-
-Apps above progress add columns to the enrollments list and its CSV (quizzes: the exam's best
-score, passed, certificate) through ``EnrollmentAdmin.extra_column_add``: progress knows
-nothing of exams, and each column loads its values for a whole page in a fixed number of
-queries.
+Apps above progress add columns to the enrollments list and CSV (``extra_column_add``).
 """
 
 from __future__ import annotations
@@ -98,11 +94,8 @@ class EnrollmentChangeList(ChangeList):
 
 
 class EnrollmentAdmin(admin.ModelAdmin):
-    """Per module: learners with percent complete and last activity; CSV export.
-
-    Enrollments are added with the "Enroll in a module" action on the users list; here they
-    are read and, to unenroll, deleted.
-    """
+    """Per module: learners with percent complete and last activity; CSV export. Enrolling is
+    an action on the users list; here enrollments are read and deleted."""
 
     list_display = (
         "learner",
@@ -171,12 +164,11 @@ class EnrollmentAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("last activity"), ordering="last_activity_at")
     def last_activity(self, enrollment: Enrollment) -> str:
-        # A method's value is shown as it is (the admin localizes only fields): format it.
+        # The admin localizes only fields, not a method's value.
         return local_time(enrollment.last_activity_at) or "—"
 
     @admin.display(description=_("module"), ordering="module__title")
     def module_title(self, enrollment: Enrollment) -> str:
-        # The title alone: the whole header line pushed the exam column out of sight.
         return enrollment.module.title
 
     @admin.display(description=_("e-mail"), ordering="learner__email")
@@ -201,23 +193,24 @@ class EnrollmentAdmin(admin.ModelAdmin):
                 learner_id=enrollment.learner_id, step__module_id=enrollment.module_id
             )
         }
-        not_started = StepProgress.Status.NOT_STARTED.label
-        body = format_html_join(
-            "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            (
+        not_started = StepProgress()  # a step without a row: not started, nothing viewed
+        cells = []
+        for step in steps:
+            row = rows.get(step.id, not_started)
+            cells.append(
                 (
                     step.number,
                     step.term,
-                    rows[step.id].get_status_display() if step.id in rows else not_started,
-                    ", ".join(kinds.get(kind, kind) for kind in rows[step.id].sections_viewed)
-                    if step.id in rows
-                    else "",
-                    local_time(rows[step.id].first_opened_at) if step.id in rows else "",
-                    local_time(rows[step.id].completed_at) if step.id in rows else "",
+                    row.get_status_display(),
+                    ", ".join(kinds.get(kind, kind) for kind in row.sections_viewed),
+                    local_time(row.first_opened_at),
+                    local_time(row.completed_at),
                 )
-                for step in steps
-            ),
+            )
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            cells,
         )
         return format_html(
             "<table><thead><tr><th>#</th><th>{}</th><th>{}</th><th>{}</th>"
@@ -307,9 +300,6 @@ admin.site.register(Enrollment, EnrollmentAdmin)
 admin.site.register(StepProgress, StepProgressAdmin)
 
 
-# --- "Enroll selected users in a module…" on the users list ---------------------------------
-
-
 class BulkEnrollForm(forms.Form):
     module = forms.TypedChoiceField(coerce=int, label=_("Module"))
 
@@ -348,7 +338,7 @@ def enroll_in_module(modeladmin, request, queryset):
     )
 
 
-# The action belongs to the app whose rows it writes; it is offered where the admin selects the
-# learners, on the users list (accounts.admin registers that list, earlier in INSTALLED_APPS).
+# The action belongs to the app whose rows it writes, offered on the users list (registered by
+# accounts.admin, earlier in INSTALLED_APPS).
 _user_admin = admin.site.get_model_admin(get_user_model())
 _user_admin.actions = (*(_user_admin.actions or ()), enroll_in_module)

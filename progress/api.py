@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable
 
 from django.db.models import Count
@@ -11,7 +10,6 @@ from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
 from progress import selectors as _selectors
-from progress.data import ModuleLearnerStats
 from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
 from progress.services import demo as _demo
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
@@ -22,8 +20,7 @@ def enrollment_exists(*, learner_id: int, module_id: int) -> bool:
 
 
 def completed_step_ids(*, learner_id: int, module_id: int) -> frozenset[int]:
-    """The ids of the module's active steps the learner has completed (one query); the exam's
-    completion gate compares them with the module's outline."""
+    """The ids of the module's active steps the learner has completed: one query."""
     return frozenset(
         StepProgress.objects.filter(
             courses_api.active_step_q("step__"),
@@ -35,12 +32,8 @@ def completed_step_ids(*, learner_id: int, module_id: int) -> frozenset[int]:
 
 
 def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
-    """Lock the learner's enrollment row (``SELECT … FOR UPDATE``) and return its module.
-
-    Call it inside ``transaction.atomic``: it serialises a learner's writes per module (e.g. two
-    exam starts at once). None when the learner is not enrolled or the module does not exist.
-    One query.
-    """
+    """Lock the learner's enrollment (inside a transaction) to serialise their writes per module,
+    and return its module; None when not enrolled. One query."""
     row = (
         Enrollment.objects.select_for_update(of=("self",))
         .filter(learner_id=learner_id, module__slug=module_slug)
@@ -55,11 +48,6 @@ def enrollment_lock(*, learner_id: int, module_slug: str) -> ModuleData | None:
         title=row["module__title"],
         header=row["module__header"],
     )
-
-
-def enrollments_bulk_create(*, learner_ids: Iterable[int], module_id: int) -> int:
-    """Enroll learners in a module as an admin; existing enrollments stay. Returns the new count."""
-    return _enrollments_bulk_create(learner_ids=learner_ids, module_id=module_id)
 
 
 def learner_export(learner_id: int) -> dict:
@@ -80,9 +68,8 @@ def learner_export(learner_id: int) -> dict:
 
 
 def learners_with_data_by_step(step_ids: Iterable[int]) -> dict[int, tuple[int, int]]:
-    """Per step, how many learners have progress on it (opened or completed) and how many
-    wrote a note on it: what a re-import that changes or retires the step touches. Two queries,
-    steps without either left out."""
+    """Per step, how many learners have progress on it and how many wrote a note on it (what a
+    re-import touches): two queries, steps without either left out."""
     ids = list(step_ids)
     if not ids:
         return {}
@@ -105,19 +92,7 @@ def learners_with_data_by_step(step_ids: Iterable[int]) -> dict[int, tuple[int, 
     }
 
 
-def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
-    """Enrolled and active learners, the completion funnel, the median days to complete (the
-    course dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
-    return _selectors.module_learner_stats(module_id=module_id, now=now)
-
-
-def demo_progress_create(
-    *, learner_id: int, module_slug: str, completed_days_ago: list[int], now
-) -> int:
-    """The demo learner's steps read and completed on past days (``manage.py demo_setup``)."""
-    return _demo.demo_progress_create(
-        learner_id=learner_id,
-        module_slug=module_slug,
-        completed_days_ago=completed_days_ago,
-        now=now,
-    )
+# Enroll learners as an admin (the new count), the course dashboard's figures, the demo learner.
+enrollments_bulk_create = _enrollments_bulk_create
+module_learner_stats = _selectors.module_learner_stats
+demo_progress_create = _demo.demo_progress_create

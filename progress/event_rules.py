@@ -22,8 +22,6 @@ EventKind = ProgressEvent.Kind
 EventResult = ProgressEvent.Result
 
 CLIENT_EVENT_ID_MAX_LENGTH = 64
-# How far a client's clock is believed (the same rule for offline reviews): lms.client_time.
-EARLIEST_EVENT_TIME = EARLIEST_CLIENT_TIME
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS
@@ -50,9 +48,8 @@ def missing_sections(progress: StepProgress | None, section_kinds: Sequence[str]
 def _status_event_skipped(
     progress: StepProgress, *, completes: bool, at: datetime.datetime
 ) -> EventResult | None:
-    """Why a "completed" (``completes``) or "reopened" event changes nothing: UNCHANGED when the
-    step already has that status, STALE when it is older than the last status change; else
-    None."""
+    """UNCHANGED when a "completed"/"reopened" event finds that status already, STALE when it
+    is older than the last status change, else None."""
     if (progress.status == _COMPLETED) == completes:
         return EventResult.UNCHANGED
     if progress.status_changed_at and at < progress.status_changed_at:
@@ -76,12 +73,8 @@ def event_apply(
     at: datetime.datetime,
     section_kinds: Sequence[str],
 ) -> tuple[str, bool]:
-    """Apply one event to a progress row in memory.
-
-    Returns the EventResult value and whether the row must be written (an "opened" that
-    changes no state still moves ``last_event_at``, the resume point). Raises
-    InvalidInput/Conflict for an event that cannot apply; the row is then unchanged.
-    """
+    """Apply one event to a progress row in memory: the EventResult and whether to write the row
+    (an "opened" still moves ``last_event_at``). Raises InvalidInput/Conflict, row unchanged."""
     before = _snapshot(progress)
     # An offline event older than the step's newest one must not move the resume point back.
     newest = progress.last_event_at is None or at >= progress.last_event_at
@@ -135,14 +128,8 @@ def completion_apply(
     at: datetime.datetime,
     section_kinds: Sequence[str],
 ) -> tuple[str, bool]:
-    """Complete a step on a page that showed the learner ``sections_shown``: those the step has
-    and the learner had not viewed count as viewed now (in document order, as "section_viewed"
-    events would), then "completed" applies. Returns what ``event_apply`` returns.
-
-    Sections are marked only when the completion applies: on a completed step, or for a stale
-    completion, nothing changes. Raises Conflict ``sections_not_viewed`` listing the missing
-    sections the page did not show; the row is then unchanged.
-    """
+    """Complete a step on a page that showed ``sections_shown``, which count as viewed if the
+    completion applies. As ``event_apply``; Conflict for missing sections the page did not show."""
     viewed = False
     if _status_event_skipped(progress, completes=True, at=at) is None:
         missing = missing_sections(progress, section_kinds)
@@ -164,9 +151,6 @@ def completion_apply(
     return result, viewed or dirty
 
 
-# --- offline events ------------------------------------------------------------------------
-
-
 @dataclasses.dataclass(frozen=True)
 class SyncEvent:
     index: int
@@ -183,8 +167,7 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
     if not isinstance(raw, Mapping):
         raise InvalidInput(_("An event must be an object."), code="invalid_event")
     client_event_id = raw.get("client_event_id")
-    # Every string of an event is looked up or stored: one with NUL (or a lone surrogate) would
-    # fail the batch's statements in PostgreSQL, so it rejects its own event here.
+    # A string with NUL or a lone surrogate would fail the whole batch in PostgreSQL.
     if (
         not isinstance(client_event_id, str)
         or not client_event_id.strip()
@@ -245,7 +228,7 @@ def client_time_parse(value: Any, *, now: datetime.datetime) -> datetime.datetim
             code="timestamp_in_future",
             detail={"server_time": now.isoformat()},
         )
-    if parsed < EARLIEST_EVENT_TIME:
+    if parsed < EARLIEST_CLIENT_TIME:
         raise InvalidInput(_("occurred_at is implausibly old."), code="timestamp_too_old")
     # Within the tolerance the event happened "now" as far as the server can tell.
     return min(parsed, now)

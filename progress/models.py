@@ -1,9 +1,7 @@
 """Learner data attached to content: enrollment, progress per step, the offline event log, notes.
 
-The tables kept the names they had in the courses app (``db_table``), so the split moved no row.
-
-Rows point at steps (never at sections): a re-import keeps step rows, so progress survives it.
-Sections are recorded by kind, which is stable across re-imports.
+Rows point at steps (kept by re-imports), sections are recorded by their stable kind. The
+tables kept their courses-app names (``db_table``).
 """
 
 from django.conf import settings
@@ -13,8 +11,7 @@ from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils.translation import gettext_lazy as _
 
-# A note is free text the learner writes for one prompt of a step; 10 000 characters is several
-# pages, far more than the prompts ask for, and small enough to keep rows and responses bounded.
+# Several pages, far more than the prompts ask for; keeps rows and responses bounded.
 NOTE_MAX_LENGTH = 10_000
 
 
@@ -41,8 +38,6 @@ class Enrollment(models.Model):
         max_length=10, choices=Source.choices, default=Source.SELF, verbose_name=_("source")
     )
     enrolled_at = models.DateTimeField(verbose_name=_("enrolled"))
-    # Last activity and the resume point are read from the progress rows
-    # (StepProgress.last_event_at), so recording an event never has to write this row too.
 
     class Meta:
         verbose_name = _("enrollment")
@@ -87,8 +82,7 @@ class StepProgress(models.Model):
     status_changed_at = models.DateTimeField(
         null=True, blank=True, verbose_name=_("status changed")
     )
-    # Event time of the newest event on this step: the module's last activity is the newest of
-    # these, and the step with the newest one is where "resume" starts looking.
+    # Event time of the newest event on this step: last activity and resume point come from it.
     last_event_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last event"))
     updated_at = models.DateTimeField(verbose_name=_("updated"))
 
@@ -109,11 +103,8 @@ class StepProgress(models.Model):
 
 
 class ProgressEvent(models.Model):
-    """A progress event a mobile app recorded offline and synced; the log makes replays no-ops.
-
-    Only accepted events are logged (applied or already in effect): a rejected event may be sent
-    again once its cause is fixed (e.g. after enrolling).
-    """
+    """An offline event synced and accepted; the log makes replays no-ops (a rejected event is
+    not logged, so it may be sent again once its cause is fixed)."""
 
     class Kind(models.TextChoices):
         OPENED = "opened", _("opened")

@@ -1,8 +1,5 @@
-"""The version of a learner's notes on a step (their ETag): plain Python, no queries.
-
-A hash of the texts by prompt and of when they were last written, so it changes exactly when
-the body does, is the same in every process, and needs no column: the service compares it
-under the step's lock.
+"""The version (ETag) of a learner's notes on a step: a hash of the texts and when they were
+last written, so it needs no column. Plain Python.
 """
 
 from __future__ import annotations

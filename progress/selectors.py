@@ -1,8 +1,5 @@
-"""Reads of learner data: enrollments, a module's progress, the outline status, notes.
-
-Each function uses a fixed number of queries, whatever the number of steps or progress rows.
-Percentages count the module's current (active) steps only: progress on a step that a re-import
-retired is kept but no longer counts.
+"""Reads of learner data, each in a fixed number of queries: enrollments, a module's progress,
+the outline status, notes. Percentages count active steps only.
 """
 
 from __future__ import annotations
@@ -43,21 +40,11 @@ def percent(completed: int, total: int) -> int:
     return completed * 100 // total if total else 0
 
 
-def _not_enrolled(module_slug: str) -> NotEnrolled:
-    """NotEnrolled, or ModuleNotFound raised when there is no such module (one query)."""
-    courses_api.module_by_slug(module_slug)
-    return NotEnrolled(module_slug)
-
-
 def step_unavailable(*, module_slug: str, number: int, enroll_first: bool = False) -> NotEnrolled:
-    """Why the learner has no progress on a step: raises ModuleNotFound or StepNotFound, else
-    returns NotEnrolled to raise (at most two queries, only on this error path)."""
+    """Raises ModuleNotFound or StepNotFound, else returns NotEnrolled to raise."""
     courses_api.module_by_slug(module_slug)
     courses_api.step_by_number(module_slug, number)
     return NotEnrolled(module_slug, enroll_first=enroll_first)
-
-
-# --- enrollments --------------------------------------------------------------------------
 
 
 def enrollments_with_progress(queryset: QuerySet[Enrollment]) -> QuerySet[Enrollment]:
@@ -110,11 +97,9 @@ def enrollment_get(*, learner_id: int, module_slug: str) -> Enrollment:
         .first()
     )
     if enrollment is None:
-        raise _not_enrolled(module_slug)
+        courses_api.module_by_slug(module_slug)  # ModuleNotFound before NotEnrolled
+        raise NotEnrolled(module_slug)
     return enrollment
-
-
-# --- module progress ----------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,11 +171,8 @@ class ModuleProgress:
 def resume_step(
     steps: Sequence[tuple[int, str, datetime.datetime | None]],
 ) -> int | None:
-    """The id of the step to resume, from (id, status, last event time) in step order.
-
-    The step the learner worked on last while it is not completed; else the first step after
-    it that is not completed, wrapping round to the start; None when every step is completed.
-    """
+    """The id of the step to resume, from (id, status, last event time) in step order: the
+    first step not completed from the one worked on last, wrapping round; None when all are."""
     worked_on = [(at, index) for index, (_, _, at) in enumerate(steps) if at is not None]
     start = max(worked_on)[1] if worked_on else 0
     for step_id, status, _ in [*steps[start:], *steps[:start]]:
@@ -227,8 +209,7 @@ def _progress_by_step(*, learner_id: int, module_id: int | None = None) -> dict[
 
 
 def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
-    """The learner's progress in a module: the module's outline (``courses.api``), the
-    enrollment and the progress rows. Retired steps' rows count as activity."""
+    """The learner's progress in a module; retired steps' rows count as activity."""
     outline = courses_api.module_outline(module_slug)
     enrolled_at = _enrolled_at(learner_id=learner_id, module_id=outline.id)
     if enrolled_at is None:
@@ -238,8 +219,6 @@ def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
 
 
 def _module_progress(outline, *, enrolled_at, rows: dict[int, dict]) -> ModuleProgress:
-    """The module's progress from the learner's progress rows by step id (any of the
-    outline's steps, retired ones too)."""
     steps = []
     for step in outline.active_steps:
         row = rows.get(step.id, _NO_PROGRESS)
@@ -292,8 +271,8 @@ def _module_progress(outline, *, enrolled_at, rows: dict[int, dict]) -> ModulePr
 
 @dataclasses.dataclass(frozen=True)
 class LearnerProgress:
-    """Every enrollment of the learner and every progress row of theirs (two queries,
-    ``learner_progress_get``), for the pages that show each enrolled module's progress."""
+    """Every enrollment and progress row of the learner (two queries), for pages that show each
+    enrolled module's progress."""
 
     module_ids: list[int]  # newest enrollment first
     enrolled_at: dict[int, datetime.datetime]
@@ -306,7 +285,7 @@ class LearnerProgress:
             raise NotEnrolled(module_slug)
         return _module_progress(outline, enrolled_at=self.enrolled_at[outline.id], rows=self.rows)
 
-    # The statistics page's name for it: it draws ``completed_at`` and ``percent_complete``.
+    # The statistics page's name for it.
     completion = module
 
 
@@ -345,8 +324,7 @@ class OutlineStatus:
 def outline_status_get(
     *, learner_id: int, module_slug: str, module_id: int, steps: Sequence[Any]
 ) -> OutlineStatus | None:
-    """Status of the given (active, ordered) steps (anything with ``id`` and ``number``) for
-    the learner; None when not enrolled. Two queries: the enrollment, the progress rows."""
+    """The learner's status on these active, ordered steps; None when not enrolled: 2 queries."""
     enrolled_at = _enrolled_at(learner_id=learner_id, module_id=module_id)
     if enrolled_at is None:
         return None
@@ -373,9 +351,6 @@ def outline_status_get(
     )
 
 
-# --- notes --------------------------------------------------------------------------------
-
-
 @dataclasses.dataclass(frozen=True)
 class StepNotes:
     module_slug: str
@@ -393,8 +368,7 @@ class StepNotes:
 
 
 def enrolled_step_id(*, learner_id: int, module_slug: str, number: int) -> int | None:
-    """The id of the module's active step ``number`` reached through the learner's enrollment;
-    None when not enrolled or there is no such step (one query)."""
+    """The id of the active step ``number`` of a module the learner is enrolled in, else None."""
     return (
         Enrollment.objects.filter(
             courses_api.active_step_q("module__steps__"),
@@ -420,8 +394,8 @@ def step_notes_get(*, learner_id: int, module_slug: str, number: int) -> StepNot
 
 
 def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
-    """Enrolled and active learners, the completion funnel and the median time to complete the
-    module: 4 queries, whatever the number of learners and steps (plus courses' outline)."""
+    """Enrolled and active learners, the completion funnel and the median days to complete the
+    module: 4 queries plus courses' steps."""
     steps = courses_api.module_steps(module_id)
     counts = Enrollment.objects.filter(module_id=module_id).aggregate(enrolled=Count("id"))
     rows = StepProgress.objects.filter(step__module_id=module_id)
@@ -469,13 +443,9 @@ def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLea
     )
 
 
-# --- the step reader ----------------------------------------------------------------------
-
-
 @dataclasses.dataclass(frozen=True)
 class StepReaderState:
-    """What the step page shows of an enrolled learner: the step's status, the section kinds
-    read, and the notes by prompt (``StepNote.Prompt``)."""
+    """What the step page shows of an enrolled learner: status, sections read, notes by prompt."""
 
     status: str
     sections_viewed: tuple[str, ...]
@@ -487,12 +457,8 @@ class StepReaderState:
 def step_reader_state(
     *, learner_id: int, module_id: int, step_id: int, column: tuple[str, list] | None = None
 ) -> StepReaderState | None:
-    """The learner's state on one step for its page; None when not enrolled in the module.
-
-    One query: the enrollment with the step's progress row and each note as subqueries,
-    carrying ``column`` (another app's scalar subquery, SQL and params: the page's quick-check
-    ratings) as ``carried``.
-    """
+    """The learner's state on one step for its page, None when not enrolled: one query, which
+    also carries ``column`` (another app's scalar subquery as SQL and params) as ``carried``."""
     progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
     notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
     row = (

@@ -147,9 +147,6 @@ class StepDetailSerializer(serializers.Serializer):
         ).data
 
 
-# --- the module bundle ----------------------------------------------------------------------
-
-
 class BundleQuickCheckSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     question = serializers.CharField()

@@ -1,9 +1,5 @@
-"""Content API: the module list, term cards and the module bundle. Readable without log-in
-(open courseware).
-
-The module detail and the step, which also show the signed-in learner's progress, are served
-by progress.rest.content_views. Nothing here knows of learners, so every body is the same for
-everyone and its ETag (``If-None-Match`` → ``304``) is a pure function of the content.
+"""Content API readable without log-in: the module list, term cards and the module bundle.
+Nothing here knows of learners, so each ETag is a pure function of the content.
 """
 
 from django.http import HttpResponse, HttpResponseNotModified

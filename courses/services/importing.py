@@ -1,8 +1,6 @@
-"""Import course documents into the database in one transaction.
-
-Steps are matched by (module, term slug); an unchanged document block is skipped entirely, so a
-re-import of unchanged documents writes no rows and admin edits survive until the block changes.
-A step missing from its document is retired, never deleted: learner data keeps pointing at it.
+"""Import course documents in one transaction. Steps match by (module, term slug); an unchanged
+block is skipped, so admin edits survive until it changes; a step gone from its document is
+retired, never deleted.
 """
 
 from __future__ import annotations
@@ -151,22 +149,18 @@ def _step_unchanged(step: Step | None, row: StepRow) -> bool:
 
 
 def _changed(instance, fields: dict) -> bool:
+    """Whether any field differs from ``fields`` (plan values, read as the model reads them)."""
     return any(
-        getattr(instance, name) != _as_model_value(instance, name, value)
+        getattr(instance, name)
+        != (None if value is None else instance._meta.get_field(name).to_python(value))
         for name, value in fields.items()
     )
-
-
-def _as_model_value(instance, name: str, value):
-    field = instance._meta.get_field(name)
-    return field.to_python(value) if value is not None else None
 
 
 def _quick_checks_sync(
     module: Module, row: ModuleRow, report: ImportReport
 ) -> dict[str, QuickCheck]:
-    """Every distinct question/answer line of the module, stored once, with its role
-    (``courses.quick_check_roles``, decided over the module as the documents have it)."""
+    """Every distinct question/answer line of the module, stored once, with its role."""
     wanted = {}
     for step_row in row.steps:
         for qc in step_row.quick_checks:
@@ -181,7 +175,6 @@ def _quick_checks_sync(
         if h not in existing
     ]
     if missing:
-        # bulk_create sets primary keys on PostgreSQL and on SQLite >= 3.35.
         existing.update({qc.text_hash: qc for qc in QuickCheck.objects.bulk_create(missing)})
         report.rows_written += len(missing)
     to_activate = [h for h, qc in existing.items() if h in wanted and not qc.is_active]
@@ -293,9 +286,8 @@ def step_refresh_content_hash(*, step: Step) -> Step:
 
 
 def quick_check_roles_refresh(*, module_id: int) -> int:
-    """Decide the role of each of the module's quick checks again from the database, after an
-    admin edited a step, its quick checks or a quick check's text (``courses.quick_check_roles``
-    over the active steps), and renew the module's content version. Returns how many changed."""
+    """Decide the module's quick check roles again after an admin edit and renew its content
+    version; how many changed."""
     steps = {
         step.pk: step.definition
         for step in Step.objects.active().filter(module_id=module_id).only("id", "definition")

@@ -1,14 +1,6 @@
-"""The content endpoints that also show the signed-in learner's progress: the module with its
-outline (and the learner's status on each step) and the step. Readable without log-in (open
-courseware).
-
-Reading changes nothing: a GET (or its 304) records no progress, so an app may prefetch a whole
-module without moving the learner's resume point. Opening a step is the explicit ``opened``
-event (``POST …/steps/{n}/progress/``), which the web reader sends too (README, "API").
-
-They live here, not in courses.rest: content knows nothing of learners, so the view that joins
-the two sits in the app that owns the learner's side (the one import-linter exception that lets
-progress.rest use courses.rest's serializers and courses.selectors; see ARCHITECTURE.md).
+"""Content endpoints that also show the signed-in learner's progress: the module with its
+outline and the step, readable without log-in. Reading records no progress (opening a step is
+the explicit ``opened`` event). They live here because content knows nothing of learners.
 """
 
 from django.core.cache import cache
@@ -37,8 +29,7 @@ from progress.selectors import outline_status_get
 
 
 class ModuleDetailView(APIView):
-    """The module with its outline; its ETag is a hash of the body, so it changes with the
-    content and with the learner's progress (``If-None-Match`` → ``304``)."""
+    """The module with its outline; the ETag hashes the body, learner's status included."""
 
     permission_classes = [AllowAny]
 
@@ -50,7 +41,6 @@ class ModuleDetailView(APIView):
     )
     def get(self, request, module: str):
         content = module_get(slug=module)
-        # An enrolled learner also sees the status of each step.
         outline_status = None
         if request.user.is_authenticated:
             outline_status = outline_status_get(
@@ -94,8 +84,7 @@ class StepDetailView(APIView):
             raise StepNotFound(module, number)
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
-        # The body is a function of the step's ETag (a hash of everything it shows): kept
-        # rendered in the shared cache under it.
+        # The body is a function of the ETag: kept rendered in the shared cache under it.
         body = cache.get(f"courses:step-body:{module}:{number}:{etag}")
         if body is None:
             content = step_get(module_slug=module, number=number)

@@ -39,12 +39,9 @@ class EnrollmentSerializer(serializers.ModelSerializer):
         return percent(enrollment.completed_steps, enrollment.total_steps)
 
 
-# --- progress -----------------------------------------------------------------------------
-
-
 class SectionKindField(serializers.ChoiceField):
-    """A section kind: an enum in the schema, but any kind passes to the service, which tells a
-    kind the step does not have (``unknown_section``) from a malformed value."""
+    """A section kind: an enum in the schema, but any well-formed kind passes to the service,
+    which answers ``unknown_section``."""
 
     def __init__(self, **kwargs):
         super().__init__(choices=SECTION_KIND_CHOICES, **kwargs)
@@ -144,9 +141,6 @@ class ModuleProgressSerializer(serializers.Serializer):
     steps = StepStatusSerializer(many=True)
 
 
-# --- offline sync -------------------------------------------------------------------------
-
-
 class _SyncEventSerializer(serializers.Serializer):
     """What every offline event has (progress.event_rules.sync_event_parse checks it)."""
 
@@ -198,8 +192,8 @@ SYNC_EVENT_SCHEMA = PolymorphicProxySerializer(
 
 @extend_schema_field(SYNC_EVENT_SCHEMA)
 class SyncEventField(serializers.JSONField):
-    """One offline event, typed in the schema (one shape per ``event``) but parsed by the
-    service: a malformed event is rejected on its own instead of failing the whole batch."""
+    """One offline event, typed in the schema but parsed by the service, so a malformed event
+    is rejected on its own instead of failing the batch."""
 
 
 class SyncRequestSerializer(serializers.Serializer):
@@ -254,9 +248,6 @@ class SyncResponseSerializer(serializers.Serializer):
         return {"results": results, "counts": counts, "server_time": server_time}
 
 
-# --- notes --------------------------------------------------------------------------------
-
-
 class StepNotesSerializer(serializers.Serializer):
     """A learner's notes on a step, one text per prompt ("" when none)."""
 
@@ -308,9 +299,6 @@ class NotesConflictErrorSerializer(serializers.Serializer):
     """The error shape of a stale notes write (``412``): the current notes in ``detail``."""
 
     error = NotesConflictSerializer()
-
-
-# --- module detail for an enrolled learner -------------------------------------------------
 
 
 class LearnerOutlineStepSerializer(OutlineStepSerializer):

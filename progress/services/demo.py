@@ -1,6 +1,5 @@
-"""The demo learner's study history (``manage.py demo_setup``, local use only): an enrollment and
-a few steps read and completed on past days, through the same services as the step page, so the
-demo's module, statistics and review pages show real progress."""
+"""The demo learner's study history (``manage.py demo_setup``), written through the same
+services as the step page."""
 
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ def demo_progress_create(
     completed_days_ago: Sequence[int],
     now: datetime.datetime,
 ) -> int:
-    """Enroll the learner and complete the module's first steps, step ``i`` ``completed_days_ago
-    [i]`` days before ``now`` (read section by section first, as the reader does), then open the
-    next step and read its first two sections. Repeating it changes nothing (the services are
-    idempotent). Returns how many steps are completed."""
+    """Enroll the learner, complete step ``i`` ``completed_days_ago[i]`` days before ``now`` and
+    start the next one; idempotent. Returns how many steps are completed."""
     enrollment_create(learner_id=learner_id, module_slug=module_slug)
     steps = courses_api.module_outline(module_slug).active_steps
     for step, days_ago in zip(steps, completed_days_ago, strict=False):

@@ -1,7 +1,5 @@
-"""Enrolling and unenrolling learners (self-service and by an admin).
-
-Enrolling creates a "not started" progress row for every active step, so an event only ever
-updates a row (progress.services.step_context).
+"""Enrolling and unenrolling learners. Enrolling creates a "not started" progress row for
+every active step, so an event only ever updates a row.
 """
 
 from __future__ import annotations

@@ -26,14 +26,9 @@ def step_notes_put(
     notes: Mapping[str, str],
     if_match: str | None = None,
 ) -> dict[str, StepNote]:
-    """Set the learner's notes for the given prompts of a step; an empty text deletes a note.
-
-    Prompts not given stay as they are. Returns the step's notes after the change, by prompt.
-    With ``if_match`` (an ``If-Match`` header) the write applies only while the notes are still
-    the version it names (``progress.note_versions``), checked under the step's lock; else
-    PreconditionFailed ``notes_changed`` with the current texts and version, nothing written.
-    Without it the last write wins (the web form).
-    """
+    """Set the learner's notes for the given prompts of a step (an empty text deletes one) and
+    return all of them. With ``if_match`` the write applies only while the notes are that version
+    (checked under the step's lock), else PreconditionFailed; without it the last write wins."""
     unknown = sorted(set(notes) - set(NOTE_PROMPTS))
     if unknown:
         raise InvalidInput(

@@ -1,11 +1,8 @@
 """Locking and reading one learner's progress row on one step, for every write that changes it.
 
-Enrolling created the row, so an event only ever updates it: the row is locked (SELECT ... FOR
-UPDATE) in the same statement that reads it, and two requests of the same learner (browser and
-phone at once) apply one after the other. PostgreSQL re-reads a row it waited for, so the second
-one sees the first one's change. A step added to the module later gets its row on the first
-event. Event times are UTC; an offline event carries its client time, an online event the
-server's.
+The row is locked (FOR UPDATE) in the statement that reads it, so two requests of one learner
+apply one after the other and the second sees the first's change. A step added to the module
+after the enrollment gets its row on the first event.
 """
 
 from __future__ import annotations
@@ -42,11 +39,8 @@ class StepContext:
 
 
 def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[dict]:
-    """The learner's progress row of the step, locked, with the step's section kinds.
-
-    One statement: progress JOIN step LEFT JOIN sections, only while the learner is enrolled;
-    one result row per section. FOR UPDATE OF the progress row only.
-    """
+    """The learner's progress row of the step, locked, one result row per section kind, only
+    while the learner is enrolled: one statement."""
     return list(
         StepProgress.objects.select_for_update(of=("self",))
         .filter(
@@ -67,10 +61,7 @@ def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> lis
 
 def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> StepContext | None:
     """Lock and read the learner's progress on a step; None when not enrolled or no such step.
-
-    One statement when the row exists (enrolling created it); a step added to the module after
-    the enrollment gets its row here (3 statements more, once).
-    """
+    One statement when the row exists, 3 more once for a step added after the enrollment."""
     rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
     if not rows:
         step_id = enrolled_step_id(learner_id=learner_id, module_slug=module_slug, number=number)

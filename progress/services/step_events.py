@@ -1,6 +1,4 @@
-"""Progress events of a learner online: opening a step, viewing a section, completing and
-reopening it, completing it with the sections a page showed (the offline batch is
-progress.services.sync)."""
+"""Progress events of a learner online: opening, viewing a section, completing, reopening."""
 
 from __future__ import annotations
 
@@ -49,11 +47,8 @@ def step_event_record(
     section: str = "",
     at: datetime.datetime | None = None,
 ) -> StepEventOutcome:
-    """Record a progress event of an enrolled learner; repeating it changes nothing.
-
-    Two queries (lock and read, write; one when nothing changes), plus what
-    reviews.api.cards_for_step_ensure needs when the event completes the step.
-    """
+    """Record a progress event of an enrolled learner; repeating it changes nothing. Two
+    queries (one when nothing changes), plus the review cards of a completed step."""
     at = at or timezone.now()
     with transaction.atomic():
         context = step_context_lock_or_raise(
@@ -84,15 +79,8 @@ def step_complete(
     sections_shown: Collection[str],
     at: datetime.datetime | None = None,
 ) -> StepEventOutcome:
-    """Complete a step from a page that showed the learner ``sections_shown`` (the web reader
-    shows every section above its button): those the step has count as viewed, then the step
-    completes (progress.event_rules.completion_apply). Repeating it changes nothing.
-
-    One transaction, as ``step_event_record``: lock and read, one write, plus what
-    reviews.api.cards_for_step_ensure needs; the same however many sections the step has. A
-    missing section the page did not show raises Conflict ``sections_not_viewed`` and nothing
-    is written.
-    """
+    """Complete a step from a page that showed ``sections_shown``, which count as viewed
+    (``completion_apply``); costs as ``step_event_record``, repeating it changes nothing."""
     at = at or timezone.now()
     with transaction.atomic():
         context = step_context_lock_or_raise(
@@ -118,8 +106,7 @@ def _outcome_write(
     completed: bool,
     at: datetime.datetime,
 ) -> StepEventOutcome:
-    """Write the row an event changed; a completion that applied gets the step's review cards
-    in the same transaction (a failure there rolls the completion back)."""
+    """Write the changed row; an applied completion gets its review cards in the transaction."""
     if dirty:
         progress_write(context.progress, now=at)
     if completed and result == EventResult.APPLIED:

@@ -1,7 +1,5 @@
-"""Offline sync: a batch of progress events a mobile app recorded while offline.
-
-Replays are no-ops (the event log, ProgressEvent, is unique per client event id); the events
-apply in client-time order with the same rules as online events (progress.event_rules).
+"""Offline sync: a batch of progress events recorded offline, applied in client-time order with
+the online rules (progress.event_rules); replays are no-ops (ProgressEvent is unique per id).
 """
 
 from __future__ import annotations
@@ -52,13 +50,9 @@ def _rejected(client_event_id: Any, error: DomainError) -> SyncEventResult:
 def progress_sync(
     *, learner_id: int, events: Sequence[Any], now: datetime.datetime | None = None
 ) -> list[SyncEventResult]:
-    """Apply a batch of offline events; one result per event, in the order sent.
-
-    Replays (a client event id seen before, in this batch or earlier) are ignored; the other
-    events apply in client-time order; a bad event is rejected with its reason and the rest
-    still apply. 7 statements whatever the batch size (2 more when a step has no row yet),
-    plus what reviews.api.cards_for_step_ensure needs per step the batch completes.
-    """
+    """Apply a batch of offline events; one result per event, in the order sent. A bad event is
+    rejected with its reason and the rest still apply. 7 statements whatever the batch size
+    (2 more when a step has no row yet), plus the review cards of each completed step."""
     if len(events) > SYNC_MAX_EVENTS:
         raise InvalidInput(
             _("At most %(count)d events per sync; send the rest in another batch.")
@@ -106,7 +100,6 @@ def _sync_apply(
     results: list[SyncEventResult | None],
     now: datetime.datetime,
 ) -> None:
-    """Apply parsed events inside one transaction (see progress_sync for the cost)."""
     slugs = {event.module for event in events}
     modules = {slug: module.id for slug, module in courses_api.modules_by_slugs(slugs).items()}
     # Lock in id order, so two syncs of the same learner never wait on each other in a cycle.

@@ -103,28 +103,3 @@ def test_the_schema_is_compressed(client):
     response = client.get("/api/schema/", HTTP_ACCEPT_ENCODING="br")
     assert response.status_code == 200 and response["Content-Encoding"] == "br"
     assert b"openapi" in brotli.decompress(response.content)
-
-
-@pytest.mark.parametrize(
-    "encoding, decompress",
-    [("gzip", gzip.decompress), ("br", brotli.decompress)],
-)
-def test_the_bundle_is_compressed_once_per_version(
-    course, client, encoding, decompress, monkeypatch
-):
-    """The bundle keeps its compressed bodies: the second request compresses nothing."""
-    from lms import compression
-
-    plain = client.get(BUNDLE).content
-    first = client.get(BUNDLE, HTTP_ACCEPT_ENCODING=encoding)
-    assert first["Content-Encoding"] == encoding and decompress(first.content) == plain
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("compressed again")
-
-    monkeypatch.setattr(compression.brotli, "compress", refuse)
-    monkeypatch.setattr(compression, "compress_string", refuse)
-    second = client.get(BUNDLE, HTTP_ACCEPT_ENCODING=encoding)
-    assert second.content == first.content and second["ETag"] == first["ETag"]
-    assert second["ETag"].startswith('W/"') and "Accept-Encoding" in second["Vary"]
-    assert client.get(BUNDLE, HTTP_IF_NONE_MATCH=second["ETag"]).status_code == 304
