@@ -85,8 +85,7 @@ class UserAdmin(DjangoUserAdmin):
 
     @admin.action(description=_("Confirm the e-mail address of the selected users"))
     def email_confirm_selected(self, request, queryset):
-        # For a learner whose confirmation mail never arrives; an address already confirmed,
-        # or a requested change (only its link confirms that), is left as it is.
+        # For a confirmation mail that never arrives; a requested change needs its own link.
         for user in queryset.filter(email_confirmed_at__isnull=True).exclude(email=""):
             services.email_mark_confirmed(user=user)
 
@@ -113,8 +112,7 @@ class UserAdmin(DjangoUserAdmin):
         return super().user_change_password(request, id, form_url)
 
     def save_model(self, request, obj, form, change):
-        # An admin who changes a learner's zone, reminder time, quiet hours, address or active
-        # flag moves their next reminder, as the learner's own settings page does.
+        # A changed reminder preference moves the next reminder, as the settings page does.
         if not change or REMINDER_PREFERENCE_FIELDS.intersection(form.changed_data):
             obj.next_reminder_at = ReminderPreferences.of(obj).next_after_change(timezone.now())
         super().save_model(request, obj, form, change)

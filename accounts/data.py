@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from accounts.reminders import ReminderPreferences
 from lms.local_time import ReminderSchedule
 
-# The desired retention (FSRS's target probability of recall) a learner may choose, and its
-# default: the one definition.
+# The desired retention (FSRS's target recall) a learner may choose, and its default.
 DESIRED_RETENTION_MIN = 0.80
 DESIRED_RETENTION_MAX = 0.97
 DEFAULT_DESIRED_RETENTION = 0.90

@@ -18,8 +18,7 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("courses", "termcard"): EDIT,
     ("courses", "quickcheck"): ("view", "add", "change"),
     ("courses", "stepquickcheck"): FULL,
-    # Enrollments (added with the users list's action, which needs "change user"; the user
-    # form of a course admin leaves out passwords and permissions: accounts.admin).
+    # Enrollments (the users list's action needs "change user"; accounts.admin hides passwords).
     ("progress", "enrollment"): FULL,
     ("accounts", "user"): EDIT,
     # Learner progress: read only.

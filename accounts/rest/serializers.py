@@ -135,8 +135,7 @@ class TokenRequestSerializer(serializers.Serializer):
     """Log-in for a mobile app: the password and exactly one of ``login`` (the username or the
     e-mail address, as the web form's one field), ``username`` or ``email``."""
 
-    # All three optional without a default, so a generated client sends only the one it is
-    # given; an empty one counts as left out.
+    # Optional without a default, so a client sends only the one given; empty is left out.
     login = serializers.CharField(
         max_length=254,
         required=False,
