@@ -1,5 +1,5 @@
 """Small pieces the web views share: turning domain errors into pages or messages, safe
-redirects."""
+redirects, the content version the pages' cached fragments vary on."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from courses.selectors import module_manifest_get
 from lms.errors import DomainError, NotFound
 
 View = Callable[..., HttpResponse]
@@ -64,3 +65,9 @@ def safe_next(request: HttpRequest, fallback: str) -> str:
     ):
         return target
     return fallback
+
+
+def content_version(module_slug: str) -> str:
+    """The module's content version: the reading pages' ``{% cache %}`` fragments vary on it, so
+    a publish is seen at once by every process."""
+    return module_manifest_get(slug=module_slug).version
