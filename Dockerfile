@@ -15,7 +15,7 @@ RUN pip install --no-cache-dir .
 RUN DJANGO_SETTINGS_MODULE=lms.settings.production \
     DJANGO_SECRET_KEY=collectstatic-at-build-time-only-not-a-secret \
     DJANGO_ALLOWED_HOSTS=localhost \
-    DATABASE_URL=sqlite:////tmp/collectstatic-opens-no-database.sqlite3 \
+    DATABASE_URL=postgres://collectstatic-opens-no-database@127.0.0.1:1/none \
     CELERY_BROKER_URL=memory:// \
     python manage.py collectstatic --noinput
 # The code stays root's: the runtime user reads it but cannot change it (nothing writes there

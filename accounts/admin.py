@@ -3,12 +3,13 @@
 The users list also has "Enroll selected users in a module…": progress.admin adds it, since the
 enrollments it writes are progress' rows. Setting a password here (the user's "Reset password"
 form) revokes the user's tokens and ends their sessions, as every password change does
-(``User.save``). Log-in lockouts are lifted with the users list's action, or under Axes →
-Access attempts.
+(``services.password_set``). Log-in lockouts are lifted with the users list's action, or under
+Axes → Access attempts.
 """
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import AdminPasswordChangeForm
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -25,8 +26,20 @@ SUPERUSER_ONLY_USER_FIELDS = frozenset(
 )
 
 
+class PasswordSetForm(AdminPasswordChangeForm):
+    """Django's form for setting a password or turning password log-in off, saved by
+    ``services.password_set``."""
+
+    def save(self, commit=True):
+        password = (
+            self.cleaned_data["password1"] if self.cleaned_data["set_usable_password"] else None
+        )
+        return services.password_set(user=self.user, password=password)
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
+    change_password_form = PasswordSetForm
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
         (

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from knox.models import AuthToken
 
-from accounts import selectors, services, sql
+from accounts import selectors, services
 from accounts.data import ReminderLearner, ReminderRecipient, ReviewPreferences
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_LOOKBACK, ReminderPreferences
@@ -127,7 +127,7 @@ def next_reminders_store(
     """Store the learners' next reminder instants by id (None: no reminders), in one statement.
     With ``read`` (the ``next_reminder_at`` values the caller read), a learner is changed only
     while they still hold that value. Runs in the caller's transaction."""
-    sql.next_reminders_update(next_at, read=read)
+    services.next_reminders_update(next_at, read=read)
 
 
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:

@@ -5,7 +5,7 @@ import datetime
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -164,36 +164,6 @@ class User(AbstractUser):
     def get_session_auth_fallback_hash(self):
         for fallback_secret in settings.SECRET_KEY_FALLBACKS:
             yield self._session_hash(fallback_secret)
-
-    def set_unusable_password(self) -> None:
-        # The admin's "disable password-based authentication" is a credential change too.
-        super().set_unusable_password()
-        self._credentials_changed = True
-
-    def save(self, *args, **kwargs) -> None:
-        """Save; a changed password also revokes every mobile token of the account.
-
-        STYLE.md keeps rules out of save(), and this is the one exception, on purpose: a
-        password is set by the reset link, the password page, the admin's password form,
-        ``manage.py changepassword`` and the shell, and Django marks exactly those (not a hash
-        upgrade at log-in) by ``_password``, which its own save() consumes. Hooking here makes
-        every one of them revoke, with no copy of Django's forms or commands. Browser sessions
-        need nothing: their auth hash is made from the password hash, so they end by
-        themselves; the view that changed the password keeps its own with
-        ``update_session_auth_hash``.
-        """
-        changed = not self._state.adding and (
-            self._password is not None or getattr(self, "_credentials_changed", False)
-        )
-        if not changed:
-            super().save(*args, **kwargs)
-            return
-        from accounts.services import credentials_revoke  # services import this module
-
-        with transaction.atomic():
-            super().save(*args, **kwargs)
-            credentials_revoke(user_id=self.pk, sessions=False)
-        self._credentials_changed = False
 
 
 class Device(models.Model):

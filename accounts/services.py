@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import logging
 import math
+import operator
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -30,7 +32,8 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -38,7 +41,7 @@ from django.utils.translation import ngettext
 from knox.models import AuthToken
 from knox.settings import knox_settings
 
-from accounts import sql, tasks
+from accounts import tasks
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
@@ -371,9 +374,8 @@ def password_change(
 
     The old password is checked like a log-in (counted by django-axes, refused while the account
     is locked), so a stolen session cannot be used to guess it; no transaction around that, or
-    a refusal would roll the counted failure back. Saving the new one revokes every token and
-    ends every other browser session (``User.save``); the caller keeps its own session with
-    ``update_session_auth_hash``.
+    a refusal would roll the counted failure back. The new one revokes every token and ends
+    every other browser session (``password_set``).
     """
     errors = _Errors()
     if not _password_counted_check(request=request, user=user, password=old_password):
@@ -384,8 +386,23 @@ def password_change(
         for message in error.messages:
             errors.add("new_password", message)
     errors.raise_if_any()
-    user.set_password(new_password)
+    return password_set(user=user, password=new_password)
+
+
+@transaction.atomic
+def password_set(*, user: User, password: str | None) -> User:
+    """Set the account's password (None: no password log-in) and revoke every mobile token.
+
+    Every way a password is set calls this: the password page, the reset link, the admin's
+    form, ``manage.py changepassword``. Browser sessions end by themselves, since their auth
+    hash is made from the password hash; a view keeps its own with ``update_session_auth_hash``.
+    """
+    if password is None:
+        user.set_unusable_password()
+    else:
+        user.set_password(password)
     user.save(update_fields=["password"])
+    credentials_revoke(user_id=user.pk, sessions=False)
     return user
 
 
@@ -601,7 +618,7 @@ def credentials_revoke(*, user_id: int, sessions: bool) -> int:
     and with ``sessions`` every browser session ("log out everywhere": the account's
     ``session_epoch`` moves on, so each session's stored auth hash stops matching).
 
-    A password change calls it without ``sessions`` (``User.save``): the new password hash
+    A password change calls it without ``sessions`` (``password_set``): the new password hash
     changes the session auth hash by itself. Returns how many tokens were revoked.
     """
     if sessions:
@@ -622,6 +639,30 @@ def device_delete(*, user_id: int, device_id: int) -> None:
     AuthToken.objects.filter(digest=digest).delete()
 
 
+def next_reminders_update(
+    next_at: Mapping[int, datetime.datetime | None],
+    *,
+    read: Mapping[int, datetime.datetime] | None = None,
+) -> None:
+    """Set ``next_reminder_at`` of each learner id to its instant (or None), in one UPDATE.
+
+    With ``read`` (the values the caller read), a learner is changed only while they still hold
+    that value: a compare-and-swap, so a preference change saved meanwhile keeps what it stored.
+    """
+    if not next_at:
+        return
+    learners = User.objects.filter(pk__in=list(next_at))
+    if read is not None:
+        learners = learners.filter(
+            functools.reduce(
+                operator.or_, (Q(pk=pk, next_reminder_at=at) for pk, at in read.items())
+            )
+        )
+    # Cast: a branch of only NULLs would leave the CASE typed as text.
+    instants = Case(*(When(pk=pk, then=Value(at)) for pk, at in next_at.items()))
+    learners.update(next_reminder_at=Cast(instants, User._meta.get_field("next_reminder_at")))
+
+
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
     """Work out every learner's next reminder instant afresh: their first after ``after``
     (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
@@ -633,7 +674,7 @@ def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000
         rows = list(learners.filter(pk__gt=last_id)[:batch_size])
         if not rows:
             return count
-        sql.next_reminders_update(
+        next_reminders_update(
             {
                 row["pk"]: ReminderPreferences(**{name: row[name] for name in fields}).next_after(
                     after
@@ -682,6 +723,7 @@ def demo_user_reset(
     user.set_password(password)
     user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
     user.save()
+    credentials_revoke(user_id=user.pk, sessions=False)
     if course_admin:
         course_admin_group_sync()
         user.groups.set([Group.objects.get(name=COURSE_ADMIN_GROUP)])

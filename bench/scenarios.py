@@ -1,4 +1,4 @@
-"""The endpoints the benchmark loads, each with its floor and target (see bench/README.md).
+"""The endpoints the benchmark loads, each with its floor (see bench/README.md).
 
 A scenario is added only when its route exists in this checkout; the others are listed as not
 measured, so the harness runs at every stage of the project.
@@ -34,7 +34,7 @@ class Request:
 
 @dataclass
 class Scenario:
-    """One line of the table: what wrk sends, what it must get back, and the target."""
+    """One line of the table: what wrk sends and what it must get back."""
 
     key: str
     label: str
@@ -45,8 +45,6 @@ class Scenario:
     # One more request like them, sent through the test client to count queries.
     probe: Callable[[], Request]
     floor: str | None = None  # key of the floor this is compared with
-    target_ratio: float | None = None
-    target_p99_ms: float | None = None
     # Each request uses up a row (an attempt to submit, a client review id): running out and
     # starting over would measure replays, so a wrap makes the line unusable.
     consumes: bool = False
@@ -106,7 +104,6 @@ def build(
                 requests=lambda _round: [Request("GET", step_path(n)) for n in numbers],
                 probe=lambda: Request("GET", step_path(numbers[len(numbers) // 2])),
                 floor="floor",
-                target_ratio=0.6,
             ),
             Scenario(
                 key="step_304",
@@ -119,7 +116,6 @@ def build(
                     "GET", step_path(numbers[0]), {"If-None-Match": etags[numbers[0]]}
                 ),
                 floor="floor",
-                target_ratio=0.8,
             ),
         ]
     else:
@@ -156,7 +152,6 @@ def build(
                 ],
                 probe=lambda: Request("GET", progress_path, token_header(tokens[0])),
                 floor="floor_auth",
-                target_ratio=0.5,
             )
         )
     else:
@@ -174,8 +169,6 @@ def build(
                 ],
                 probe=lambda: Request("GET", "/api/v1/reviews/due/", token_header(heavy_token)),
                 floor="floor_auth",
-                target_ratio=0.5,
-                target_p99_ms=30,
             )
         )
     else:
@@ -206,14 +199,14 @@ def _web_scenarios(manifest, *, routed, missing: list[str], only) -> list[Scenar
     numbers = manifest.step_numbers
     sessions = [manifest.extra["sessions"][str(i)] for i, _token in manifest.learner_tokens]
     pages = [
-        ("web_step", f"/modules/{module}/steps/{{n}}/", f"step page ({len(numbers)} steps)", 0.6),
-        ("web_module", f"/modules/{module}/", "module page", 0.6),
-        ("web_dashboard", "/", "dashboard", 0.5),
-        ("web_review", "/review/", "review page (next due card)", 0.6),
-        ("web_stats", "/stats/", "statistics page", 0.4),
+        ("web_step", f"/modules/{module}/steps/{{n}}/", f"step page ({len(numbers)} steps)"),
+        ("web_module", f"/modules/{module}/", "module page"),
+        ("web_dashboard", "/", "dashboard"),
+        ("web_review", "/review/", "review page (next due card)"),
+        ("web_stats", "/stats/", "statistics page"),
     ]
     scenarios = []
-    for key, pattern, what, target in pages:
+    for key, pattern, what in pages:
         if not routed(pattern.format(n=numbers[0])):
             missing.append(f"{what} (GET {pattern})")
             continue
@@ -235,7 +228,6 @@ def _web_scenarios(manifest, *, routed, missing: list[str], only) -> list[Scenar
                     "GET", pattern.format(n=numbers[len(numbers) // 2]), session_header(sessions[0])
                 ),
                 floor="floor_html",
-                target_ratio=target,
             )
         )
     if only is not None and "web_exam" not in only:
@@ -259,7 +251,6 @@ def _web_scenarios(manifest, *, routed, missing: list[str], only) -> list[Scenar
             requests=lambda _round: exam_requests,
             probe=lambda: exam_requests[0],
             floor="floor_html",
-            target_ratio=0.5,
         )
     )
     return scenarios
@@ -317,7 +308,6 @@ def _review_scenario(manifest) -> Scenario:
         requests=requests,
         probe=probe,
         floor="floor_auth",
-        target_ratio=0.4,
         consumes=True,
     )
 
@@ -356,7 +346,6 @@ def _exam_submit_scenario(manifest, load: LoadSettings) -> Scenario:
         requests=requests,
         probe=lambda: submit(next(probes)),
         floor="floor_auth",
-        target_ratio=0.3,
         consumes=True,
         prepare=prepare,
     )

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
 from courses.selectors import step_preview_get
+from courses.services.content_versions import module_content_version_renew
 from courses.services.importing import (
     card_refresh_content_hash,
     quick_check_roles_refresh,
@@ -62,6 +63,10 @@ class ModuleAdmin(admin.ModelAdmin):
         "exam_blocks",
     )
     inlines = [StepInline]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        module_content_version_renew(module_ids=[obj.pk])
 
     @admin.display(description=_("dashboard"))
     def dashboard_link(self, module: Module) -> str:

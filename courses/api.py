@@ -15,7 +15,6 @@ from django.db.models import (
 
 from courses import import_preview as _import_preview
 from courses import module_document as _module_document
-from courses import sql
 from courses.data import (
     CardBacks,
     CardFronts,
@@ -31,13 +30,11 @@ from courses.models import (
     QuickCheck,
     Section,
     Step,
-    TermCard,
     active_step_q,
     quick_check_makes_no_card_q,
 )
-from courses.selectors import CONTENT_MAX_AGE, module_outline_get
+from courses.selectors import module_outline_get
 from courses.services import importing as _importing
-from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
 
 __all__ = ["active_step_q"]  # re-exported: the rule "a step is active" for other apps' filters
@@ -108,13 +105,6 @@ def step_quick_checks(step_id: int) -> list[QuickCheckData]:
     return [QuickCheckData(**row) for row in rows]
 
 
-# Which content is retired and what cards show on their front, trusted for CONTENT_MAX_AGE in
-# each process like the step ETags: the due queue asks on every request.
-_retired_content = ShortLivedCache(name="retired content", max_entries=1, max_age=CONTENT_MAX_AGE)
-_card_fronts = ShortLivedCache(name="card fronts", max_entries=20_000, max_age=CONTENT_MAX_AGE)
-_card_backs = ShortLivedCache(name="card backs", max_entries=20_000, max_age=CONTENT_MAX_AGE)
-
-
 def _kind(is_quick_check: bool) -> Value:
     # Tells the rows of a step from those of a quick check in a UNION of both reads.
     return Value(is_quick_check, output_field=BooleanField())
@@ -123,10 +113,7 @@ def _kind(is_quick_check: bool) -> Value:
 def retired_content() -> RetiredContent:
     """The steps no longer active and the quick checks that make no review card (gone from
     their module, or no flashcard: ``courses.quick_check_roles``); few rows, each kind read
-    through its partial index: one query at most a second per process."""
-    retired = _retired_content.get("all")
-    if retired is not None:
-        return retired
+    through its partial index: one query."""
     steps = Step.objects.retired().order_by()
     quick_checks = QuickCheck.objects.filter(quick_check_makes_no_card_q()).order_by()
     rows = steps.values_list("id", _kind(False)).union(
@@ -136,51 +123,40 @@ def retired_content() -> RetiredContent:
     quick_check_ids: set[int] = set()
     for row_id, is_quick_check in rows:
         (quick_check_ids if is_quick_check else step_ids).add(row_id)
-    retired = RetiredContent(
-        step_ids=frozenset(step_ids), quick_check_ids=frozenset(quick_check_ids)
-    )
-    _retired_content.put("all", retired)
-    return retired
+    return RetiredContent(step_ids=frozenset(step_ids), quick_check_ids=frozenset(quick_check_ids))
 
 
 def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
     """The term and module title of each step and the question of each quick check (unknown
-    ids left out): one statement at most, for the ids not read in this process in the last
-    second (``_card_faces_read``: the backs come along)."""
+    ids left out): one query, none without ids."""
     fronts = CardFronts(step_terms={}, quick_check_questions={}, step_module_titles={})
-    unknown: dict[bool, list[int]] = {False: [], True: []}
-    for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids)):
-        for row_id in set(ids):
-            cached = _card_fronts.get((is_quick_check, row_id))
-            if cached is None:
-                unknown[is_quick_check].append(row_id)
-            else:
-                _front_put(fronts, is_quick_check, row_id, *cached)
-    for row in _card_faces_read(unknown):
-        _front_put(fronts, row.is_quick_check, row.id, row.front, row.module_title)
+    for is_quick_check, pk, front, module_title, _ in _card_faces(step_ids, quick_check_ids):
+        if is_quick_check:
+            fronts.quick_check_questions[pk] = front
+        else:
+            fronts.step_terms[pk] = front
+            fronts.step_module_titles[pk] = module_title
     return fronts
 
 
-def _card_faces_read(unknown: dict[bool, list[int]]) -> list:
-    """Both faces of the cards of the ``unknown`` step (False) and quick-check (True) ids, kept
-    in both caches (one plain-SQL statement, none without ids): the review page asks for the
-    front and the back of the same card, and a read of each cost a statement and the ORM's
-    UNION built on every miss (bench.profile web_review)."""
-    rows = sql.card_faces_read(step_ids=unknown[False], quick_check_ids=unknown[True])
-    for row in rows:
-        _card_fronts.put((row.is_quick_check, row.id), (row.front, row.module_title))
-        _card_backs.put((row.is_quick_check, row.id), row.back)
-    return rows
+def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
+    """The definition of each step and the answer of each quick check (unknown ids left out):
+    one query, none without ids."""
+    backs = CardBacks(step_definitions={}, quick_check_answers={})
+    for is_quick_check, pk, _, _, back in _card_faces(step_ids, quick_check_ids):
+        (backs.quick_check_answers if is_quick_check else backs.step_definitions)[pk] = back
+    return backs
 
 
-def _front_put(
-    fronts: CardFronts, is_quick_check: bool, row_id: int, front: str, module_title: str
-) -> None:
-    if is_quick_check:
-        fronts.quick_check_questions[row_id] = front
-    else:
-        fronts.step_terms[row_id] = front
-        fronts.step_module_titles[row_id] = module_title
+def _card_faces(step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> list[tuple]:
+    """(is quick check, id, front, module title, back) of each step and quick check."""
+    steps = Step.objects.filter(pk__in=set(step_ids)).values_list(
+        _kind(False), "id", "term", "module__title", "definition"
+    )
+    quick_checks = QuickCheck.objects.filter(pk__in=set(quick_check_ids)).values_list(
+        _kind(True), "id", "question", Value(""), "answer"
+    )
+    return list(steps.order_by().union(quick_checks.order_by(), all=True))
 
 
 def module_slugs() -> list[str]:
@@ -202,8 +178,7 @@ def modules_by_slugs(slugs: Iterable[str]) -> dict[str, ModuleData]:
 
 def module_outline(module_slug: str) -> ModuleOutline:
     """The module with every step (retired ones too, after the active ones) and each step's
-    section kinds in order. One query, none while this process trusts its copy (one second,
-    forgotten at once on an import or admin edit here: ``lms.content_cache``)."""
+    section kinds in order: the module's content version and, on a miss, one query more."""
     return module_outline_get(slug=module_slug)
 
 
@@ -260,27 +235,6 @@ def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], 
     }
 
 
-def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
-    """The definition of each step and the answer of each quick check (unknown ids left out):
-    one statement at most, for the ids not read in this process in the last second (as the
-    fronts, read together with them: the web review page shows the next card's back on every
-    page, and that query was a quarter of the page's statements; bench.profile web_review)."""
-    backs = CardBacks(step_definitions={}, quick_check_answers={})
-    unknown: dict[bool, list[int]] = {False: [], True: []}
-    for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids)):
-        target = backs.quick_check_answers if is_quick_check else backs.step_definitions
-        for row_id in sorted(set(ids)):
-            cached = _card_backs.get((is_quick_check, row_id))
-            if cached is None:
-                unknown[is_quick_check].append(row_id)
-            else:
-                target[row_id] = cached
-    for row in _card_faces_read(unknown):
-        target = backs.quick_check_answers if row.is_quick_check else backs.step_definitions
-        target[row.id] = row.back
-    return backs
-
-
 # The course import, for the publishing app (which adds the learners affected and the exam):
 # plan documents, preview a plan against the database, apply it, and write a module back out.
 documents_plan = _import_preview.documents_plan
@@ -305,15 +259,6 @@ def modules_lock(*, slugs: Iterable[str]) -> None:
 
 def module_ids_by_slug(slugs: Iterable[str]) -> dict[str, int]:
     return dict(Module.objects.filter(slug__in=list(slugs)).values_list("slug", "pk"))
-
-
-def term_cards_of_module(module_id: int) -> list[tuple[int, str, str]]:
-    """The module's term cards: (id, slug, source file name)."""
-    return list(
-        TermCard.objects.filter(module_id=module_id)
-        .order_by("slug")
-        .values_list("pk", "slug", "source_path")
-    )
 
 
 def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:

@@ -6,6 +6,8 @@ step survives re-imports. Steps that leave a document are retired, never deleted
 
 from __future__ import annotations
 
+import uuid
+
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -34,6 +36,11 @@ class Module(models.Model):
     exam_heading = models.CharField(max_length=200, blank=True, verbose_name=_("exam heading"))
     exam_blocks = models.JSONField(default=list, blank=True, verbose_name=_("exam blocks"))
     exam_block_count = models.PositiveIntegerField(default=0, verbose_name=_("exam blocks"))
+    # Renewed by every import or admin edit of the module's content: cached content is keyed by
+    # it (courses.selectors.module_content_version), so every host sees a change at once.
+    content_version = models.UUIDField(
+        default=uuid.uuid4, editable=False, verbose_name=_("version")
+    )
 
     objects = ModuleManager()
 

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
+from django.core.cache import cache
 from django.db.models import (
     Count,
     F,
     IntegerField,
+    Model,
     OuterRef,
     Prefetch,
     Q,
@@ -26,6 +30,7 @@ from courses.models import (
     STEP_ACTIVE,
     Module,
     ModuleContentVersion,
+    QuickCheck,
     Section,
     Step,
     StepQuickCheck,
@@ -33,8 +38,9 @@ from courses.models import (
     active_step_q,
 )
 from courses.sql import step_hashes
-from lms.content_cache import ShortLivedCache
 from lms.errors import ModuleNotFound, StepNotFound
+
+_T = TypeVar("_T")
 
 
 def module_list() -> QuerySet[Module]:
@@ -44,29 +50,75 @@ def module_list() -> QuerySet[Module]:
 
 
 def module_catalog() -> list[Module]:
-    """``module_list()`` read at most once a second per process (the web's course list and the
-    dashboard's other modules): counting the active steps of every module cost the dashboard
-    more than any of its own reads (bench.profile web_dashboard)."""
-    modules = _module_catalog.get("all")
-    if modules is None:
-        modules = list(module_list())
-        _module_catalog.put("all", modules)
-    return modules
+    """The modules with their active step counts, in catalogue order (the web's course list)."""
+    return list(module_list())
+
+
+def module_content_version(module_slug: str) -> str:
+    """The module's content version: a new one after every import or admin edit of its content
+    (``courses.services.content_versions``). One query; a cache key part for content."""
+    version = (
+        Module.objects.filter(slug=module_slug).values_list("content_version", flat=True).first()
+    )
+    if version is None:
+        raise ModuleNotFound(module_slug)
+    return version.hex
+
+
+# How long the shared cache keeps a module's content: a version's content never changes, so
+# this only bounds the memory old versions hold.
+CONTENT_CACHE_SECONDS = 24 * 3600
+
+
+def _cached(module_slug: str, part: str, read: Callable[[], _T]) -> _T:
+    """``read()`` through Django's cache, keyed by the module's content version (one query,
+    and ``read``'s queries on a miss): a publish on any host is seen by all at once."""
+    key = f"courses:{module_slug}:{module_content_version(module_slug)}:{part}"
+    value = cache.get(key)
+    if value is None:
+        value = read()
+        cache.set(key, value, CONTENT_CACHE_SECONDS)
+    return value
+
+
+def _plain(instance: Model | None) -> dict | None:
+    """A model instance's column values: what the cache keeps instead of the instance."""
+    if instance is None:
+        return None
+    return {
+        field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields
+    }
+
+
+def _term_card_set(step: Step, values: dict | None) -> TermCard | None:
+    """Give a step built from cached values its term card, or none, so that reading
+    ``step.term_card`` sends no query."""
+    if values is None:
+        Step.term_card.related.set_cached_value(step, None)
+        return None
+    step.term_card = TermCard(**values)
+    return step.term_card
 
 
 def module_get(*, slug: str) -> Module:
-    """The module with its active steps (each with its sections' kinds, ``section_kinds``, term
-    card and the characters of its sections' text, ``body_chars``, for a reading time) and the
-    hash of what the module page shows of them (``render_key``): 3 queries, none while this
-    process read it less than ``CONTENT_MAX_AGE`` ago (callers only read it)."""
-    module = _module_pages.get(slug)
-    if module is None:
-        module = _module_read(slug=slug)
-        _module_pages.put(slug, module)
+    """The module with its active steps (``active_steps``), each with its term card, the kinds
+    of its sections (``section_kinds``) and the characters of their text (``body_chars``, for
+    a reading time): read through the cache (``_cached``), new instances on every call."""
+    data = _cached(slug, "module", lambda: _module_read(slug=slug))
+    module = Module(**data["module"])
+    module.active_steps = []
+    for step_values, card_values, section_kinds, body_chars in data["steps"]:
+        step = Step(**step_values)
+        step.module = module
+        _term_card_set(step, card_values)
+        step.section_kinds = section_kinds
+        step.body_chars = body_chars
+        module.active_steps.append(step)
     return module
 
 
-def _module_read(*, slug: str) -> Module:
+def _module_read(*, slug: str) -> dict:
+    """``module_get``'s content as plain data: 3 queries."""
     body_chars = (
         Section.objects.filter(step_id=OuterRef("pk"))
         .order_by()
@@ -77,22 +129,8 @@ def _module_read(*, slug: str) -> Module:
     active_steps = (
         Step.objects.active()
         .select_related("term_card")
-        .only(
-            "id",
-            "module_id",
-            "slug",
-            "number",
-            "term",
-            "definition",
-            "level",
-            "content_hash",
-            "term_card__id",
-            "term_card__content_hash",
-        )
         .annotate(body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()))
-        .prefetch_related(
-            Prefetch("sections", queryset=Section.objects.only("id", "step_id", "kind", "position"))
-        )
+        .prefetch_related(Prefetch("sections", queryset=Section.objects.only("step_id", "kind")))
         .order_by("number")
     )
     module = (
@@ -102,37 +140,18 @@ def _module_read(*, slug: str) -> Module:
     )
     if module is None:
         raise ModuleNotFound(slug)
-    for step in module.active_steps:
-        # What the module page counts per step, read once here rather than per request.
-        step.section_kinds = tuple(section.kind for section in step.sections.all())
-    module.render_key = _module_render_key(module)
-    return module
-
-
-def _module_render_key(module: Module) -> str:
-    """Hash of every value of the module and its active steps the module page shows (web's
-    content_fragment keys its cached HTML by it, so that HTML is never stale)."""
-    return _hash(
-        {
-            "module": [
-                module.pk,
-                *(getattr(module, name) for name in ("slug", "series", "number", "title")),
-                module.exam_heading,
-            ],
-            "steps": [
-                [
-                    step.pk,
-                    step.number,
-                    step.term,
-                    step.level,
-                    step.body_chars,
-                    getattr(step, "term_card", None) is not None,
-                    step.section_kinds,
-                ]
-                for step in module.active_steps
-            ],
-        }
-    )
+    return {
+        "module": _plain(module),
+        "steps": [
+            (
+                _plain(step),
+                _plain(getattr(step, "term_card", None)),
+                tuple(section.kind for section in step.sections.all()),
+                step.body_chars,
+            )
+            for step in module.active_steps
+        ],
+    }
 
 
 def module_id_get(*, slug: str) -> int:
@@ -142,22 +161,6 @@ def module_id_get(*, slug: str) -> int:
     return module_id
 
 
-# How long a process trusts what it read of the course content without asking again: every
-# ShortLivedCache of courses (step ETags, module outlines, retired content, card fronts). An import
-# or admin edit in this process forgets them at once; other processes serve a change within it
-# (README, "Scaling out").
-CONTENT_MAX_AGE = 1.0
-
-# The module page's content (module_get): building it from ~300 step and section rows cost more
-# CPU than the rest of the page's queries together (bench.profile web_module).
-_module_pages = ShortLivedCache(name="module pages", max_entries=500, max_age=CONTENT_MAX_AGE)
-_module_catalog = ShortLivedCache(name="module catalog", max_entries=1, max_age=CONTENT_MAX_AGE)
-
-# What each step's ETag is now, by (module, number), so step views and 304s of anonymous readers
-# need no database at all (lms.content_cache).
-_step_etags = ShortLivedCache(name="step ETags", max_entries=5000, max_age=CONTENT_MAX_AGE)
-
-
 def step_version(step_hash: str, card_hash: str | None) -> str:
     """A step's content version: what its ETag quotes and the outline and bundle show as its
     ``content_hash`` (the step's own hash and its term card's)."""
@@ -165,18 +168,11 @@ def step_version(step_hash: str, card_hash: str | None) -> str:
 
 
 def step_etag(*, module_slug: str, number: int) -> str | None:
-    """The step's ETag (one query at most a second per step), or None when there is no such
-    active step."""
-    key = (module_slug, number)
-    etag = _step_etags.get(key)
-    if etag is not None:
-        return etag
+    """The step's ETag (one query), or None when there is no such active step."""
     hashes = step_hashes(module_slug=module_slug, number=number)
     if hashes is None:
         return None
-    etag = f'"{step_version(hashes.step_hash, hashes.card_hash)}"'
-    _step_etags.put(key, etag)
-    return etag
+    return f'"{step_version(hashes["step_hash"], hashes["card_hash"])}"'
 
 
 @dataclass
@@ -188,9 +184,6 @@ class StepContent:
     quick_check_links: list[StepQuickCheck]
     previous_number: int | None
     next_number: int | None
-    # A hash of everything the learner's step page shows of this content
-    # (web's content_fragment keys its cached HTML by it, so that HTML is never stale).
-    render_key: str = ""
 
     @property
     def etag(self) -> str:
@@ -198,37 +191,52 @@ class StepContent:
         return f'"{step_version(self.step.content_hash, card_hash)}"'
 
 
-# The step pages' content (step_get), all active steps of a module read together: reading one
-# step, its sections and quick checks through the ORM cost ~3 ms CPU, and with a copy trusted for
-# a second each of a module's steps was read again every second (bench.profile web_step: a
-# quarter of the step page's requests paid it). One read of the module's steps costs about as
-# much as three of them.
-_step_pages = ShortLivedCache(name="step pages", max_entries=500, max_age=CONTENT_MAX_AGE)
-
-
 def step_get(*, module_slug: str, number: int) -> StepContent:
-    """An active step with sections, quick checks and term card: 3 queries (for all active
-    steps of the module), none while this process read the module's steps less than
-    ``CONTENT_MAX_AGE`` ago (callers only read it)."""
-    contents = _step_pages.get(module_slug)
-    if contents is None:
-        steps = list(
-            Step.objects.select_related("module", "term_card")
-            .filter(active_step_q(), module__slug=module_slug)
-            .order_by("number")
-        )
-        if not steps:
-            raise StepNotFound(module_slug, number)
-        contents = {content.step.number: content for content in _step_contents(steps)}
-        _step_pages.put(module_slug, contents)
-    content = contents.get(number)
-    if content is None:
+    """An active step with its module, sections, quick checks and term card: read through the
+    cache (``_cached``; 3 queries on a miss), new instances on every call."""
+    try:
+        data = _cached(module_slug, f"step:{number}", lambda: _step_read(module_slug, number))
+    except ModuleNotFound:
+        raise StepNotFound(module_slug, number) from None
+    step = Step(**data["step"])
+    step.module = Module(**data["module"])
+    card = _term_card_set(step, data["card"])
+    links = []
+    for link_values, quick_check_values in data["links"]:
+        link = StepQuickCheck(**link_values)
+        link.quick_check = QuickCheck(**quick_check_values)
+        links.append(link)
+    return StepContent(
+        step=step,
+        sections=[Section(**values) for values in data["sections"]],
+        card=card,
+        card_sections=[Section(**values) for values in data["card_sections"]],
+        quick_check_links=links,
+        previous_number=data["previous_number"],
+        next_number=data["next_number"],
+    )
+
+
+def _step_read(module_slug: str, number: int) -> dict:
+    """``step_get``'s content as plain data: 3 queries."""
+    step = (
+        Step.objects.select_related("module", "term_card")
+        .filter(active_step_q(), module__slug=module_slug, number=number)
+        .first()
+    )
+    if step is None:
         raise StepNotFound(module_slug, number)
-    return content
-
-
-def _step_content(step: Step) -> StepContent:
-    return _step_contents([step])[0]
+    content = _step_contents([step])[0]
+    return {
+        "step": _plain(step),
+        "module": _plain(step.module),
+        "card": _plain(content.card),
+        "sections": [_plain(section) for section in content.sections],
+        "card_sections": [_plain(section) for section in content.card_sections],
+        "links": [(_plain(link), _plain(link.quick_check)) for link in content.quick_check_links],
+        "previous_number": content.previous_number,
+        "next_number": content.next_number,
+    }
 
 
 def _step_contents(steps: list[Step]) -> list[StepContent]:
@@ -252,55 +260,18 @@ def _step_contents(steps: list[Step]) -> list[StepContent]:
     for step in steps:
         number = step.number
         card = getattr(step, "term_card", None)
-        content = StepContent(
-            step=step,
-            sections=sections_of.get(("step", step.pk), []),
-            card=card,
-            card_sections=sections_of.get(("card", card.pk), []) if card else [],
-            quick_check_links=links_of.get(step.pk, []),
-            previous_number=number - 1 if number > 1 else None,
-            next_number=number + 1 if number < step.total else None,
+        contents.append(
+            StepContent(
+                step=step,
+                sections=sections_of.get(("step", step.pk), []),
+                card=card,
+                card_sections=sections_of.get(("card", card.pk), []) if card else [],
+                quick_check_links=links_of.get(step.pk, []),
+                previous_number=number - 1 if number > 1 else None,
+                next_number=number + 1 if number < step.total else None,
+            )
         )
-        content.render_key = _step_render_key(content)
-        contents.append(content)
     return contents
-
-
-def _step_render_key(content: StepContent) -> str:
-    """Hash of every value of the step, its module, sections, term card and quick checks the
-    step page shows. Not the ETag: that leaves out what the JSON does not serve (positions,
-    ids, the quick checks' roles, the module's lines)."""
-    step, card, module = content.step, content.card, content.step.module
-
-    def sections(rows: list[Section]) -> list:
-        return [
-            [s.pk, s.position, s.kind, s.heading, s.body, s.is_truncated, s.commands] for s in rows
-        ]
-
-    return _hash(
-        {
-            "module": [module.pk, module.slug, module.title, module.header, module.exam_heading],
-            "step": [
-                step.pk,
-                *(getattr(step, name) for name in ("number", "total", "term", "lead", "level")),
-                step.as_of,
-                step.source_count,
-            ],
-            "sections": sections(content.sections),
-            "card": [card.pk, card.kind_line, card.title_line, card.lead] if card else None,
-            "card_sections": sections(content.card_sections),
-            "quick_checks": [
-                [
-                    link.quick_check.pk,
-                    link.quick_check.question,
-                    link.quick_check.answer,
-                    link.quick_check.is_reflection_prompt,
-                ]
-                for link in content.quick_check_links
-            ],
-            "pager": [content.previous_number, content.next_number],
-        }
-    )
 
 
 @dataclass
@@ -361,7 +332,7 @@ def _preview_blocks(sections: list[Section]) -> list[dict]:
 def step_preview_get(*, step_id: int) -> StepPreview | None:
     """Any step (retired ones too) for the admin's preview of the learner's page: 3 queries."""
     step = Step.objects.select_related("module", "term_card").filter(pk=step_id).first()
-    return StepPreview(_step_content(step)) if step else None
+    return StepPreview(_step_contents([step])[0]) if step else None
 
 
 def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
@@ -373,17 +344,14 @@ def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
     )
 
 
-# Module outlines by slug, trusted for CONTENT_MAX_AGE like the step ETags: the progress page
-# reads one on every request, so a warm one costs no query.
-_module_outlines = ShortLivedCache(name="module outlines", max_entries=500, max_age=CONTENT_MAX_AGE)
-
-
 def module_outline_get(*, slug: str) -> ModuleOutline:
-    """The module with all its steps (active first, in order) and their section kinds: one
-    query (module LEFT JOIN steps LEFT JOIN sections), none while the copy is trusted."""
-    outline = _module_outlines.get(slug)
-    if outline is not None:
-        return outline
+    """The module with all its steps (active first, in order) and their section kinds, read
+    through the cache (``_cached``; on a miss one query: module LEFT JOIN steps LEFT JOIN
+    sections)."""
+    return _cached(slug, "outline", lambda: _module_outline_read(slug))
+
+
+def _module_outline_read(slug: str) -> ModuleOutline:
     # Active steps first ("active" sorts before "retired"), each in number order.
     rows = list(
         Module.objects.filter(slug=slug)
@@ -412,7 +380,7 @@ def module_outline_get(*, slug: str) -> ModuleOutline:
             kinds[row["step_id"]] = []
         if row["kind"] is not None:
             kinds[row["step_id"]].append(row["kind"])
-    outline = ModuleOutline(
+    return ModuleOutline(
         id=rows[0]["id"],
         slug=slug,
         title=rows[0]["title"],
@@ -429,8 +397,6 @@ def module_outline_get(*, slug: str) -> ModuleOutline:
             for step_id, row in steps.items()
         ),
     )
-    _module_outlines.put(slug, outline)
-    return outline
 
 
 # --- the module bundle: a whole module for offline use -------------------------------------
@@ -455,19 +421,13 @@ def _hash(payload: object) -> str:
     ).hexdigest()
 
 
-# Manifests by module slug, trusted for CONTENT_MAX_AGE like the step ETags: a warm re-check of
-# a bundle (If-None-Match) costs no query.
-_module_manifests = ShortLivedCache(
-    name="module manifests", max_entries=500, max_age=CONTENT_MAX_AGE
-)
-
-
 def module_manifest_get(*, slug: str) -> ModuleManifest:
-    """The module's content manifest: 3 queries (module, steps with term cards, quick checks),
-    none while the copy is trusted."""
-    manifest = _module_manifests.get(slug)
-    if manifest is not None:
-        return manifest
+    """The module's content manifest, read through the cache (``_cached``; on a miss 3
+    queries: module, steps with term cards, quick checks)."""
+    return _cached(slug, "manifest", lambda: _module_manifest_read(slug))
+
+
+def _module_manifest_read(slug: str) -> ModuleManifest:
     module = (
         Module.objects.filter(slug=slug)
         .values("id", "series", "number", "title", "header", "exam_heading", "exam_block_count")
@@ -498,11 +458,7 @@ def module_manifest_get(*, slug: str) -> ModuleManifest:
     for quick_check_id, text_hash, role, number in quick_checks:
         shown.setdefault(quick_check_id, [text_hash[:16], role]).append(number)
     items["quick_checks"] = {str(pk): _hash(value)[:16] for pk, value in shown.items()}
-    manifest = ModuleManifest(
-        module_id=module["id"], slug=slug, version=_hash(items)[:24], items=items
-    )
-    _module_manifests.put(slug, manifest)
-    return manifest
+    return ModuleManifest(module_id=module["id"], slug=slug, version=_hash(items)[:24], items=items)
 
 
 def module_manifest_find(*, module_id: int, version: str) -> ModuleManifest | None:
@@ -565,54 +521,25 @@ def module_bundle_get(*, manifest: ModuleManifest, since: ModuleManifest | None)
     steps = list(
         Step.objects.active().filter(module=module).select_related("term_card").order_by("number")
     )
-    cards = {step.pk: getattr(step, "term_card", None) for step in steps}
-    card_ids = [card.pk for card in cards.values() if card is not None]
-    sections: dict[tuple[str, int], list[Section]] = {}
-    for section in Section.objects.filter(
-        Q(step_id__in=[step.pk for step in steps]) | Q(card_id__in=card_ids)
-    ).order_by("position"):
-        key = ("step", section.step_id) if section.step_id else ("card", section.card_id)
-        sections.setdefault(key, []).append(section)
-    links: dict[int, list[StepQuickCheck]] = {}
-    for link in (
-        StepQuickCheck.objects.filter(step_id__in=[step.pk for step in steps])
-        .select_related("quick_check")
-        .order_by("step_id", "position")
-    ):
-        links.setdefault(link.step_id, []).append(link)
+    for step in steps:
+        step.module = module
+    contents = _step_contents(steps)
     before = since.items if since else None
     now = manifest.items
     changed_steps = _changed(now["steps"], before and before["steps"])
     changed_cards = _changed(now["term_cards"], before and before["term_cards"])
     changed_checks = _changed(now["quick_checks"], before and before["quick_checks"])
-    contents, term_cards = [], []
-    for step in steps:
-        step.module = module
-        card = cards[step.pk]
-        if card is not None:
-            card.step = step
+    term_cards = []
+    shown: dict[int, BundleQuickCheck] = {}
+    for content in contents:
+        step, card = content.step, content.card
+        step.section_kinds = tuple(section.kind for section in content.sections)
+        if card is not None and card.slug in changed_cards:
             card.module = module
             # TermCardSerializer reads the card's sections through card.sections.all().
-            card._prefetched_objects_cache = {"sections": sections.get(("card", card.pk), [])}
-            if card.slug in changed_cards:
-                term_cards.append(card)
-        if step.slug in changed_steps:
-            contents.append(
-                StepContent(
-                    step=step,
-                    sections=sections.get(("step", step.pk), []),
-                    card=card,
-                    card_sections=sections.get(("card", card.pk), []) if card else [],
-                    quick_check_links=links.get(step.pk, []),
-                    previous_number=step.number - 1 if step.number > 1 else None,
-                    next_number=step.number + 1 if step.number < step.total else None,
-                )
-            )
-        # The outline serializer reads section kinds through step.sections.all().
-        step._prefetched_objects_cache = {"sections": sections.get(("step", step.pk), [])}
-    shown: dict[int, BundleQuickCheck] = {}
-    for step in steps:
-        for link in links.get(step.pk, []):
+            card._prefetched_objects_cache = {"sections": content.card_sections}
+            term_cards.append(card)
+        for link in content.quick_check_links:
             check = link.quick_check
             if str(check.pk) not in changed_checks:
                 continue
@@ -639,7 +566,7 @@ def module_bundle_get(*, manifest: ModuleManifest, since: ModuleManifest | None)
         version=manifest.version,
         since=since.version if since else None,
         outline=steps,
-        steps=contents,
+        steps=[content for content in contents if content.step.slug in changed_steps],
         term_cards=term_cards,
         quick_checks=sorted(shown.values(), key=lambda check: check.id),
         removed=removed,

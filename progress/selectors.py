@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
-import json
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -26,15 +24,14 @@ from django.db.models import (
     Subquery,
     Value,
 )
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
 from courses import api as courses_api
 from lms.errors import NotEnrolled
-from lms.sql import aware, json_value
 from progress.data import ModuleLearnerStats, StepCompletions
 from progress.models import Enrollment, StepNote, StepProgress
 from progress.note_versions import notes_etag
-from progress.sql import enrollment_progress_rows, learner_progress_rows, step_reader_rows
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS
@@ -180,6 +177,11 @@ class ModuleProgress:
     def percent_complete(self) -> int:
         return percent(self.completed_steps, self.total_steps)
 
+    @property
+    def completed_at(self) -> list[datetime.datetime]:
+        """When each step was completed, in step order (a chart of the module's progress)."""
+        return [step.completed_at for step in self.steps if step.completed_at is not None]
+
 
 def resume_step(
     steps: Sequence[tuple[int, str, datetime.datetime | None]],
@@ -197,97 +199,71 @@ def resume_step(
     return None
 
 
-def _sections_split(
-    kinds: tuple[str, ...], sections_viewed: Any
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A step's section kinds read and not yet read, each in document order, from its progress
-    row's ``sections_viewed`` (JSON): only kinds the step still has count, since a re-import
-    may have dropped a section."""
-    if isinstance(sections_viewed, str):
-        return _sections_split_text(kinds, sections_viewed)
-    viewed = json_value(sections_viewed) or ()
+# A step the learner has no progress row on, as the progress reads show it.
+_NO_PROGRESS = {
+    "status": _NOT_STARTED,
+    "sections_viewed": [],
+    "last_section": "",
+    "first_opened_at": None,
+    "completed_at": None,
+    "last_event_at": None,
+}
+
+
+def _enrolled_at(*, learner_id: int, module_id: int) -> datetime.datetime | None:
     return (
-        tuple(kind for kind in kinds if kind in viewed),
-        tuple(kind for kind in kinds if kind not in viewed),
+        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
+        .values_list("enrolled_at", flat=True)
+        .first()
     )
 
 
-@functools.lru_cache(maxsize=4096)
-def _sections_split_text(
-    kinds: tuple[str, ...], sections_viewed: str
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``_sections_split`` of the JSON text PostgreSQL returns, remembered: a pure function of
-    its arguments (nothing a learner writes can make it stale), and learners share few distinct
-    values (the progress page parsed and split about 17 of them per request)."""
-    return _sections_split(kinds, json.loads(sections_viewed))
-
-
-@functools.lru_cache(maxsize=1024)
-def _not_started(step: Any) -> StepStatus:
-    """A step without a progress row, as ``module_progress_get`` shows it: everything in it
-    comes from the outline's step (``courses.data.OutlineStep``, frozen), nothing of the
-    learner, so each outline step's is built once."""
-    return StepStatus(
-        id=step.id,
-        number=step.number,
-        slug=step.slug,
-        term=step.term,
-        status=_NOT_STARTED,
-        section_kinds=step.section_kinds,
-        sections_viewed=(),
-        last_section="",
-        first_opened_at=None,
-        completed_at=None,
-        missing_sections=step.section_kinds,
-    )
+def _progress_by_step(*, learner_id: int, module_id: int | None = None) -> dict[int, dict]:
+    """The learner's progress rows by step id (of one module, retired steps too, or of all)."""
+    rows = StepProgress.objects.filter(learner_id=learner_id)
+    if module_id is not None:
+        rows = rows.filter(step__module_id=module_id)
+    return {row["step_id"]: row for row in rows.values("step_id", *_NO_PROGRESS)}
 
 
 def module_progress_get(*, learner_id: int, module_slug: str) -> ModuleProgress:
-    """The learner's progress in a module: 1 query, plus the module's outline once a second
-    per process (``courses.api.module_outline``). Retired steps' rows count as activity."""
+    """The learner's progress in a module: the module's outline (``courses.api``), the
+    enrollment and the progress rows. Retired steps' rows count as activity."""
     outline = courses_api.module_outline(module_slug)
-    rows = enrollment_progress_rows(
-        learner_id=learner_id, module_id=outline.id, step_ids=outline.step_ids
-    )
-    if not rows:
+    enrolled_at = _enrolled_at(learner_id=learner_id, module_id=outline.id)
+    if enrolled_at is None:
         raise NotEnrolled(module_slug)
-    return _module_progress(
-        outline,
-        enrolled_at=rows[0].enrolled_at,
-        rows=[row for row in rows if row.step_id is not None],
-    )
+    rows = _progress_by_step(learner_id=learner_id, module_id=outline.id)
+    return _module_progress(outline, enrolled_at=enrolled_at, rows=rows)
 
 
-def _module_progress(outline, *, enrolled_at, rows: Sequence) -> ModuleProgress:
-    """The module's progress from the learner's progress rows on its steps (any of the outline's,
-    retired ones too)."""
-    by_step = {row.step_id: row for row in rows}
+def _module_progress(outline, *, enrolled_at, rows: dict[int, dict]) -> ModuleProgress:
+    """The module's progress from the learner's progress rows by step id (any of the
+    outline's steps, retired ones too)."""
     steps = []
-    last_event_by_step = {}
     for step in outline.active_steps:
+        row = rows.get(step.id, _NO_PROGRESS)
         kinds = step.section_kinds
-        row = by_step.get(step.id)
-        if row is None:
-            steps.append(_not_started(step))
-            continue
-        last_event_by_step[step.id] = aware(row.last_event_at)
-        viewed, missing = _sections_split(kinds, row.sections_viewed)
+        # Only kinds the step still has count: a re-import may have dropped a section.
+        viewed = row["sections_viewed"] or ()
         steps.append(
             StepStatus(
                 id=step.id,
                 number=step.number,
                 slug=step.slug,
                 term=step.term,
-                status=row.status,
+                status=row["status"],
                 section_kinds=kinds,
-                sections_viewed=viewed,
-                last_section=row.last_section,
-                first_opened_at=aware(row.first_opened_at),
-                completed_at=aware(row.completed_at),
-                missing_sections=missing,
+                sections_viewed=tuple(kind for kind in kinds if kind in viewed),
+                last_section=row["last_section"],
+                first_opened_at=row["first_opened_at"],
+                completed_at=row["completed_at"],
+                missing_sections=tuple(kind for kind in kinds if kind not in viewed),
             )
         )
-    resume_id = resume_step([(s.id, s.status, last_event_by_step.get(s.id)) for s in steps])
+    resume_id = resume_step(
+        [(s.id, s.status, rows.get(s.id, _NO_PROGRESS)["last_event_at"]) for s in steps]
+    )
     resume = next((step for step in steps if step.id == resume_id), None)
     next_step = None
     if resume is not None:
@@ -296,12 +272,18 @@ def _module_progress(outline, *, enrolled_at, rows: Sequence) -> ModuleProgress:
         next_step = ResumePoint(
             number=resume.number, slug=resume.slug, term=resume.term, section=section
         )
+    module_step_ids = set(outline.step_ids)
     return ModuleProgress(
         module_slug=outline.slug,
         module_title=outline.title,
-        enrolled_at=aware(enrolled_at),
+        enrolled_at=enrolled_at,
         last_activity_at=max(
-            filter(None, (aware(row.last_event_at) for row in rows)), default=None
+            (
+                row["last_event_at"]
+                for step_id, row in rows.items()
+                if step_id in module_step_ids and row["last_event_at"] is not None
+            ),
+            default=None,
         ),
         steps=steps,
         next_step=next_step,
@@ -309,72 +291,37 @@ def _module_progress(outline, *, enrolled_at, rows: Sequence) -> ModuleProgress:
 
 
 @dataclasses.dataclass(frozen=True)
-class ModuleCompletion:
-    """What a chart of a module's progress needs: when each of its active steps was completed
-    (in step order, the steps with a completion time), how many active steps it has and the
-    share completed (``ModuleProgress.percent_complete``)."""
-
-    completed_at: list[datetime.datetime]
-    total_steps: int
-    percent_complete: int
-
-
-@dataclasses.dataclass(frozen=True)
 class LearnerProgress:
-    """Every enrollment of the learner and every progress row of theirs, read in one statement
-    (``learner_progress_get``); each module's progress is then built from it without a query."""
+    """Every enrollment of the learner and every progress row of theirs (two queries,
+    ``learner_progress_get``), for the pages that show each enrolled module's progress."""
 
     module_ids: list[int]  # newest enrollment first
     enrolled_at: dict[int, datetime.datetime]
-    rows: dict[int, Any]  # progress rows by step id
-
-    def _rows_of(self, outline) -> list:
-        return [self.rows[step_id] for step_id in outline.step_ids if step_id in self.rows]
+    rows: dict[int, dict]  # progress rows by step id
 
     def module(self, module_slug: str) -> ModuleProgress:
         """As ``module_progress_get`` (NotEnrolled for a module not enrolled in)."""
         outline = courses_api.module_outline(module_slug)
         if outline.id not in self.enrolled_at:
             raise NotEnrolled(module_slug)
-        return _module_progress(
-            outline, enrolled_at=self.enrolled_at[outline.id], rows=self._rows_of(outline)
-        )
+        return _module_progress(outline, enrolled_at=self.enrolled_at[outline.id], rows=self.rows)
 
-    def completion(self, module_slug: str) -> ModuleCompletion:
-        """The module's completion times and share: ``module``'s figures without building a
-        status per step (the statistics page draws one chart of them)."""
-        outline = courses_api.module_outline(module_slug)
-        if outline.id not in self.enrolled_at:
-            raise NotEnrolled(module_slug)
-        completed_at, completed = [], 0
-        active = outline.active_steps
-        for step in active:
-            row = self.rows.get(step.id)
-            if row is None:
-                continue
-            if row.completed_at is not None:
-                completed_at.append(aware(row.completed_at))
-            if row.status == _COMPLETED:
-                completed += 1
-        return ModuleCompletion(
-            completed_at=completed_at,
-            total_steps=len(active),
-            percent_complete=percent(completed, len(active)),
-        )
+    # The statistics page's name for it: it draws ``completed_at`` and ``percent_complete``.
+    completion = module
 
 
 def learner_progress_get(*, learner_id: int) -> LearnerProgress:
-    """The learner's enrollments and progress rows (one statement, ``progress.sql``), for the
-    pages that show every enrolled module's progress: the enrolled modules' ids and each
-    module's progress came in a statement each before (the dashboard, the statistics)."""
-    module_ids, enrolled_at, rows = [], {}, {}
-    for row in learner_progress_rows(learner_id=learner_id):
-        if row.step_id is None:
-            module_ids.append(row.module_id)
-            enrolled_at[row.module_id] = row.enrolled_at
-        else:
-            rows[row.step_id] = row
-    return LearnerProgress(module_ids=module_ids, enrolled_at=enrolled_at, rows=rows)
+    """The learner's enrollments (newest first) and all their progress rows."""
+    enrollments = (
+        Enrollment.objects.filter(learner_id=learner_id)
+        .order_by("-enrolled_at", "-id")
+        .values_list("module_id", "enrolled_at")
+    )
+    return LearnerProgress(
+        module_ids=[module_id for module_id, _ in enrollments],
+        enrolled_at=dict(enrollments),
+        rows=_progress_by_step(learner_id=learner_id),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -388,7 +335,7 @@ class OutlineStatus:
     completed_steps: int
     next_step_number: int | None
     # The section kinds read per step id (steps without a progress row are absent).
-    sections_viewed_by_step: dict[int, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    sections_viewed_by_step: dict[int, tuple[str, ...]]
 
     @property
     def percent_complete(self) -> int:
@@ -399,41 +346,29 @@ def outline_status_get(
     *, learner_id: int, module_slug: str, module_id: int, steps: Sequence[Any]
 ) -> OutlineStatus | None:
     """Status of the given (active, ordered) steps (anything with ``id`` and ``number``) for
-    the learner; None when not enrolled.
-
-    One query (``progress.sql.enrollment_progress_rows``, as the progress page): the
-    enrollment LEFT JOIN the learner's progress rows on the module's steps, retired ones too
-    (their ids from ``courses.api.module_outline``, read once a second per process), so the
-    enrollment shows even without any progress. The ORM's join through the steps cost the module
-    page more CPU than its queries (bench.profile web_module).
-    """
-    outline = courses_api.module_outline(module_slug)
-    joined = enrollment_progress_rows(
-        learner_id=learner_id, module_id=module_id, step_ids=outline.step_ids
-    )
-    if not joined:
+    the learner; None when not enrolled. Two queries: the enrollment, the progress rows."""
+    enrolled_at = _enrolled_at(learner_id=learner_id, module_id=module_id)
+    if enrolled_at is None:
         return None
-    enrolled_at = aware(joined[0].enrolled_at)
-    rows = {
-        row.step_id: (row.status, aware(row.last_event_at))
-        for row in joined
-        if row.step_id is not None
-    }
-    status_by_step = {step.id: rows.get(step.id, (_NOT_STARTED,))[0] for step in steps}
+    rows = _progress_by_step(learner_id=learner_id, module_id=module_id)
+    status_by_step = {step.id: rows.get(step.id, _NO_PROGRESS)["status"] for step in steps}
     resume_id = resume_step(
-        [(step.id, status_by_step[step.id], rows.get(step.id, (0, None))[1]) for step in steps]
+        [
+            (step.id, status_by_step[step.id], rows.get(step.id, _NO_PROGRESS)["last_event_at"])
+            for step in steps
+        ]
     )
     return OutlineStatus(
         enrolled_at=enrolled_at,
-        last_activity_at=max(filter(None, (at for _, at in rows.values())), default=None),
+        last_activity_at=max(
+            filter(None, (row["last_event_at"] for row in rows.values())), default=None
+        ),
         status_by_step=status_by_step,
         total_steps=len(steps),
         completed_steps=sum(1 for s in status_by_step.values() if s == _COMPLETED),
         next_step_number=next((s.number for s in steps if s.id == resume_id), None),
         sections_viewed_by_step={
-            row.step_id: tuple(json_value(row.sections_viewed) or ())
-            for row in joined
-            if row.step_id is not None
+            step_id: tuple(row["sections_viewed"] or ()) for step_id, row in rows.items()
         },
     )
 
@@ -554,20 +489,34 @@ def step_reader_state(
 ) -> StepReaderState | None:
     """The learner's state on one step for its page; None when not enrolled in the module.
 
-    One query (``progress.sql.step_reader_rows``): the enrollment joined to the step's progress
-    row and the learner's notes on it, carrying ``column`` (another app's scalar subquery, SQL
-    and params: the page's quick-check ratings) as ``carried``.
+    One query: the enrollment with the step's progress row and each note as subqueries,
+    carrying ``column`` (another app's scalar subquery, SQL and params: the page's quick-check
+    ratings) as ``carried``.
     """
-    rows = step_reader_rows(
-        learner_id=learner_id, module_id=module_id, step_id=step_id, column=column
+    progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
+    notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
+    row = (
+        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
+        .values(
+            status=Subquery(progress.values("status")),
+            sections_viewed=Subquery(progress.values("sections_viewed")),
+            carried=RawSQL(*column) if column else Value(None),
+            **{
+                f"note_{prompt}": Subquery(notes.filter(prompt=prompt).values("text"))
+                for prompt in StepNote.Prompt.values
+            },
+        )
+        .first()
     )
-    if not rows:
+    if row is None:
         return None
-    first = rows[0]
-    viewed = json_value(first.sections_viewed) if first.sections_viewed else []
     return StepReaderState(
-        status=first.status or _NOT_STARTED,
-        sections_viewed=tuple(viewed),
-        notes={row.prompt: row.text for row in rows if row.prompt is not None},
-        carried=first.carried,
+        status=row["status"] or _NOT_STARTED,
+        sections_viewed=tuple(row["sections_viewed"] or ()),
+        notes={
+            prompt: row[f"note_{prompt}"]
+            for prompt in StepNote.Prompt.values
+            if row[f"note_{prompt}"] is not None
+        },
+        carried=row["carried"],
     )

@@ -11,7 +11,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from courses import api as courses_api
-from lms.content_cache import content_changed
 from lms.csv_export import csv_response
 from lms.errors import ModuleNotFound
 from lms.svg_charts import Point, scatter_chart
@@ -334,12 +333,6 @@ class ExamPolicyAdmin(admin.ModelAdmin):
     )
     list_select_related = ("module",)
     readonly_fields = ("updated_at",)
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        # The module page states the rule from a copy of a second (quizzes.selectors.
-        # exam_rule_get): this process shows the edit at once, the others within that second.
-        content_changed()
 
 
 # --- accommodations (issue 14) ----------------------------------------------------------------

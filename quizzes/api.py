@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any
 
 from django.db import transaction
@@ -15,7 +15,7 @@ from courses import api as courses_api
 from lms.privacy import export_rows
 from quizzes.answers import accepted_answers
 from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
-from quizzes.generator import StepSource, items_generate
+from quizzes.generator import StepSource
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
 from quizzes.models import (
     ArchivedItemResponse,
@@ -29,7 +29,7 @@ from quizzes.models import (
 )
 from quizzes.selectors import attempt_item_view, attempt_policy
 from quizzes.services.item_review import exam_bank_approve
-from quizzes.services.items import exam_items_generate
+from quizzes.services.items import GenerationReport, exam_items_changes, exam_items_generate
 
 
 def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) -> dict[int, str]:
@@ -182,19 +182,7 @@ def exam_banks_approve(*, reviewer_id: int | None) -> dict[str, int]:
     }
 
 
-@dataclass(frozen=True)
-class ExamItemsPlan:
-    """What regenerating a module's exam items after an import would do (``exam_items_plan``)."""
-
-    created: int
-    updated: int
-    retired: int
-    restored: int
-    # Approved or rejected items whose text would change: back to draft, to be reviewed again.
-    returned_to_draft: int
-
-
-def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> ExamItemsPlan:
+def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> GenerationReport:
     """Which generated items ``exam_items_generate`` would create, rewrite, retire or restore if
     the module's active steps were ``steps`` (objects with ``step_id``, ``slug``, ``number``,
     ``term`` and ``definition``; ``step_id`` None for a step not yet stored). One query."""
@@ -209,41 +197,8 @@ def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> ExamItems
         )
         for position, step in enumerate(steps, start=1)
     ]
-    wanted = {item.generator_key: item for item in items_generate(sources)}
-    existing = (
-        {
-            item.generator_key: item
-            for item in ExamItem.objects.filter(
-                module_id=module_id, origin=ExamItem.Origin.GENERATED
-            )
-        }
-        if module_id
-        else {}
-    )
-    created = updated = restored = to_draft = 0
-    for key, generated in wanted.items():
-        item = existing.get(key)
-        if item is None:
-            created += 1
-            continue
-        text_changed = any(
-            getattr(item, name) != value
-            for name, value in (
-                ("kind", generated.kind),
-                ("prompt", generated.prompt),
-                ("options", generated.options_json()),
-                ("correct_keys", list(generated.correct_keys)),
-                ("explanation", generated.explanation),
-            )
-        )
-        if item.is_retired:
-            restored += 1
-        elif text_changed:
-            updated += 1
-        if text_changed and item.status != ExamItem.Status.DRAFT:
-            to_draft += 1
-    retired = sum(1 for key, item in existing.items() if key not in wanted and not item.is_retired)
-    return ExamItemsPlan(created, updated, retired, restored, to_draft)
+    report, _created, _updated = exam_items_changes(module_id=module_id or None, steps=sources)
+    return report
 
 
 def exam_items_fingerprint(*, module_ids: Iterable[int]) -> str:

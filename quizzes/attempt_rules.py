@@ -8,6 +8,7 @@ them from here, so the reads never depend on the writes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -128,18 +129,13 @@ def attempt_states(attempts: Sequence[Any]) -> list[AttemptState]:
         AttemptState(
             number=a.number,
             finalized_at=a.result.finalized_at if attempt_is_finalized(a) else None,
-            certifying=attempt_is_certifying(a),
+            certifying=a.certifying,
         )
         for a in attempts
     ]
 
 
 # --- certifying or practice (issue 14) --------------------------------------------------------
-
-
-def attempt_is_certifying(attempt: Any) -> bool:
-    """The attempt (a ``LearnerAttempt`` or an ``ExamAttempt``) can earn the certificate."""
-    return bool(getattr(attempt, "certifying", True))
 
 
 def exam_is_certifying(*, approved_items: int, items_per_attempt: int) -> bool:
@@ -172,7 +168,7 @@ def attempt_review_level(
     if not certifying:
         return practice_review_content(policy.review_content)
     _grade, final_passed = final_score(policy=policy, attempts=attempts)
-    used = sum(1 for a in attempts if attempt_is_certifying(a))
+    used = sum(1 for a in attempts if a.certifying)
     return review_level(
         content=policy.review_content,
         timing=policy.review_timing,
@@ -185,11 +181,7 @@ def attempt_review_level(
 def final_score(*, policy: GradingPolicy, attempts: Sequence[Any]) -> tuple[Decimal | None, bool]:
     """(final grade, passed) over the finalized certifying attempts, by the policy's grading
     method: practice attempts never count towards the grade or the certificate."""
-    scores = [
-        a.result.score_percent
-        for a in attempts
-        if attempt_is_finalized(a) and attempt_is_certifying(a)
-    ]
+    scores = [a.result.score_percent for a in attempts if attempt_is_finalized(a) and a.certifying]
     grade = final_grade(method=policy.grading_method, scores=scores)
     passed = grade is not None and passes(
         score_percent=grade, pass_mark_percent=policy.pass_mark_percent
@@ -217,14 +209,9 @@ def attempt_grade(
     at: datetime.datetime,
 ) -> GradedAttempt:
     """Grade the attempt's items from their saved answers, and the attempt from its items."""
-    # Built field by field: dataclasses.replace costs half as much again, on every submit.
     graded = [
-        GradedItem(
-            id=item.id,
-            position=item.position,
-            correct_keys=item.correct_keys,
-            selected_keys=item.selected_keys,
-            explanation=item.explanation,
+        dataclasses.replace(
+            item,
             is_correct=item_is_correct(
                 kind=item.kind,
                 correct_keys=item.correct_keys,
@@ -233,10 +220,6 @@ def attempt_grade(
                 answer_text=item.answer_text,
                 answer_pairs=item.answer_pairs,
             ),
-            kind=item.kind,
-            answer_key=item.answer_key,
-            answer_text=item.answer_text,
-            answer_pairs=item.answer_pairs,
         )
         for item in items
     ]

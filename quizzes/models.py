@@ -120,13 +120,7 @@ class ExamItemQuerySet(models.QuerySet):
 
     def approved(self) -> ExamItemQuerySet:
         """Drawable items a course admin approved: what a certifying exam draws from."""
-        return self.filter(**approved_item_lookups())
-
-
-def approved_item_lookups() -> dict[str, object]:
-    """The "approved item" rule as exact lookups, written once: ``approved()`` filters by them
-    and quizzes.sql writes them as SQL (the exam overview's count of approved items)."""
-    return {"is_active": True, "is_retired": False, "status": ExamItem.Status.APPROVED}
+        return self.filter(is_active=True, is_retired=False, status=ExamItem.Status.APPROVED)
 
 
 class ExamItem(models.Model):
@@ -617,8 +611,6 @@ class Certificate(models.Model):
     # Revoked by a course admin (admin action): the public page says so, the JSON verification
     # answers 404 as for an unknown code, and the row stays (one certificate per module).
     revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked"))
-    # A default in the database too: the certificate is inserted with plain SQL (quizzes.sql),
-    # which names only the columns of an issue.
     revocation_reason = models.CharField(
         max_length=200, blank=True, db_default="", verbose_name=_("revocation reason")
     )

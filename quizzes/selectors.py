@@ -9,14 +9,27 @@ leave the server only once the attempt is finalized and the review policy allows
 from __future__ import annotations
 
 import datetime
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.contrib.postgres.aggregates import JSONBAgg
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
+from django.db.models.functions import Coalesce, JSONArray
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -24,10 +37,8 @@ from django.utils.translation import gettext as _
 from accounts import api as accounts_api
 from courses import api as courses_api
 from courses.data import ModuleOutline
-from lms.content_cache import ShortLivedCache
 from lms.errors import NotFound
 from progress import api as progress_api
-from quizzes import sql
 from quizzes.answers import (
     MATCHING,
     NUMERICAL,
@@ -94,32 +105,25 @@ from quizzes.models import (
     QuickCheckRating,
 )
 
-# The ratings as a column another app's read carries (the step page's learner state, read by
-# the progress app): SQL and params, or None where it must be read on its own; and its reading.
-from quizzes.sql import quick_check_ratings_column as quick_check_ratings_column
-from quizzes.sql import quick_check_ratings_from_column as quick_check_ratings_from_column
-from quizzes.sql import quick_check_ratings_read
-
 # --- the exam ---------------------------------------------------------------------------------
 
 
-def _attempt_result(result: ExamResult) -> AttemptResult:
-    return AttemptResult(
-        score_percent=result.score_percent,
-        passed=result.passed,
-        correct_count=result.correct_count,
-        item_count=result.item_count,
-        reason=result.reason,
-        finalized_at=result.finalized_at,
-    )
-
-
-def _learner_attempt(attempt: ExamAttempt) -> LearnerAttempt:
+def learner_attempt(attempt: ExamAttempt) -> LearnerAttempt:
+    """The attempt (its ``result`` selected with it) as the attempt's rules read it."""
     result = attempt.result if attempt_is_finalized(attempt) else None
     return LearnerAttempt(
         id=attempt.pk,
         number=attempt.number,
-        result=None if result is None else _attempt_result(result),
+        result=None
+        if result is None
+        else AttemptResult(
+            score_percent=result.score_percent,
+            passed=result.passed,
+            correct_count=result.correct_count,
+            item_count=result.item_count,
+            reason=result.reason,
+            finalized_at=result.finalized_at,
+        ),
         certifying=attempt.certifying,
     )
 
@@ -135,7 +139,36 @@ def attempt_policy(policy: ExamPolicy, *, extra_attempts: int = 0) -> AttemptPol
     )
 
 
-# --- the learner's exam set-up: policy, accommodation, approved bank (issue 14) ---------------
+def graded_item(item: ExamAttemptItem) -> GradedItem:
+    """The attempt's item as grading and the review read it."""
+    return GradedItem(
+        id=item.pk,
+        position=item.position,
+        correct_keys=item.correct_keys,
+        selected_keys=item.selected_keys,
+        explanation=item.explanation,
+        is_correct=item.is_correct,
+        kind=item.kind,
+        answer_key=item.answer_key,
+        answer_text=item.answer_text,
+        answer_pairs=item.answer_pairs,
+    )
+
+
+def learner_attempts(*, learner_id: int, module_id: int) -> tuple[list[ExamAttempt], str | None]:
+    """The learner's attempts in a module, oldest first, with their results; and the code of
+    the certificate they hold in it. One query."""
+    certificate = Certificate.objects.filter(learner_id=OuterRef("learner_id"), module_id=module_id)
+    attempts = list(
+        ExamAttempt.objects.filter(learner_id=learner_id, module_id=module_id)
+        .select_related("result")
+        .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
+        .order_by("number")
+    )
+    return attempts, attempts[0].certificate_code if attempts else None
+
+
+# --- the learner's exam set-up: policy, accommodation, approved bank ----------------------------
 
 
 @dataclass(frozen=True)
@@ -154,27 +187,14 @@ class ExamSetup:
         )
 
 
-def _accommodation(learner_id: int | Any, module_id: int | Any) -> QuerySet:
-    return ExamAccommodation.objects.filter(learner_id=learner_id, module_id=module_id)
-
-
 def accommodation_subqueries(*, learner_id: Any, module_id: Any) -> dict[str, Coalesce]:
     """The learner's extra minutes and extra attempts in the module (0 without an
     accommodation), as annotations: they ride along with a query the read makes anyway."""
-    rows = _accommodation(learner_id, module_id)
+    rows = ExamAccommodation.objects.filter(learner_id=learner_id, module_id=module_id)
     return {
         name: Coalesce(Subquery(rows.values(name)[:1]), Value(0), output_field=IntegerField())
         for name in ("extra_time_minutes", "extra_attempts")
     }
-
-
-def _limits(policy: ExamPolicy, *, extra_time_minutes: int, extra_attempts: int) -> LearnerLimits:
-    return LearnerLimits(
-        time_limit_minutes=policy.time_limit_minutes + extra_time_minutes,
-        max_attempts=policy.max_attempts + extra_attempts,
-        extra_time_minutes=extra_time_minutes,
-        extra_attempts=extra_attempts,
-    )
 
 
 def learner_exam_setup(*, learner_id: int, module_id: int) -> ExamSetup:
@@ -197,49 +217,23 @@ def learner_exam_setup(*, learner_id: int, module_id: int) -> ExamSetup:
         )
         .first()
     )
-    if policy is not None:
-        extra_time, extra_attempts = policy.extra_time_minutes, policy.extra_attempts
-        approved_items = policy.approved_items
-    else:
+    if policy is None:
         policy = ExamPolicy(module_id=module_id)
-        row = _accommodation(learner_id, module_id).values(
+        extra = ExamAccommodation.objects.filter(learner_id=learner_id, module_id=module_id)
+        policy.extra_time_minutes, policy.extra_attempts = extra.values_list(
             "extra_time_minutes", "extra_attempts"
-        ).first() or {"extra_time_minutes": 0, "extra_attempts": 0}
-        extra_time, extra_attempts = row["extra_time_minutes"], row["extra_attempts"]
-        approved_items = ExamItem.objects.approved().filter(module_id=module_id).count()
+        ).first() or (0, 0)
+        policy.approved_items = ExamItem.objects.approved().filter(module_id=module_id).count()
     return ExamSetup(
         policy=policy,
-        limits=_limits(policy, extra_time_minutes=extra_time, extra_attempts=extra_attempts),
-        approved_items=approved_items,
+        limits=LearnerLimits(
+            time_limit_minutes=policy.time_limit_minutes + policy.extra_time_minutes,
+            max_attempts=policy.max_attempts + policy.extra_attempts,
+            extra_time_minutes=policy.extra_time_minutes,
+            extra_attempts=policy.extra_attempts,
+        ),
+        approved_items=policy.approved_items,
     )
-
-
-def _graded_item(item: ExamAttemptItem | sql.AnsweringItem) -> GradedItem:
-    return GradedItem(
-        id=item.pk,
-        position=item.position,
-        correct_keys=item.correct_keys,
-        selected_keys=item.selected_keys,
-        explanation=item.explanation,
-        is_correct=item.is_correct,
-        kind=item.kind,
-        answer_key=item.answer_key,
-        answer_text=item.answer_text,
-        answer_pairs=item.answer_pairs,
-    )
-
-
-def _learner_attempts(*, learner_id: int, module_id: int) -> tuple[list[ExamAttempt], str | None]:
-    """The learner's attempts in a module, oldest first, with their results; and the code of
-    the certificate they hold in it. One query."""
-    certificate = Certificate.objects.filter(learner_id=OuterRef("learner_id"), module_id=module_id)
-    attempts = list(
-        ExamAttempt.objects.filter(learner_id=learner_id, module_id=module_id)
-        .select_related("result")
-        .annotate(certificate_code=Subquery(certificate.values("code")[:1]))
-        .order_by("number")
-    )
-    return attempts, attempts[0].certificate_code if attempts else None
 
 
 def learner_eligibility(
@@ -312,22 +306,11 @@ def policy_view(policy: ExamPolicy) -> PolicyView:
     )
 
 
-# The rule as the module page states it, by module, trusted for a second per process like the
-# module's content (lms.content_cache): its one query was an eighth of the page's queries. Only
-# for display; starting and grading an attempt read the policy itself.
-_exam_rules = ShortLivedCache(name="exam rules", max_entries=500, max_age=1.0)
-
-
 def exam_rule_get(*, module_id: int) -> PolicyView:
     """The module's exam rule (items, time, pass mark, attempts, required step share) as a
-    module overview states it to anyone: one query, none while this process read it less than
-    a second ago; the defaults before a policy is saved."""
-    rule = _exam_rules.get(module_id)
-    if rule is None:
-        policy = ExamPolicy.objects.filter(module_id=module_id).first()
-        rule = policy_view(policy or ExamPolicy(module_id=module_id))
-        _exam_rules.put(module_id, rule)
-    return rule
+    module overview states it to anyone: one query; the defaults before a policy is saved."""
+    policy = ExamPolicy.objects.filter(module_id=module_id).first()
+    return policy_view(policy or ExamPolicy(module_id=module_id))
 
 
 def attempt_summary(attempt: ExamAttempt) -> AttemptSummary:
@@ -420,7 +403,7 @@ def attempt_result_view(
     )
 
 
-def attempt_item_view(item: ExamAttemptItem | sql.AnsweringItem) -> AttemptItemView:
+def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
     """One item as the learner answers it: never the correct keys, correctness, explanation
     or answer key (a typed item shows only its prompt, matching's choices and what the learner
     gave)."""
@@ -445,9 +428,9 @@ def attempt_item_view(item: ExamAttemptItem | sql.AnsweringItem) -> AttemptItemV
 
 def attempt_view(
     *,
-    attempt: ExamAttempt | sql.AnsweringAttempt,
+    attempt: ExamAttempt,
     module_slug: str,
-    items: Sequence[ExamAttemptItem | sql.AnsweringItem],
+    items: Sequence[ExamAttemptItem],
     result: ResultView | None,
     now: datetime.datetime,
     finalized: bool | None = None,
@@ -463,7 +446,8 @@ def attempt_view(
         mode=mode_name(attempt.certifying),
         started_at=attempt.started_at,
         deadline_at=attempt.deadline_at,
-        time_limit_minutes=attempt_time_limit_minutes(attempt),
+        # The deadline was set from the policy's limit plus the learner's extra time.
+        time_limit_minutes=int((attempt.deadline_at - attempt.started_at).total_seconds() // 60),
         seconds_left=0 if finalized else seconds_left(deadline_at=attempt.deadline_at, now=now),
         finalized=finalized,
         item_count=len(items),
@@ -473,18 +457,12 @@ def attempt_view(
     )
 
 
-def attempt_time_limit_minutes(attempt: ExamAttempt | sql.AnsweringAttempt) -> int:
-    """The attempt's own time limit (its deadline was set from the policy's limit plus the
-    learner's extra time when it started), in whole minutes."""
-    return int((attempt.deadline_at - attempt.started_at).total_seconds() // 60)
-
-
 def exam_attempt_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
 ) -> AttemptView:
     """One of the learner's attempts with its items and saved answers (another's: 404); its
-    result once finalized. Two queries (the attempt with its items, the module), four once
-    finalized."""
+    result once finalized. Two queries (the attempt with its policy, result and module, its
+    items), three once finalized (the learner's attempts)."""
     return _attempt_read(
         learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
     )
@@ -496,7 +474,7 @@ def exam_attempt_result_get(
     """``exam_attempt_get`` for the result page: once the attempt's time is up, with its result
     even before the periodic task has finalized it. That result is the one the task will store
     (the answers saved in time, reason expired), computed here from the same rule and written
-    nowhere: looking at a result never writes. No result while time is left. Four queries."""
+    nowhere: looking at a result never writes. No result while time is left. Three queries."""
     return _attempt_read(
         learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=True
     )
@@ -505,36 +483,31 @@ def exam_attempt_result_get(
 def _attempt_read(
     *, learner_id: int, attempt_id: int, now: datetime.datetime, time_up: bool
 ) -> AttemptView:
-    # The attempt and its items in one plain-SQL statement; the policy, the result and the
-    # learner's other attempts only once there is a result to show.
-    read = sql.attempt_answering_read(attempt_id=attempt_id, learner_id=learner_id)
-    if read is None:
-        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
-    items = read.items
-    module = courses_api.modules_by_ids([read.module_id])[read.module_id]
-    finalized = read.finalized
-    result = None
-    if finalized or (time_up and seconds_left(deadline_at=read.deadline_at, now=now) == 0):
-        attempt = (
-            ExamAttempt.objects.select_related("policy", "result")
-            .filter(pk=attempt_id, learner_id=learner_id)
-            # The learner's extra attempts: the review's "after the last attempt" counts them.
-            .annotate(
-                **accommodation_subqueries(
-                    learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
-                )
-            )
-            .first()
+    attempt = (
+        ExamAttempt.objects.filter(pk=attempt_id, learner_id=learner_id)
+        .select_related("policy", "result")
+        # The learner's extra attempts: the review's "after the last attempt" counts them.
+        .annotate(
+            module_slug=F("module__slug"),
+            **accommodation_subqueries(
+                learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
+            ),
         )
-        if attempt is None:
-            raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
-        finalized = attempt_is_finalized(attempt)
-        rows, certificate_code = _learner_attempts(
+        .prefetch_related(Prefetch("items", ExamAttemptItem.objects.order_by("position")))
+        .first()
+    )
+    if attempt is None:
+        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
+    items = list(attempt.items.all())
+    finalized = attempt_is_finalized(attempt)
+    result = None
+    if finalized or (time_up and seconds_left(deadline_at=attempt.deadline_at, now=now) == 0):
+        rows, certificate_code = learner_attempts(
             learner_id=learner_id, module_id=attempt.module_id
         )
-        this = _learner_attempt(attempt)
-        attempts = [_learner_attempt(row) for row in rows]
-        graded_items = [_graded_item(item) for item in items]
+        this = learner_attempt(attempt)
+        attempts = [learner_attempt(row) for row in rows]
+        graded_items = [graded_item(item) for item in items]
         if not finalized:
             graded = attempt_grade(
                 items=graded_items,
@@ -555,8 +528,8 @@ def _attempt_read(
             certificate_code=certificate_code,
         )
     return attempt_view(
-        attempt=read,
-        module_slug=module.slug,
+        attempt=attempt,
+        module_slug=attempt.module_slug,
         items=items,
         result=result,
         now=now,
@@ -573,30 +546,17 @@ def exam_overview(
     completed_step_ids: frozenset[int] | None = None,
 ) -> ExamOverview:
     """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
-    final grade. Three queries: the policy, accommodation, approved items and attempts in one
-    plain-SQL statement (quizzes.sql), the enrollment, the completed steps (the outline's none
-    while this process trusts its copy). ``full_name_given`` as ``learner_eligibility`` takes
-    it. A caller that has just read the learner's enrollment and completed steps (the
-    dashboard) passes ``completed_step_ids``: the learner is enrolled, and two queries fewer."""
+    final grade. ``full_name_given`` as ``learner_eligibility`` takes it. A caller that has
+    just read the learner's enrollment and completed steps (the dashboard) passes
+    ``completed_step_ids``: the learner is enrolled, and two queries fewer."""
     now = now or timezone.now()
     outline = courses_api.module_outline(module_slug)
-    # The policy, the accommodation, the approved items and the attempts in one statement; before
-    # the module's policy is saved its unsaved defaults, as learner_exam_setup has them.
-    read = sql.exam_overview_read(learner_id=learner_id, module_id=outline.id)
-    policy = read.policy or ExamPolicy(module_id=outline.id)
-    setup = ExamSetup(
-        policy=policy,
-        limits=_limits(
-            policy,
-            extra_time_minutes=read.extra_time_minutes,
-            extra_attempts=read.extra_attempts,
-        ),
-        approved_items=read.approved_items,
-    )
+    setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
+    policy = setup.policy
+    attempts, certificate_code = learner_attempts(learner_id=learner_id, module_id=outline.id)
     enrolled = completed_step_ids is not None or progress_api.enrollment_exists(
         learner_id=learner_id, module_id=outline.id
     )
-    attempts, certificate_code = read.attempts, read.certificate_code
     grade, passed = final_score(policy=policy, attempts=attempts)
     eligibility = learner_eligibility(
         learner_id=learner_id,
@@ -658,10 +618,43 @@ def quick_check_ratings_for_step(
     ]
 
 
+def _ratings(*, learner_id: int, quick_check_ids: Iterable[int]) -> QuerySet[QuickCheckRating]:
+    return QuickCheckRating.objects.filter(
+        learner_id=learner_id, quick_check_id__in=list(quick_check_ids)
+    )
+
+
 def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) -> dict[int, str]:
-    """The learner's latest rating per quick check, for a page that already has the step's
-    quick checks (the step reader): one query (``quizzes.sql.quick_check_ratings_read``)."""
-    return quick_check_ratings_read(learner_id=learner_id, quick_check_ids=list(quick_check_ids))
+    """The learner's latest rating per quick check (unrated ones left out), for a page that
+    already has the step's quick checks (the step reader): one query."""
+    rows = _ratings(learner_id=learner_id, quick_check_ids=quick_check_ids)
+    return dict(rows.values_list("quick_check_id", "rating"))
+
+
+def quick_check_ratings_column(
+    *, learner_id: int, quick_check_ids: Sequence[int]
+) -> tuple[str, list] | None:
+    """The learner's ratings as a scalar subquery (SQL and params, compiled from a queryset)
+    that the step page's progress read carries (``progress.selectors.step_reader_state``), so
+    the page reads both in one statement; ``quick_check_ratings_from_column`` reads its value.
+    None without ids."""
+    if not quick_check_ids:
+        return None
+    pairs = (
+        _ratings(learner_id=learner_id, quick_check_ids=quick_check_ids)
+        .values("learner_id")
+        .annotate(pairs=JSONBAgg(JSONArray("quick_check_id", "rating")))
+        .values("pairs")
+    )
+    sql, params = pairs.query.sql_with_params()
+    return f"({sql})", list(params)
+
+
+def quick_check_ratings_from_column(value: Any) -> dict[int, str]:
+    """The ratings a ``quick_check_ratings_column`` carried, as ``quick_check_ratings_get``
+    gives them."""
+    pairs = json.loads(value) if isinstance(value, str) else value or []
+    return {int(quick_check_id): rating for quick_check_id, rating in pairs}
 
 
 # --- certificates -----------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Shared fixtures and the service gate.
 
-Tests marked ``postgres`` or ``redis`` need the real server. Without it they are skipped, unless
-LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test instead.
+Tests marked ``redis`` need a Redis server. Without it they are skipped, unless
+LERNPFAD_REQUIRE_SERVICES=1 (as in CI), where a missing service fails the test instead. Every
+session has PostgreSQL (tests/embedded_postgres.py starts one when DATABASE_URL is not set).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 from django.conf import settings
 
 from tests.factories import learner_create
+from tests.helpers.migrations import migrate_to
 
 REQUIRE_SERVICES = os.environ.get("LERNPFAD_REQUIRE_SERVICES") == "1"
 SEED_DIR = Path(settings.BASE_DIR) / "fixtures" / "documents"
@@ -46,16 +48,6 @@ def redis_available() -> bool:
 
 @pytest.fixture(autouse=True)
 def _service_gate(request):
-    if request.node.get_closest_marker("postgres"):
-        from django.db import connection
-
-        if connection.vendor != "postgresql":
-            from tests import embedded_postgres
-
-            why = embedded_postgres.startup_problem
-            _missing(
-                "needs PostgreSQL: set DATABASE_URL=postgres://..." + (f"; {why}" if why else "")
-            )
     if request.node.get_closest_marker("redis") and not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 
@@ -234,6 +226,20 @@ def make_learner(db):
     """Create a learner: ``make_learner("lena", time_zone="Asia/Tokyo")``; the password is
     ``tests.factories.learner_password("lena")``."""
     return learner_create
+
+
+@pytest.fixture
+def migrated_back_afterwards(transactional_db):
+    """For a test that moves the database to an older migration state: every app's latest
+    state again at its end, for the tests after it."""
+    yield
+    migrate_to()
+
+
+@pytest.fixture
+def lena(make_learner):
+    """The learner most tests are about: German (the default language), in Europe/Berlin."""
+    return make_learner("lena")
 
 
 @pytest.fixture

@@ -88,6 +88,13 @@ def api_client_for(user) -> APIClient:
     return client
 
 
+def token_client(token: str) -> APIClient:
+    """An API client that sends ``token`` as a mobile app does (``Authorization: Token …``)."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
 def steps_complete(learner, module, *, count: int | None = None, at=None) -> int:
     """Mark the first ``count`` (default: every) active steps of ``module`` completed for
     ``learner``, straight in the progress table (no review cards: for exam tests that need the

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,38 +19,10 @@ from pathlib import Path
 
 from django.conf import settings
 
+from tests.helpers.ports import free_port
+
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60  # seconds
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
-# Ports this test process handed out: a server may not have bound its port yet when the next
-# one asks for a free port.
-_handed_out: set[int] = set()
-
-
-def free_port() -> int:
-    reserved = os.environ.get("LERNPFAD_TEST_PORTS", "")
-    if reserved:
-        first, _, last = reserved.partition("-")
-        candidates = range(int(first), int(last or first) + 1)
-        port = next((p for p in candidates if p not in _handed_out and _port_free(p)), None)
-        if port is None:
-            raise RuntimeError(f"no free port in LERNPFAD_TEST_PORTS={reserved}")
-    else:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-    _handed_out.add(port)
-    return port
 
 
 def http_status(url: str, *, headers: dict[str, str] | None = None, timeout: float = 10) -> int:

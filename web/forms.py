@@ -6,7 +6,7 @@ import decimal
 
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.utils.formats import number_format
 from django.utils.functional import lazy
 from django.utils.text import format_lazy
@@ -18,6 +18,7 @@ from accounts.services import (
     REVIEWS_PER_DAY_MAX,
     email_confirmation_resend_request,
     password_reset_request,
+    password_set,
     user_authenticate_by_login,
 )
 from lms.errors import DomainError
@@ -161,6 +162,13 @@ class PasswordResetRequestForm(EmailRequestForm):
         # Django's view passes the mail templates, domain and token generator; accounts.mails
         # has its own (links from LERNPFAD_SITE_URL, never the request's Host header).
         password_reset_request(email=self.cleaned_data["email"])
+
+
+class PasswordResetSetForm(SetPasswordForm):
+    """The reset link's new password, set by accounts (which revokes the account's tokens)."""
+
+    def save(self, commit=True):
+        return password_set(user=self.user, password=self.cleaned_data["new_password1"])
 
 
 class EmailConfirmationResendForm(EmailRequestForm):

@@ -44,7 +44,7 @@ class OutlineStepSerializer(serializers.ModelSerializer):
         serializers.ListField(child=serializers.ChoiceField(choices=Section.Kind.choices))
     )
     def get_section_kinds(self, step: Step) -> list[str]:
-        return [section.kind for section in step.sections.all()]
+        return list(step.section_kinds)
 
     def get_has_term_card(self, step: Step) -> bool:
         return hasattr(step, "term_card")

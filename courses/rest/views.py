@@ -29,8 +29,6 @@ from courses.selectors import (
     term_card_list,
 )
 from courses.services.content_versions import module_version_record
-from lms.compression import precompressed
-from lms.content_cache import ContentCache
 from lms.etags import (
     IF_NONE_MATCH,
     NOT_MODIFIED,
@@ -79,11 +77,6 @@ class TermCardListView(generics.ListAPIView):
         )
 
 
-# Rendered bundles by (module, version, since): a version is a hash of everything the bundle
-# shows, so an entry is never stale (lms.content_cache).
-_bundle_bodies = ContentCache(name="module bundles", max_entries=200)
-
-
 class ModuleBundleView(APIView):
     """A whole module in one request, for an app that works offline."""
 
@@ -127,13 +120,6 @@ class ModuleBundleView(APIView):
         before = None
         if since:
             before = module_manifest_find(module_id=manifest.module_id, version=since)
-        key = (module, manifest.version, before.version if before else None)
-        body = _bundle_bodies.get(key)
-        if body is None:
-            bundle = module_bundle_get(manifest=manifest, since=before)
-            body = _renderer.render(ModuleBundleSerializer(bundle).data)
-            _bundle_bodies.put(key, body)
-        response = with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)
-        # ~280 KB of JSON: compressed once per version and encoding, not on every request.
-        precompressed(request, response, cache=_bundle_bodies, key=key)
-        return response
+        bundle = module_bundle_get(manifest=manifest, since=before)
+        body = _renderer.render(ModuleBundleSerializer(bundle).data)
+        return with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)

@@ -1,27 +1,27 @@
-"""Recording a module's content versions, so a bundle can later send only what changed since
-one (``GET /api/v1/modules/{module}/bundle/?since=<version>``)."""
+"""A module's content versions: the one cached content is keyed by (renewed on every write of
+the module's content), and the recorded manifests a bundle delta starts from
+(``GET /api/v1/modules/{module}/bundle/?since=<version>``)."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
+
 from django.utils import timezone
 
-from courses.models import ModuleContentVersion
+from courses.models import Module, ModuleContentVersion
 from courses.selectors import ModuleManifest
-from lms.content_cache import ContentCache
 
-# The versions this process has recorded: each is written once, so a warm bundle read writes
-# nothing. A version is a hash of its manifest, so an entry is never stale.
-_recorded = ContentCache(name="recorded module versions", max_entries=2000)
+
+def module_content_version_renew(*, module_ids: Iterable[int]) -> None:
+    """The content of these modules changed (an import, an admin edit): give each a new
+    version, so that every host reads their content anew (``courses.selectors``)."""
+    Module.objects.filter(pk__in=list(module_ids)).update(content_version=uuid.uuid4())
 
 
 def module_version_record(*, manifest: ModuleManifest) -> None:
-    """Keep what the manifest's version is made of (one INSERT … ON CONFLICT DO NOTHING the
-    first time this process sees the version, nothing after). The row is a pure function of
-    the content, like a cache entry that does not expire: reading a bundle records nothing of
-    the reader."""
-    key = (manifest.module_id, manifest.version)
-    if _recorded.get(key):
-        return
+    """Keep what the manifest's version is made of (one INSERT … ON CONFLICT DO NOTHING). The
+    row is a pure function of the content: reading a bundle records nothing of the reader."""
     ModuleContentVersion.objects.bulk_create(
         [
             ModuleContentVersion(
@@ -33,4 +33,3 @@ def module_version_record(*, manifest: ModuleManifest) -> None:
         ],
         ignore_conflicts=True,
     )
-    _recorded.put(key, True)

@@ -30,7 +30,7 @@ from courses.content_plan import (
 from courses.documents import DocumentError, ModuleDoc, TermCardDoc, parse_document
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
 from courses.quick_check_roles import StepChecks, quick_check_roles
-from lms.content_cache import content_changed
+from courses.services.content_versions import module_content_version_renew
 
 # Where a renumbered step parks while numbers are shuffled (the active-number constraint is
 # not deferrable because it is partial).
@@ -82,12 +82,19 @@ def course_import(*, paths: Sequence[Path | str] | None = None) -> ImportReport:
 def course_plan_apply(*, plan: CoursePlan) -> ImportReport:
     report = ImportReport()
     modules_by_title: dict[str, Module] = {}
+    changed: set[int] = set()
     for module_row in plan.modules:
+        written = report.rows_written
         module = _module_sync(module_row, report)
         modules_by_title[module.title] = module
+        if report.rows_written > written:
+            changed.add(module.pk)
     for card_row in plan.cards:
-        _card_sync(card_row, modules_by_title, report)
-    content_changed()
+        written = report.rows_written
+        module = _card_sync(card_row, modules_by_title, report)
+        if report.rows_written > written:
+            changed.add(module.pk)
+    module_content_version_renew(module_ids=changed)
     return report
 
 
@@ -223,7 +230,9 @@ def _step_write(
     report.rows_written += 1 + len(row.sections) + len(row.quick_checks)
 
 
-def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: ImportReport) -> None:
+def _card_sync(
+    row: TermCardRow, modules_by_title: dict[str, Module], report: ImportReport
+) -> Module:
     module = (
         modules_by_title.get(row.module_title)
         or Module.objects.filter(title=row.module_title).first()
@@ -237,7 +246,7 @@ def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: Im
         )
     card = TermCard.objects.filter(module=module, slug=row.slug).first()
     if card is not None and card.source_hash == row.source_hash and card.step_id == step.pk:
-        return
+        return module
     fields = row.fields()
     if card is None:
         card = TermCard.objects.create(module=module, step=step, **fields)
@@ -251,6 +260,7 @@ def _card_sync(row: TermCardRow, modules_by_title: dict[str, Module], report: Im
         report.cards_updated += 1
     Section.objects.bulk_create(Section(card=card, **s.fields()) for s in row.sections)
     report.rows_written += 1 + len(row.sections)
+    return module
 
 
 def _section_values(sections) -> list[dict]:
@@ -277,16 +287,15 @@ def step_refresh_content_hash(*, step: Step) -> Step:
     if content_hash != step.content_hash:
         step.content_hash = content_hash
         step.save(update_fields=["content_hash"])
-    # Also when the hash stayed: the edit may have moved or retired the step.
-    content_changed()
+    # Also when the hash stayed: the edit may have changed what only the pages show.
+    module_content_version_renew(module_ids=[step.module_id])
     return step
 
 
 def quick_check_roles_refresh(*, module_id: int) -> int:
     """Decide the role of each of the module's quick checks again from the database, after an
     admin edited a step, its quick checks or a quick check's text (``courses.quick_check_roles``
-    over the active steps). Returns how many changed; the review queue follows within a second
-    (``courses.api.retired_content``)."""
+    over the active steps), and renew the module's content version. Returns how many changed."""
     steps = {
         step.pk: step.definition
         for step in Step.objects.active().filter(module_id=module_id).only("id", "definition")
@@ -309,8 +318,7 @@ def quick_check_roles_refresh(*, module_id: int) -> int:
         ids = [pk for pk, new in roles.items() if new == role and current.get(pk) != role]
         if ids:
             changed += QuickCheck.objects.filter(pk__in=ids).update(role=role)
-    if changed:
-        content_changed()
+    module_content_version_renew(module_ids=[module_id])
     return changed
 
 
@@ -321,5 +329,5 @@ def card_refresh_content_hash(*, card: TermCard) -> TermCard:
     if content_hash != card.content_hash:
         card.content_hash = content_hash
         card.save(update_fields=["content_hash"])
-    content_changed()
+    module_content_version_renew(module_ids=[card.module_id])
     return card

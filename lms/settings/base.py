@@ -5,6 +5,8 @@ from pathlib import Path
 
 import environ
 
+from lms import embedded_db
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
 if (BASE_DIR / ".env").is_file():
@@ -20,6 +22,8 @@ SITE_URL = env("LERNPFAD_SITE_URL", default="http://127.0.0.1:8000").rstrip("/")
 INSTALLED_APPS = [
     # The admin with Lernpfad's site: its header, the infrastructure for superusers only.
     "lms.admin_config.LernpfadAdminConfig",
+    # Before django.contrib.auth: its changepassword command takes the place of Django's.
+    "accounts",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -35,7 +39,6 @@ INSTALLED_APPS = [
     # Only for its translations of zxcvbn's advice (accounts/passwords.py).
     "django_zxcvbn_password_validator",
     "lms",
-    "accounts",
     "courses",
     "progress",
     "quizzes",
@@ -89,14 +92,18 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+# The folder of what `make run` keeps on disk: its PostgreSQL (lms/embedded_db.py), the folder
+# broker and beat's schedule file (a test's runstack gets a folder of its own).
+LERNPFAD_VAR_DIR = Path(env("LERNPFAD_VAR_DIR", default=str(BASE_DIR / "var")))
+# Without DATABASE_URL: the embedded PostgreSQL that `manage.py runstack` runs in var/postgres.
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=embedded_db.url(LERNPFAD_VAR_DIR / "postgres"))
+}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 # A connection dropped by the server (restart, pg_terminate_backend) is detected and replaced
 # before the next request uses it.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.bool(
-    "DATABASE_PREPARED_STATEMENTS", default=True
-):
+if env.bool("DATABASE_PREPARED_STATEMENTS", default=True):
     # Parameters bound on the server, and a statement run twice on a connection is prepared:
     # PostgreSQL then skips parsing and planning, which cost more than executing the short
     # queries of the busy endpoints (about half the database CPU per request; bench/README.md).
@@ -104,20 +111,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.boo
     # max_prepared_statements set; otherwise set DATABASE_PREPARED_STATEMENTS=false.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         server_side_binding=True, prepare_threshold=2
-    )
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The embedded default (make run) serves the threads of the dev server, a Celery worker and
-    # beat at once. Out of the box SQLite fails such writers at once with "database is locked":
-    # its busy timeout is 0 for a transaction that reads before it writes (a deferred one
-    # cannot wait for the lock without risking a deadlock), and its rollback journal blocks
-    # readers during a write. So: every transaction takes the write lock when it begins
-    # (IMMEDIATE) and waits up to `timeout` seconds for it; WAL lets readers go on beside the
-    # one writer; synchronous=NORMAL is what SQLite recommends with WAL (a commit stays safe
-    # against a crash of the application, not necessarily of the machine).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        transaction_mode="IMMEDIATE",
-        timeout=20,
-        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -293,9 +286,6 @@ SPECTACULAR_SETTINGS = {
 
 # Celery. The default broker needs no server (a folder on disk), so the run command works on a
 # fresh machine; production sets CELERY_BROKER_URL=redis://...
-# The folder of what `make run` keeps on disk beside the database: the folder broker and beat's
-# schedule file (a test's runstack gets a folder of its own).
-LERNPFAD_VAR_DIR = Path(env("LERNPFAD_VAR_DIR", default=str(BASE_DIR / "var")))
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = LERNPFAD_VAR_DIR / "celery-broker"

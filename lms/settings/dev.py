@@ -1,4 +1,5 @@
-"""Local development: SQLite, a folder broker and mail printed to the console by default."""
+"""Local development: the embedded PostgreSQL, a folder broker and mail printed to the console by
+default."""
 
 from lms.settings.base import *  # noqa: F403
 from lms.settings.base import env

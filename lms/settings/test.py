@@ -1,4 +1,5 @@
-"""Test settings: fast hashing, in-memory mail; DATABASE_URL decides SQLite or PostgreSQL."""
+"""Test settings: fast hashing, in-memory mail; DATABASE_URL names the PostgreSQL
+(tests/embedded_postgres.py starts one when it is not set)."""
 
 from lms.settings.base import *  # noqa: F403
 

@@ -11,6 +11,7 @@ the two sits in the app that owns the learner's side (the one import-linter exce
 progress.rest use courses.rest's serializers and courses.selectors; see ARCHITECTURE.md).
 """
 
+from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseNotModified
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from drf_spectacular.utils import extend_schema
@@ -19,8 +20,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
 from courses.rest.serializers import StepDetailSerializer
-from courses.selectors import module_get, step_etag, step_get
-from lms.content_cache import ContentCache
+from courses.selectors import CONTENT_CACHE_SECONDS, module_get, step_etag, step_get
 from lms.errors import StepNotFound
 from lms.etags import (
     IF_NONE_MATCH,
@@ -50,7 +50,7 @@ class ModuleDetailView(APIView):
     )
     def get(self, request, module: str):
         content = module_get(slug=module)
-        # An enrolled learner also sees the status of each step (two more queries).
+        # An enrolled learner also sees the status of each step.
         outline_status = None
         if request.user.is_authenticated:
             outline_status = outline_status_get(
@@ -74,11 +74,6 @@ class ModuleDetailView(APIView):
         return response
 
 
-# Step bodies by ETag, rendered to JSON, in each process (lms.content_cache: the ETag is a hash
-# of everything the body shows, so an entry is never stale). A step read from here costs no
-# query while its ETag is trusted (courses.selectors.step_etag), instead of three
-# queries, the serializer and the renderer.
-_step_bodies = ContentCache(name="step bodies", max_entries=2000)
 _renderer = JSONRenderer()
 
 
@@ -99,11 +94,13 @@ class StepDetailView(APIView):
             raise StepNotFound(module, number)
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
-        body = _step_bodies.get(etag)
+        # The body is a function of the step's ETag (a hash of everything it shows): kept
+        # rendered in the shared cache under it.
+        body = cache.get(f"courses:step-body:{module}:{number}:{etag}")
         if body is None:
             content = step_get(module_slug=module, number=number)
             body = _renderer.render(StepDetailSerializer(content).data)
-            # Keyed by what was read now (an import may have changed the step meanwhile).
+            # The ETag of what was read now (an import may have changed the step meanwhile).
             etag = content.etag
-            _step_bodies.put(etag, body)
+            cache.set(f"courses:step-body:{module}:{number}:{etag}", body, CONTENT_CACHE_SECONDS)
         return with_etag(HttpResponse(body, content_type=_renderer.media_type), etag)

@@ -3,20 +3,7 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-# PostgreSQL only (SQLite has no fillfactor). Applies to pages written from now on.
-FILLFACTOR = 70
-
-
-def room_for_updates(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(
-            f"ALTER TABLE quizzes_examattemptitem SET (fillfactor = {FILLFACTOR})"
-        )
-
-
-def no_room_for_updates(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute("ALTER TABLE quizzes_examattemptitem RESET (fillfactor)")
+# Room left in each page for updates in place (HOT). Applies to pages written from now on.
 
 
 class Migration(migrations.Migration):
@@ -25,7 +12,10 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(room_for_updates, no_room_for_updates),
+        migrations.RunSQL(
+            "ALTER TABLE quizzes_examattemptitem SET (fillfactor = 70)",
+            "ALTER TABLE quizzes_examattemptitem RESET (fillfactor)",
+        ),
         migrations.AlterField(
             model_name="examattemptitem",
             name="attempt",

@@ -9,9 +9,7 @@ those exist only on ``ReviewItemSerializer``, which is filled once the review po
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from lms.rendering import datetime_formatter
 from quizzes.answers import MAX_ANSWER_TEXT
-from quizzes.data import ResultView, ReviewItem, ReviewItemWithAnswers
 from quizzes.eligibility import REASON_CODES
 from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
 
@@ -237,37 +235,6 @@ class ReviewInfoSerializer(serializers.Serializer):
     review_timing = serializers.ChoiceField(choices=ExamPolicy.ReviewTiming.choices)
 
 
-_SCORE = serializers.DecimalField(max_digits=5, decimal_places=2)
-
-
-def _score(value) -> str | None:
-    return None if value is None else _SCORE.to_representation(value)
-
-
-def _pairs(pairs) -> list[dict]:
-    return [{"option": pair.option, "choice": pair.choice} for pair in pairs]
-
-
-def _review_item(entry: ReviewItem) -> dict:
-    row = {
-        "id": entry.id,
-        "position": entry.position,
-        "selected_keys": [str(key) for key in entry.selected_keys],
-        "is_correct": bool(entry.is_correct),
-        "score": entry.score,
-        "text": entry.text,
-        "number": entry.number,
-        "pairs": _pairs(entry.pairs),
-    }
-    # Present only with review content "correct_answers" (required=False: absent, not null).
-    if isinstance(entry, ReviewItemWithAnswers):
-        row["correct_keys"] = [str(key) for key in entry.correct_keys]
-        row["explanation"] = entry.explanation
-        row["accepted_answers"] = [str(answer) for answer in entry.accepted_answers]
-        row["correct_pairs"] = _pairs(entry.correct_pairs)
-    return row
-
-
 # No docstring on the class: drf-spectacular would publish it in the OpenAPI schema.
 class ResultSerializer(serializers.Serializer):
     attempt = serializers.IntegerField()
@@ -282,40 +249,6 @@ class ResultSerializer(serializers.Serializer):
     items = ReviewItemSerializer(many=True, allow_null=True)
     final_grade = FinalGradeSerializer()
     certificate = CertificateLinkSerializer(allow_null=True)
-
-    def to_representation(self, instance: ResultView):
-        # The fields above are the contract (and the OpenAPI schema); this reads the same
-        # ``ResultView`` (``quizzes.selectors.attempt_result_view``) directly, because DRF's
-        # generic walk over them cost more CPU than grading the attempt
-        # (bench/results/latest.md, exam submit). A test compares the two outputs.
-        review = instance.review
-        items = instance.items
-        final = instance.final_grade
-        certificate = instance.certificate
-        return {
-            "attempt": instance.attempt,
-            "mode": instance.mode,
-            "score_percent": _score(instance.score_percent),
-            "passed": bool(instance.passed),
-            "correct_count": instance.correct_count,
-            "item_count": instance.item_count,
-            "reason": instance.reason,
-            "finalized_at": datetime_formatter()(instance.finalized_at),
-            "review": {
-                "shows": review.shows,
-                "review_content": review.review_content,
-                "review_timing": review.review_timing,
-            },
-            "items": None if items is None else [_review_item(entry) for entry in items],
-            "final_grade": {
-                "grading_method": final.grading_method,
-                "score_percent": _score(final.score_percent),
-                "passed": bool(final.passed),
-            },
-            "certificate": None
-            if certificate is None
-            else {"code": certificate.code, "url": certificate.url},
-        }
 
 
 class AttemptSerializer(serializers.Serializer):

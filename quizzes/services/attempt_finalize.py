@@ -1,20 +1,21 @@
 """Finalizing an exam attempt: grading its items from the saved answers, storing its one
 result, issuing the module's certificate; and the periodic finalization of expired attempts.
 
-The attempt's row is locked first, and the database backs the rules up: one ``ExamResult`` per
-attempt, one certificate per learner and module. On PostgreSQL two statements in the
-transaction whatever the number of items or attempts (lock and read, then store); elsewhere
-up to five.
+The attempt's row is locked first, and everything else is read after the lock: a save of
+answers holds the same lock, so the answers graded are the ones committed before, and a
+concurrent finalization's result is seen and answered as a replay. The database backs the rules
+up: one ``ExamResult`` per attempt, one certificate per learner and module.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
+from django.db.models import Case, OuterRef, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -30,13 +31,13 @@ from quizzes.attempt_rules import (
     final_score,
     result_reason,
 )
-from quizzes.models import ExamAttempt
-from quizzes.sql import (
-    CertificateToIssue,
-    LockedAttempt,
-    attempt_lock,
-    certificate_code,
-    result_store,
+from quizzes.models import Certificate, ExamAttempt, ExamAttemptItem, ExamResult
+from quizzes.selectors import (
+    accommodation_subqueries,
+    attempt_policy,
+    graded_item,
+    learner_attempt,
+    learner_attempts,
 )
 
 # How many expired attempts one run of the periodic task finalizes.
@@ -57,135 +58,102 @@ class FinalizedAttempt:
     graded_now: bool
 
 
-def _learner_name_read(learner_id: int) -> str:
-    """The learner's name for a certificate issued without a request (the periodic task): one
-    query to the accounts app."""
-    return accounts_api.certificate_names([learner_id])[learner_id]
-
-
-def _replayed(locked: LockedAttempt) -> FinalizedAttempt:
-    return FinalizedAttempt(
-        attempt=locked.this,
-        policy=locked.policy,
-        items=locked.items,
-        attempts=locked.attempts,
-        certificate_code=locked.certificate_code,
-        graded_now=False,
-    )
-
-
 def exam_attempt_submit(
     *, learner, attempt_id: int, now: datetime.datetime | None = None
 ) -> FinalizedAttempt:
     """The learner submits their own attempt (another's: 404): ``exam_attempt_finalize`` for
-    them. A certificate states the name of the request's user: no query for it."""
-    return _attempt_finalize(
-        attempt_id=attempt_id,
-        learner_id=learner.pk,
-        learner_name=lambda _learner_id: accounts_api.certificate_name(learner),
-        now=now,
-    )
+    them. A certificate states the name of the request's user."""
+    return exam_attempt_finalize(attempt_id=attempt_id, learner=learner, now=now)
 
 
 def exam_attempt_finalize(
-    *, attempt_id: int, now: datetime.datetime | None = None
+    *, attempt_id: int, learner=None, now: datetime.datetime | None = None
 ) -> FinalizedAttempt:
     """Grade the attempt from its saved answers, once; a second call returns the same result.
 
-    Grading happens on the server only, from the attempt's own copies of the items. Two
-    statements in the transaction on PostgreSQL (lock and read the attempts with the items:
-    ``quizzes.sql.attempt_lock``; then the result with the items' grading and any
-    certificate: ``quizzes.sql.result_store``), a third, the learner's name, when it issues a
-    certificate unless it is a submit; a replay reads one.
+    Grading happens on the server only, from the attempt's own copies of the items. ``learner``
+    restricts it to that learner's own attempt; without one (the periodic task) a certificate
+    asks the accounts app for the learner's name.
     """
-    return _attempt_finalize(
-        attempt_id=attempt_id, learner_id=None, learner_name=_learner_name_read, now=now
-    )
-
-
-def _attempt_finalize(
-    *,
-    attempt_id: int,
-    learner_id: int | None,
-    learner_name: Callable[[int], str],
-    now: datetime.datetime | None,
-) -> FinalizedAttempt:
-    """``exam_attempt_finalize``; ``learner_id`` restricts it to the learner's own attempt, and
-    ``learner_name`` gives the name a certificate states, asked only when one is issued."""
     now = now or timezone.now()
     try:
         with transaction.atomic():
-            locked = attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
-            if locked is None:
-                raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
-            if locked.this.result is not None:
-                return _replayed(locked)
+            attempt = _attempt_lock(attempt_id=attempt_id, learner=learner)
+            rows, code = learner_attempts(
+                learner_id=attempt.learner_id, module_id=attempt.module_id
+            )
+            attempts = [learner_attempt(row) for row in rows]
+            this = next(a for a in attempts if a.id == attempt_id)
+            policy = attempt_policy(attempt.policy, extra_attempts=attempt.extra_attempts)
+            items = [graded_item(item) for item in attempt.items.order_by("position")]
+            if this.result is not None:
+                return FinalizedAttempt(this, policy, items, attempts, code, graded_now=False)
             graded = attempt_grade(
-                items=locked.items,
-                pass_mark_percent=locked.pass_mark_percent,
-                reason=result_reason(deadline_at=locked.deadline_at, now=now),
+                items=items,
+                pass_mark_percent=attempt.pass_mark_percent,
+                reason=result_reason(deadline_at=attempt.deadline_at, now=now),
                 at=now,
             )
-            attempts = attempts_with_result(
-                locked.attempts, attempt_id=attempt_id, result=graded.result
+            ExamResult.objects.create(
+                attempt_id=attempt_id,
+                learner_id=attempt.learner_id,
+                module_id=attempt.module_id,
+                **dataclasses.asdict(graded.result),
             )
+            # One UPDATE for all the items (bulk_update would send one CASE branch per item).
+            correct = [item.id for item in graded.items if item.is_correct]
+            ExamAttemptItem.objects.filter(attempt_id=attempt_id).update(
+                is_correct=Case(When(pk__in=correct, then=Value(True)), default=Value(False))
+            )
+            this = dataclasses.replace(this, result=graded.result)
+            attempts = attempts_with_result(attempts, attempt_id=attempt_id, result=graded.result)
             # The final grade counts certifying attempts only: a practice attempt never issues
             # the certificate, however well it went.
-            grade, passed = final_score(policy=locked.policy, attempts=attempts)
-            code = locked.certificate_code
-            certificate = None
-            if passed and code is None and locked.this.certifying:
-                certificate = CertificateToIssue(
-                    code=secrets.token_urlsafe(CERTIFICATE_CODE_BYTES),
-                    learner_name=learner_name(locked.learner_id)[:200],
+            grade, passed = final_score(policy=policy, attempts=attempts)
+            if passed and code is None and this.certifying:
+                code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
+                Certificate.objects.create(
+                    learner_id=attempt.learner_id,
+                    module_id=attempt.module_id,
+                    attempt_id=attempt_id,
+                    code=code,
+                    learner_name=_learner_name(attempt.learner_id, learner)[:200],
                     score_percent=grade,
                     issued_at=now,
                 )
-            # The result, the items' grading and the certificate: one statement on PostgreSQL.
-            stored, issued = result_store(
-                attempt_id=attempt_id,
-                learner_id=locked.learner_id,
-                module_id=locked.module_id,
-                result=graded.result,
-                items=graded.items,
-                certificate=certificate,
-            )
-            if not stored:
-                # A concurrent finalization committed this attempt's result while we waited for
-                # the lock: the lock's statement read the other tables as they were when it began
-                # (PostgreSQL), before that. We hold the lock now, and a new statement sees the
-                # result: answer it as a replay.
-                locked = attempt_lock(attempt_id=attempt_id, learner_id=learner_id)
-                if locked is None or locked.this.result is None:
-                    raise Conflict(
-                        "This attempt was finalized at the same time.", code="attempt_finalized"
-                    )
-                return _replayed(locked)
-            if certificate is not None:
-                # Not issued: another finalization of the module issued one meanwhile; show it.
-                code = (
-                    certificate.code
-                    if issued
-                    else certificate_code(learner_id=locked.learner_id, module_id=locked.module_id)
-                )
     except IntegrityError as exc:
-        # A database key refused a write that slipped past the lock (SQLite has no row locks).
+        # A database key refused a second result or certificate that got past the lock.
         raise Conflict(
             "This attempt was finalized at the same time.", code="attempt_finalized"
         ) from exc
-    return FinalizedAttempt(
-        attempt=LearnerAttempt(
-            id=attempt_id,
-            number=locked.this.number,
-            result=graded.result,
-            certifying=locked.this.certifying,
-        ),
-        policy=locked.policy,
-        items=graded.items,
-        attempts=attempts,
-        certificate_code=code,
-        graded_now=True,
+    return FinalizedAttempt(this, policy, graded.items, attempts, code, graded_now=True)
+
+
+def _attempt_lock(*, attempt_id: int, learner) -> ExamAttempt:
+    """Lock the attempt's row (not its policy's) and read it with its policy and the learner's
+    extra attempts; NotFound when there is no such attempt (of ``learner``, when given)."""
+    attempts = ExamAttempt.objects.select_for_update(of=("self",)).filter(pk=attempt_id)
+    if learner is not None:
+        attempts = attempts.filter(learner_id=learner.pk)
+    attempt = (
+        attempts.select_related("policy")
+        .annotate(
+            **accommodation_subqueries(
+                learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
+            )
+        )
+        .first()
     )
+    if attempt is None:
+        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
+    return attempt
+
+
+def _learner_name(learner_id: int, learner) -> str:
+    """The name a certificate states: the request's user's, else read from the accounts app."""
+    if learner is not None:
+        return accounts_api.certificate_name(learner)
+    return accounts_api.certificate_names([learner_id])[learner_id]
 
 
 def exam_attempts_finalize_expired(*, now: datetime.datetime | None = None) -> int:

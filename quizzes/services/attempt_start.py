@@ -144,8 +144,7 @@ def exam_attempt_start(
                 ]
             )
     except IntegrityError as exc:
-        # Only reachable where the row lock is unavailable (SQLite): the unique attempt number
-        # turned a concurrent second start away.
+        # The unique attempt number turned away a second start that got past the lock.
         raise Conflict(
             _("Another attempt was started at the same time."), code="attempt_in_progress"
         ) from exc

@@ -54,11 +54,47 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
         StepSource(id=s.id, slug=s.slug, number=s.number, term=s.term, definition=s.definition)
         for s in courses_api.module_steps(module_id)
     ]
+    report, to_create, to_update = exam_items_changes(module_id=module_id, steps=steps)
+    ExamItem.objects.bulk_create(to_create)
+    if to_update:
+        # bulk_update bypasses auto_now; the timestamp says when the text last changed.
+        now = timezone.now()
+        for item in to_update:
+            item.updated_at = now
+        ExamItem.objects.bulk_update(
+            to_update,
+            [
+                "step_id",
+                "kind",
+                "prompt",
+                "options",
+                "correct_keys",
+                "explanation",
+                "is_retired",
+                "status",
+                "reviewed_by",
+                "reviewed_at",
+                "updated_at",
+            ],
+        )
+    return report
+
+
+def exam_items_changes(
+    *, module_id: int | None, steps: list[StepSource]
+) -> tuple[GenerationReport, list[ExamItem], list[ExamItem]]:
+    """What bringing the module's generated items in line with ``steps`` takes, written nowhere:
+    the counts, the items to create and the items to update (changed in memory). One query;
+    none for a module not yet stored (``module_id`` None)."""
     wanted = {item.generator_key: item for item in items_generate(steps)}
-    existing = {
-        item.generator_key: item
-        for item in ExamItem.objects.filter(module_id=module_id, origin=ExamItem.Origin.GENERATED)
-    }
+    existing = {}
+    if module_id is not None:
+        existing = {
+            item.generator_key: item
+            for item in ExamItem.objects.filter(
+                module_id=module_id, origin=ExamItem.Origin.GENERATED
+            )
+        }
     report = GenerationReport()
     to_create, to_update = [], []
     for key, generated in wanted.items():
@@ -106,26 +142,4 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
             item.is_retired = True
             to_update.append(item)
             report.retired += 1
-    ExamItem.objects.bulk_create(to_create)
-    if to_update:
-        # bulk_update bypasses auto_now; the timestamp says when the text last changed.
-        now = timezone.now()
-        for item in to_update:
-            item.updated_at = now
-        ExamItem.objects.bulk_update(
-            to_update,
-            [
-                "step_id",
-                "kind",
-                "prompt",
-                "options",
-                "correct_keys",
-                "explanation",
-                "is_retired",
-                "status",
-                "reviewed_by",
-                "reviewed_at",
-                "updated_at",
-            ],
-        )
-    return report
+    return report, to_create, to_update

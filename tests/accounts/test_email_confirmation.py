@@ -22,7 +22,7 @@ from accounts.services import email_confirm, user_register
 from accounts.tokens import EMAIL_CONFIRMATION_SALT, email_confirmation_token
 from lms.errors import InvalidInput
 from tests.accounts.conftest import confirmation_path_in, confirmation_token_in, reset_path_in
-from tests.factories import learner_password
+from tests.factories import api_client_for, learner_password
 
 pytestmark = pytest.mark.django_db
 
@@ -176,8 +176,7 @@ def test_expired_changed_and_foreign_links_confirm_nothing(committed, make_learn
 
 def test_an_address_change_waits_for_its_link(committed, make_learner):
     lena = make_learner("lena")
-    api = APIClient()
-    api.force_authenticate(lena)
+    api = api_client_for(lena)
     with committed():
         response = api.patch("/api/v1/me/", {"email": "lena.neu@example.org"}, format="json")
     assert response.status_code == 200
@@ -210,8 +209,7 @@ def test_an_address_change_waits_for_its_link(committed, make_learner):
 
 def test_a_link_for_an_address_asked_for_before_confirms_nothing(committed, make_learner):
     lena = make_learner("lena")
-    api = APIClient()
-    api.force_authenticate(lena)
+    api = api_client_for(lena)
     for address in ("first@example.org", "second@example.org"):
         with committed():
             api.patch("/api/v1/me/", {"email": address}, format="json")
@@ -225,8 +223,7 @@ def test_a_link_for_an_address_asked_for_before_confirms_nothing(committed, make
 
 def test_an_address_taken_meanwhile_is_not_moved_to(committed, make_learner):
     lena = make_learner("lena")
-    api = APIClient()
-    api.force_authenticate(lena)
+    api = api_client_for(lena)
     with committed():
         api.patch("/api/v1/me/", {"email": "shared@example.org"}, format="json")
     make_learner("sam", email="shared@example.org")

@@ -6,10 +6,10 @@ import io
 
 import pytest
 from django.test import Client
-from rest_framework.test import APIClient
 
 from accounts.models import User
-from tests.migration_state import migrate_to
+from tests.factories import api_client_for
+from tests.helpers.migrations import migrate_to
 
 pytestmark = pytest.mark.django_db
 
@@ -64,8 +64,7 @@ def test_sign_up_page_asks_for_the_full_name(client):
 
 def test_patch_me_changes_the_full_name(make_learner):
     lena = make_learner("lena", display_name="Lena")
-    client = APIClient()
-    client.force_authenticate(lena)
+    client = api_client_for(lena)
     assert client.get(ME).json()["full_name"] == ""
     response = client.patch(ME, {"full_name": "Lena Lernende"}, format="json")
     assert response.status_code == 200 and response.json()["full_name"] == "Lena Lernende"
@@ -85,8 +84,7 @@ def test_patch_me_changes_the_full_name(make_learner):
 )
 def test_patch_me_refuses_names_a_certificate_cannot_print(make_learner, name):
     lena = make_learner("lena", full_name="Lena Lernende")
-    client = APIClient()
-    client.force_authenticate(lena)
+    client = api_client_for(lena)
     response = client.patch(ME, {"full_name": name}, format="json")
     assert response.status_code == 400, response.content
     assert "full_name" in response.json()["error"]["detail"]
@@ -96,8 +94,7 @@ def test_patch_me_refuses_names_a_certificate_cannot_print(make_learner, name):
 
 def test_full_name_keeps_joiners_and_folds_whitespace(make_learner):
     lena = make_learner("lena")
-    client = APIClient()
-    client.force_authenticate(lena)
+    client = api_client_for(lena)
     persian = "\u0645\u062d\u0645\u062f\u200c\u0631\u0636\u0627 \u06a9\u0631\u06cc\u0645\u06cc"
     assert client.patch(ME, {"full_name": persian}, format="json").status_code == 200
     response = client.patch(ME, {"full_name": " Lena\n\tLernende "}, format="json")
@@ -125,12 +122,6 @@ def test_settings_page_changes_the_full_name(make_learner):
     assert browser.post("/settings/", form).status_code == 302
     lena.refresh_from_db()
     assert lena.full_name == "Lena Lernende"
-
-
-@pytest.fixture
-def migrated_back_afterwards(transactional_db):
-    yield
-    migrate_to()
 
 
 def test_full_names_are_filled_from_first_and_last_name_by_the_migration(

@@ -1,7 +1,9 @@
 """GET/PATCH /api/v1/me/: the learner's profile and reminder preferences, validated."""
 
 import pytest
-from rest_framework.test import APIClient
+
+from tests.factories import api_client_for
+from tests.helpers.queries import assert_queries_within
 
 pytestmark = pytest.mark.django_db
 
@@ -15,14 +17,13 @@ def lena(make_learner):
 
 @pytest.fixture
 def client(lena):
-    client = APIClient()
-    client.force_authenticate(lena)
-    return client
+    return api_client_for(lena)
 
 
-def test_me_shows_profile_and_preferences(client, django_assert_num_queries):
-    with django_assert_num_queries(0):  # the user is already loaded by authentication
-        body = client.get(ME).json()
+def test_me_shows_profile_and_preferences(client):
+    # Authentication loaded the user: the profile asks the database nothing more.
+    assert_queries_within(lambda: client.get(ME), budget=0)
+    body = client.get(ME).json()
     assert body["username"] == "lena" and body["display_name"] == "Lena"
     assert body["language"] == "de" and body["time_zone"] == "Europe/Berlin"
     assert body["reminder_time"] == "18:00:00" and body["reminder_email"] is True

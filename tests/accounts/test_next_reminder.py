@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.reminders import REMINDER_LOOKBACK
@@ -18,7 +17,7 @@ from accounts.services import email_confirm, reminder_schedules_reset, user_regi
 from accounts.tokens import email_confirmation_token
 from lms.local_time import ReminderSchedule
 from reviews.services import reminder_unsubscribe
-from tests.factories import unsubscribe_token_for
+from tests.factories import api_client_for, unsubscribe_token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -51,9 +50,7 @@ def lena(make_learner):
 
 @pytest.fixture
 def api(lena):
-    client = APIClient()
-    client.force_authenticate(lena)
-    return client
+    return api_client_for(lena)
 
 
 def test_registration_stores_none_until_the_address_is_confirmed_then_the_first():

@@ -41,7 +41,71 @@ def test_lua_script_escapes_headers_and_bodies():
     assert "local expected = 201" in script
 
 
-@pytest.mark.postgres
+def test_compare_capacity_stops_at_the_first_slow_or_failing_stage_and_renders():
+    from bench.compare import capacity, markdown, summary_rows
+
+    def stage(learners, p95, failures=0):
+        return {"learners": learners, "rps": learners / 8, "p95_ms": p95, "failures": failures}
+
+    assert capacity([stage(100, 40), stage(200, 60, failures=1), stage(300, 50)]) == (100, 12.5)
+    assert capacity([stage(100, 40), stage(200, 99), stage(300, 100)]) == (200, 25.0)
+
+    def run(side, learners, rps):
+        line = {"rps": rps, "ratio": rps / 1000, "p99_ms": 9.0, "clean": True}
+        return {
+            "side": side,
+            "learners": learners,
+            "learners_rps": learners / 8,
+            "session_errors": 0,
+            "lines": {"due": line},
+        }
+
+    runs = [
+        run("before", 500, 300),
+        run("after", 400, 250),
+        run("after", 450, 230),
+        run("before", 500, 310),
+    ]
+    summary = {row["what"]: row for row in summary_rows(runs, ["due"])}
+    capacity_row = summary["learners at once, p95 < 100 ms, no failures"]
+    assert (capacity_row["before"], capacity_row["after"]) == (500, 425)
+    assert capacity_row["passed"] is True  # 425 / 500 = 0.85
+    assert summary["due: req/s"]["share"] == pytest.approx(240 / 305)
+    assert summary["due: req/s"]["passed"] is False
+    machine = {
+        "cores": 2,
+        "cpu": "x",
+        "memory_gb": 1,
+        "python": "3",
+        "postgresql": "15",
+        "wrk": "wrk",
+    }
+    text = markdown(
+        {
+            "mode": "smoke",
+            "date": "d",
+            "minutes": 1,
+            "command": "c",
+            "cwd": ".",
+            "before": "b",
+            "after": "a",
+            "machine": machine,
+            "load_average": [1, 2],
+            "rounds": 2,
+            "lines": ["due"],
+            "seconds": 1,
+            "stages": None,
+            "session_errors": {"before": 0, "after": 0},
+            "summary": list(summary.values()),
+            "runs": runs,
+        }
+    )
+    assert (
+        "| learners at once, p95 < 100 ms, no failures | 500 | 425 | 0.85 | 0.85 | pass |" in text
+    )
+    assert "| 2 | before | 500 | 62.5 | 310 (0.31) | yes |" in text
+
+
 @pytest.mark.slow
 def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
     if shutil.which("wrk") is None:
@@ -124,5 +188,6 @@ def test_smoke_run_measures_every_line_beside_its_floor(tmp_path: Path):
     assert abs(planner["claimed"] - planner["learners"]) <= planner["learners"] * 0.01
     assert planner["sink_messages"] == planner["send_outcomes"].get("sent", 0) > 0
     markdown = (tmp_path / "latest.md").read_text()
-    assert "| what | req/s | p50 ms | p99 ms | its floor, req/s | ratio | target |" in markdown
+    assert "| what | req/s | p50 ms | p99 ms | its floor, req/s | ratio |" in markdown
+    assert "target" not in markdown.split("## Learners per server")[0]
     assert "## Learners per server (study sessions)" in markdown

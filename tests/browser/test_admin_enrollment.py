@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import learner_create, learner_password
+from tests.factories import learner_create
+from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def test_admin_enrolls_selected_users_in_a_module(chromium, live_server, course, screenshot_dir):
@@ -25,10 +26,7 @@ def test_admin_enrolls_selected_users_in_a_module(chromium, live_server, course,
         page.screenshot(path=screenshot_dir / f"admin-{name}.png", full_page=True)
 
     try:
-        page.goto(live_server.url + "/admin/login/")
-        page.get_by_label("Username").fill("admin")
-        page.get_by_label("Password").fill(learner_password("admin"))
-        page.get_by_role("button", name="Log in").click()
+        log_in(page, live_server.url + "/admin/login/", "admin")
         page.goto(live_server.url + "/admin/accounts/user/")
         for user in (anna, ben):
             page.locator(f"input[name='_selected_action'][value='{user.pk}']").check()

@@ -14,10 +14,11 @@ from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from tests.conftest import SEED_DIR
-from tests.factories import learner_create, learner_password
+from tests.factories import learner_create
+from tests.helpers.browser import log_in
 from tests.publishing.edits import ADDED_TERM, SEED_MODULE, broken_seed, edited_seed, seed_text
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 T = "2026-01-01T00:00Z"
 
@@ -82,10 +83,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         page.screenshot(path=screenshot_dir / f"admin-import-{name}.png", full_page=True)
 
     try:
-        page.goto(live_server.url + "/admin/login/")
-        page.get_by_label("Username").fill("kursadmin")
-        page.get_by_label("Password").fill(learner_password("kursadmin"))
-        page.get_by_role("button", name="Log in").click()
+        log_in(page, live_server.url + "/admin/login/", "kursadmin")
         page.goto(live_server.url + "/admin/courses/module/")
         shot("01-modules")
         page.get_by_role("link", name="Import documents").click()

@@ -10,9 +10,10 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from tests.helpers.browser import log_in
 from tests.quizzes.test_course_admin_workspace import _learners
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def test_the_demo_course_admin_works_in_a_german_admin(
@@ -33,10 +34,7 @@ def test_the_demo_course_admin_works_in_a_german_admin(
         page.screenshot(path=screenshot_dir / f"admin-workspace-{name}.png", full_page=True)
 
     try:
-        page.goto(live_server.url + "/admin/login/")
-        page.get_by_label("Benutzername").fill("kurs")
-        page.get_by_label("Passwort").fill("lernpfad-kurs-demo")
-        page.get_by_role("button", name="Anmelden").click()
+        log_in(page, live_server.url + "/admin/login/", "kurs", "lernpfad-kurs-demo")
         expect(page.locator("#site-name")).to_have_text("Lernpfad · Kursverwaltung")
         content = page.locator("#content-main")
         expect(content).to_contain_text("Kursinhalte")

@@ -16,12 +16,12 @@ from tests.factories import (
     enrollment_create,
     exam_bank_approve,
     learner_create,
-    learner_password,
     steps_complete,
 )
+from tests.helpers.browser import log_in
 from tests.quizzes.conftest import ExamDriver
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 FULL_NAME = "Jürgen Łukasz Groß-Müller"
 
@@ -132,10 +132,7 @@ def test_owners_certificate_page_prints_on_one_a4_landscape_page_and_downloads_a
     page = context.new_page()
     errors = _errors_collected(page)
     try:
-        page.goto(live_server.url + "/login/")
-        page.get_by_label("Benutzername oder E-Mail-Adresse").fill(learner.username)
-        page.get_by_label("Passwort").fill(learner_password(learner.username))
-        page.locator("main").get_by_role("button", name="Anmelden").click()
+        log_in(page, live_server.url + "/login/", learner.username)
         page.goto(f"{live_server.url}/my/certificates/{code}/")
         expect(page.locator(".certificate__name")).to_have_text(FULL_NAME)
         expect(page.locator(".certificate .qr-code")).to_be_visible()

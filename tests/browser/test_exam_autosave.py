@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from tests.factories import learner_create, steps_complete
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 MODULE = "self-hosting-27"
 ALL_SAVED = "Alle Antworten gespeichert."

@@ -11,9 +11,10 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from tests.factories import enrollment_create, learner_create, learner_password
+from tests.factories import enrollment_create, learner_create
+from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def _learner_with_cards(course):
@@ -46,10 +47,7 @@ def test_a_learner_sets_an_exam_date_and_sees_the_readiness(
     base = live_server.url
     context = chromium.new_context(locale="de-DE", viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(base + "/login/")
-    page.get_by_label("Benutzername oder E-Mail-Adresse").fill("lena")
-    page.get_by_label("Passwort", exact=True).fill(learner_password("lena"))
-    page.get_by_role("button", name="Anmelden", exact=True).click()
+    log_in(page, base + "/login/", "lena")
 
     page.goto(f"{base}/modules/{course.slug}/")
     exam_card = page.locator("#exam-date")

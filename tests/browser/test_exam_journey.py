@@ -22,32 +22,14 @@ from tests.factories import (
     enrollment_create,
     exam_bank_approve,
     learner_create,
-    learner_password,
     learner_register,
     steps_complete,
 )
+from tests.helpers.browser import Shots, log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 EXAM = "/modules/self-hosting-27/exam/"
-
-
-class Shots:
-    def __init__(self, page: Page, directory, prefix: str):
-        self.page, self.directory, self.prefix, self.count = page, directory, prefix, 0
-
-    def __call__(self, name: str) -> None:
-        self.count += 1
-        path = self.directory / f"exam-{self.prefix}-{self.count:02d}-{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
-
-
-def _log_in(page: Page, base: str, username: str) -> None:
-    page.goto(base + "/login/")
-    page.get_by_label("Benutzername").fill(username)
-    page.get_by_label("Passwort").fill(learner_password(username))
-    page.locator("main").get_by_role("button", name="Anmelden").click()
-    expect(page.locator("main")).to_be_visible()
 
 
 def _answer_everything_right(page: Page) -> None:
@@ -87,12 +69,12 @@ def test_the_exam_waits_for_the_steps_then_certifies_from_the_approved_bank(
 
     settings.SITE_URL = live_server.url
     page, base = browser_page, live_server.url
-    shots = Shots(page, screenshot_dir, "gate")
+    shots = Shots(page, screenshot_dir, "exam-gate")
     learner = learner_register("jule", display_name="Jule", full_name="Jule Lernende")
     enrollment_create(learner, course)
     exam_bank_approve(course)
     steps_complete(learner, course, count=29)  # steps 1-29; 30, 31 and 32 are missing
-    _log_in(page, base, "jule")
+    log_in(page, base + "/login/", "jule")
 
     page.goto(base + EXAM)
     expect(page.locator("#exam-mode")).to_contain_text("Prüfung mit Zertifikat")
@@ -143,12 +125,12 @@ def test_with_a_draft_bank_the_exam_is_practice_without_certificate(
     from quizzes.services.items import exam_items_generate
 
     page, base = browser_page, live_server.url
-    shots = Shots(page, screenshot_dir, "practice")
+    shots = Shots(page, screenshot_dir, "exam-practice")
     learner = learner_register("paul", display_name="Paul", full_name="Paul Probe")
     enrollment_create(learner, course)
     exam_items_generate(module_id=course.pk)  # drafts: nobody has approved them
     steps_complete(learner, course)
-    _log_in(page, base, "paul")
+    log_in(page, base + "/login/", "paul")
 
     page.goto(base + EXAM)
     expect(page.locator("#exam-mode")).to_contain_text("Übungsprüfung")
@@ -180,13 +162,10 @@ def test_a_course_admin_approves_the_generated_bank(
     from quizzes.services.items import exam_items_generate
 
     page, base = browser_page, live_server.url
-    shots = Shots(page, screenshot_dir, "admin")
+    shots = Shots(page, screenshot_dir, "exam-admin")
     learner_create("kursadmin", is_staff=True, is_superuser=True, language="de")
     exam_items_generate(module_id=course.pk)
-    page.goto(base + "/admin/login/")
-    page.locator("#id_username").fill("kursadmin")
-    page.locator("#id_password").fill(learner_password("kursadmin"))
-    page.locator("input[type=submit]").click()
+    log_in(page, base + "/admin/login/", "kursadmin")
 
     page.goto(base + "/admin/quizzes/examitem/?status__exact=draft")
     expect(page.locator("#result_list")).to_be_visible()

@@ -17,8 +17,9 @@ from playwright.sync_api import expect
 
 from lms.local_time import local_day
 from tests.factories import learner_create, learner_password
+from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def _api(base: str, path: str, *, token: str | None = None, body: dict | None = None):
@@ -108,11 +109,7 @@ def test_offline_reviews_forecast_and_calendar_address(
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
     page = context.new_page()
     try:
-        page.goto(base + "/login/")
-        page.get_by_label("Benutzername oder E-Mail-Adresse").fill("lena")
-        page.get_by_label("Passwort", exact=True).fill(learner_password("lena"))
-        page.get_by_role("button", name="Anmelden", exact=True).click()
-        expect(page).not_to_have_url(base + "/login/")
+        log_in(page, base + "/login/", "lena")
 
         page.goto(base + "/stats/")
         forecast = page.locator(

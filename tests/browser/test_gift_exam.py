@@ -10,9 +10,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import enrollment_create, learner_create, learner_password
+from tests.factories import enrollment_create, learner_create
+from tests.helpers.browser import log_in
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 BROKEN = "::Gut::Frage {=a ~b}\n\n::Kaputt::Wie heißt der Compiler?\n{=nvcc\n\n"
 GOOD = (
@@ -49,10 +50,7 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
 
     try:
         # The admin: a broken file shows every problem at its line and imports nothing.
-        page.goto(live_server.url + "/admin/login/")
-        page.locator("input[name=username]").fill("admin")
-        page.locator("input[name=password]").fill(learner_password("admin"))
-        page.locator("input[type=submit]").click()
+        log_in(page, live_server.url + "/admin/login/", "admin")
         page.goto(live_server.url + "/admin/quizzes/examitem/")
         page.get_by_role("link", name="GIFT importieren").click()
         expect(page.locator("h1")).to_contain_text("Fragen importieren (GIFT)")
@@ -92,10 +90,7 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
 
         # The learner: both imported items on the exam page.
         context.clear_cookies()
-        page.goto(live_server.url + "/login/")
-        page.locator("input[name=username]").fill("lena")
-        page.locator("input[name=password]").fill(learner_password("lena"))
-        page.locator("main button[type=submit]").click()
+        log_in(page, live_server.url + "/login/", "lena")
         page.goto(live_server.url + f"/modules/{course.slug}/exam/")
         page.get_by_role("button", name="Prüfung starten").click()
         expect(page.locator("#exam-time-left")).to_have_text(re.compile(r"^\d+:\d\d$"))

@@ -17,9 +17,10 @@ import pytest
 from django.core import mail
 from playwright.sync_api import Page, expect
 
+from tests.helpers.browser import Shots, log_in
 from tests.web.conftest import PASSWORD
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @dataclass(frozen=True)
@@ -130,18 +131,6 @@ ENGLISH = Language(
     open_certificate="Open your certificate",
     certificate="Certificate",
 )
-
-
-class Shots:
-    """Numbered full-page screenshots of one scenario."""
-
-    def __init__(self, page: Page, directory, prefix: str):
-        self.page, self.directory, self.prefix, self.count = page, directory, prefix, 0
-
-    def __call__(self, name: str) -> None:
-        self.count += 1
-        path = self.directory / f"{self.prefix}-{self.count:02d}-{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
 
 
 def step_term(number: int) -> str:
@@ -430,10 +419,7 @@ def test_pages_work_without_javascript(chromium, live_server, course, screenshot
     page = context.new_page()
     shots = Shots(page, screenshot_dir, "nojs")
     try:
-        page.goto(live_server.url + "/login/")
-        page.get_by_label("Benutzername").fill("nojs")
-        page.get_by_label("Passwort").fill(PASSWORD)
-        page.locator("main").get_by_role("button", name="Anmelden").click()
+        log_in(page, live_server.url + "/login/", "nojs", PASSWORD)
         page.goto(live_server.url + "/modules/self-hosting-27/steps/1/")
         expect(page.locator(".copy-button").first).to_be_hidden()
         page.locator(".quick-check summary").first.click()

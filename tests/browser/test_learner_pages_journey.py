@@ -25,7 +25,7 @@ from tests.browser.axe import AxeAudit, axe_path
 from tests.browser.test_learner_journey import correct_keys_of, study_the_rest_and_approve_the_bank
 from tests.web.conftest import PASSWORD
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MODULE = "/modules/self-hosting-27/"
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.factories import learner_create, learner_password
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 NEW_PASSWORD = "Wanderer-Spiegel-Kompass-47"
 
@@ -76,7 +76,7 @@ def test_password_change_logs_out_every_other_browser_and_app(
         there.goto(base + "/settings/")
         expect(there.locator("h1")).to_have_text("Settings")
 
-        # The settings page leads to the password page (it used to lead to the e-mail reset).
+        # The settings page leads to the password page.
         here.goto(base + "/settings/")
         shot(here, "01-settings-de")
         here.get_by_role("link", name="Passwort ändern").click()

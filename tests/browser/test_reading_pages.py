@@ -18,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.factories import exam_bank_approve, learner_create, steps_complete
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 MODULE = "self-hosting-27"
 

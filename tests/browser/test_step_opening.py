@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_learner_journey import Shots
+from tests.helpers.browser import Shots, log_in
 from tests.web.conftest import PASSWORD
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 MODULE = "/modules/self-hosting-27/"
 
@@ -25,14 +25,6 @@ def progress_of(username: str, number: int):
     return StepProgress.objects.get(
         learner__username=username, step__number=number, step__status="active"
     )
-
-
-def log_in(page, base: str, username: str) -> None:
-    page.goto(base + "/login/")
-    page.get_by_label("Benutzername").fill(username)
-    page.get_by_label("Passwort").fill(PASSWORD)
-    page.locator("main").get_by_role("button", name="Anmelden").click()
-    expect(page.get_by_role("button", name="Abmelden")).to_be_visible()
 
 
 def enrolled_learner(course, username: str):
@@ -60,7 +52,7 @@ def test_the_step_page_sends_the_opening_and_a_prefetch_moves_nothing(
         ),
     )
     try:
-        log_in(page, live_server.url, "offen")
+        log_in(page, live_server.url + "/login/", "offen", PASSWORD)
         page.goto(live_server.url + MODULE)
         resume = page.locator(".button-row .button").first
         expect(resume).to_contain_text("Schritt 2:")
@@ -98,7 +90,7 @@ def test_without_javascript_reading_records_nothing_and_completing_counts_as_ope
     page = context.new_page()
     shots = Shots(page, screenshot_dir, "opening-nojs")
     try:
-        log_in(page, live_server.url, "ohnejs")
+        log_in(page, live_server.url + "/login/", "ohnejs", PASSWORD)
         page.goto(live_server.url + MODULE + "steps/3/")
         expect(page.get_by_role("button", name="Schritt abschließen")).to_be_visible()
         shots("step-3")

@@ -13,7 +13,7 @@ from django.core import mail, signing
 from django.utils import timezone
 from playwright.sync_api import expect
 
-pytestmark = [pytest.mark.postgres, pytest.mark.browser]
+pytestmark = pytest.mark.browser
 
 
 def reminder_mail_for(learner, course):

@@ -75,7 +75,7 @@ def cluster(cluster_mailbox, tmp_path_factory):
         _missing("the cluster tests need " + ", ".join(missing))
     from aiosmtpd.controller import Controller
 
-    from tests.ports import free_port
+    from tests.helpers.ports import free_port
 
     smtp_port = free_port()
     cluster = Cluster(smtp_port=smtp_port, environment=THROTTLES)

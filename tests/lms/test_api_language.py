@@ -27,11 +27,6 @@ def anna(make_learner):
     return make_learner("anna", language="en")
 
 
-@pytest.fixture
-def lena(make_learner):
-    return make_learner("lena", language="de")
-
-
 def test_a_token_request_without_accept_language_is_in_the_learners_language(anna, lena):
     english = token_client(anna).post(REVIEW, NOT_MINE, format="json")
     german = token_client(lena).post(REVIEW, NOT_MINE, format="json")

@@ -26,7 +26,6 @@ import pytest
 from django.db import connection
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db
 def test_runs_on_postgresql():
     assert connection.vendor == "postgresql"

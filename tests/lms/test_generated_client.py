@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime
 import importlib
 import json
-import os
 import subprocess
 import sys
 import urllib.request
@@ -28,43 +27,16 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import pytest
-from django.db import connection
 
+from tests.helpers.production import SECRET_KEY, production_env
 from tests.live_gunicorn import BIN, Gunicorn
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 PACKAGE = "lernpfad_client"
-SECRET_KEY = "generated-client-" + "s" * 50
 PASSWORD = "Mara-Lernpfad-Passwort-2026"
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    user = quote(db["USER"] or "")
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    host = db["HOST"] or "localhost"
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{user}{password}@{host}{port}/{quote(db['NAME'])}"
-
-
-def _production_env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
-    env.update(
-        DJANGO_SETTINGS_MODULE="lms.settings.production",
-        # The test signs the e-mail confirmation link the server would mail: the same key.
-        DJANGO_SECRET_KEY=SECRET_KEY,
-        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-        DATABASE_URL=_database_url(),
-        CELERY_BROKER_URL="memory://",
-        DJANGO_SECURE_SSL_REDIRECT="false",
-        GUNICORN_CONTROL_SOCKET=str(tmp_path / "gunicorn.ctl"),
-        WEB_CONCURRENCY="1",
-    )
-    return env
 
 
 def client_generate(schema: dict[str, Any], folder: Path) -> Any:
@@ -598,8 +570,12 @@ STEPS = [
 
 
 def test_a_generated_client_walks_the_mobile_journey(course, tmp_path, settings):
+    # The test signs the e-mail confirmation link the server would mail: the same key.
     settings.SECRET_KEY = SECRET_KEY
-    server = Gunicorn(env=_production_env(tmp_path), log=tmp_path / "gunicorn.log")
+    env = production_env(
+        GUNICORN_CONTROL_SOCKET=str(tmp_path / "gunicorn.ctl"), WEB_CONCURRENCY="1"
+    )
+    server = Gunicorn(env=env, log=tmp_path / "gunicorn.log")
     try:
         server.wait_until_serving("/api/v1/modules/")
         with urllib.request.urlopen(f"{server.url}/api/schema/?format=json", timeout=30) as r:

@@ -28,7 +28,7 @@ def process_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         HOME=str(tmp_path / "home"),
         XDG_RUNTIME_DIR=str(tmp_path / "run"),
         DJANGO_SETTINGS_MODULE="lms.settings.test",
-        DATABASE_URL=f"sqlite:///{tmp_path / 'unused.sqlite3'}",
+        DATABASE_URL="postgres://unused@127.0.0.1:1/unused",
         **extra,
     )
     env.pop("GUNICORN_CONTROL_SOCKET", None)

@@ -109,7 +109,6 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.django_db
 def test_under_production_settings_a_container_check_is_answered():

@@ -118,7 +118,6 @@ def test_a_zone_this_machine_does_not_know_counts_as_utc():
     )
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db
 def test_the_instants_agree_with_postgresql_at_time_zone():
     """The planner's instants were PostgreSQL's ``(date + time) AT TIME ZONE zone`` before they

@@ -45,7 +45,7 @@ def test_every_declared_link_is_in_the_schema():
     assert declared == 5
 
 
-# --- what a generated client needs of the schema (issue 16) ---------------------------------
+# --- what a generated client needs of the schema ------------------------------------------
 
 
 def _walk(node, path=()):

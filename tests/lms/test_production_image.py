@@ -59,8 +59,10 @@ from image_build import (
 from psycopg.conninfo import make_conninfo
 
 from tests.conftest import REQUIRE_SERVICES, _missing, redis_available
+from tests.helpers.ports import free_port
+from tests.helpers.waiting import wait_until
 
-pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
 CONTEXT = Path(settings.BASE_DIR)
 COMPOSE = yaml.safe_load((CONTEXT / "docker-compose.yml").read_text(encoding="utf-8"))
@@ -69,24 +71,6 @@ APP_SERVICES = ("migrate", "web", "worker", "beat")
 DOMAIN = "localhost"  # resolves to loopback, so Caddy's certificate and the Host header agree
 FINALIZE_TASK = "quizzes.tasks.exam_attempts_finalize_expired"
 WAIT = 90  # seconds a service may take to come up
-
-
-def free_port() -> int:
-    """A port in 18400-18499 free on every address (Caddy binds all of them)."""
-    for port in range(18400, 18500):
-        if port in _ports_taken:
-            continue
-        with socket.socket() as sock:
-            try:
-                sock.bind(("0.0.0.0", port))
-            except OSError:
-                continue
-        _ports_taken.add(port)
-        return port
-    raise AssertionError("no free port in 18400-18499")
-
-
-_ports_taken: set[int] = set()
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
@@ -193,8 +177,6 @@ class Stack:
 
 
 def _services_or_skip() -> None:
-    if connection.vendor != "postgresql":
-        _missing("needs PostgreSQL: set DATABASE_URL=postgres://...")
     if not redis_available():
         _missing("needs Redis: set CELERY_BROKER_URL=redis://...")
 
@@ -252,7 +234,7 @@ def filled_env_example(overrides: dict[str, str]) -> str:
 @pytest.fixture(scope="module")
 def stack(image, image_database, tmp_path_factory) -> Stack:
     project_dir = tmp_path_factory.mktemp("project")  # beside docker-compose.yml: .env
-    web_port, https_port, http_port = free_port(), free_port(), free_port()
+    web_port, https_port, http_port = (free_port("0.0.0.0") for _ in range(3))
     self_hoster = {
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
         "DJANGO_ALLOWED_HOSTS": DOMAIN,
@@ -403,20 +385,12 @@ def _worker_task_ids(stack: Stack, verb: str) -> set[str]:
     return set(re.findall(pattern, stack.processes["worker"].text()))
 
 
-def _wait(predicate, *, timeout: float, what: str, logs=()) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out: {what}\n" + "\n".join(p.tail() for p in logs))
-        time.sleep(0.2)
-
-
 def test_worker_runs_a_task_sent_through_the_broker(stack):
     sent = stack.run_in("web", ["celery", "-A", "lms", "call", FINALIZE_TASK])
     assert sent.returncode == 0, sent.stderr[-2000:]
     task_id = sent.stdout.strip().splitlines()[-1]
     stack.called_task_ids.add(task_id)
-    _wait(
+    wait_until(
         lambda: task_id in _worker_task_ids(stack, "succeeded"),
         timeout=60,
         what=f"worker runs {task_id}",
@@ -433,7 +407,7 @@ def test_beat_sends_the_due_schedule_and_the_worker_runs_it(stack):
         timeout=60,
         what="due task sent",
     )
-    _wait(
+    wait_until(
         lambda: _worker_task_ids(stack, "succeeded") - stack.called_task_ids,
         timeout=60,
         what="worker runs the task beat sent",
@@ -460,7 +434,7 @@ def test_compose_healthchecks_pass_against_the_running_services(stack, service):
     if service == "beat":  # its heartbeat keeps moving: the loop ticks
         heartbeat = Path(stack.environments["beat"]["LERNPFAD_BEAT_HEARTBEAT_FILE"])
         first = heartbeat.stat().st_mtime
-        _wait(lambda: heartbeat.stat().st_mtime > first, timeout=15, what="a second tick")
+        wait_until(lambda: heartbeat.stat().st_mtime > first, timeout=15, what="a second tick")
 
 
 def test_a_healthcheck_fails_when_its_service_cannot_work(stack):
@@ -542,8 +516,8 @@ def proxy(stack, tmp_path_factory) -> Proxy:
             f"http://{DOMAIN}:{stack.http_port}",
             cafile,
         )
-        _wait(lambda: cafile.is_file(), timeout=30, what="Caddy's local CA", logs=[process])
-        _wait(
+        wait_until(lambda: cafile.is_file(), timeout=30, what="Caddy's local CA", logs=[process])
+        wait_until(
             lambda: _proxy_fetch(result, "/health/live/").status == 200,
             timeout=30,
             what="Caddy serving",

@@ -97,7 +97,7 @@ def test_production_settings_read_the_proxy_count_and_the_https_header():
         DJANGO_SETTINGS_MODULE="lms.settings.production",
         DJANGO_SECRET_KEY="proxy-" + "p" * 50,
         DJANGO_ALLOWED_HOSTS="lernpfad.example.org",
-        DATABASE_URL="sqlite:////tmp/lernpfad-proxy-settings.sqlite3",
+        DATABASE_URL="postgres://unused@127.0.0.1:1/unused",
         CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
         DJANGO_NUM_PROXIES="1",
     )

@@ -33,7 +33,7 @@ def test_production_settings_pass_the_deploy_check():
     result = _run_production_check(
         {
             "DJANGO_SECRET_KEY": "x" * 30 + "-production-test-key-with-entropy-1234567890",
-            "DATABASE_URL": "sqlite:////tmp/lernpfad-deploy-check.sqlite3",
+            "DATABASE_URL": "postgres://nobody@127.0.0.1:1/never_connected",
             "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
             "DJANGO_ALLOWED_HOSTS": "lernpfad.example.org",
         }
@@ -53,7 +53,7 @@ def test_production_settings_pass_the_deploy_check():
             **{k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")},
             "DJANGO_SETTINGS_MODULE": "lms.settings.production",
             "DJANGO_SECRET_KEY": "x" * 30 + "-production-test-key-with-entropy-1234567890",
-            "DATABASE_URL": "sqlite:////tmp/lernpfad-deploy-check.sqlite3",
+            "DATABASE_URL": "postgres://nobody@127.0.0.1:1/never_connected",
             "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
             "DJANGO_ALLOWED_HOSTS": "lernpfad.example.org",
         },
@@ -67,21 +67,15 @@ def test_production_settings_pass_the_deploy_check():
 _DATABASE_PROBE = """
 import json
 from django.conf import settings
-from django.db import connection
-options = settings.DATABASES["default"].get("OPTIONS", {})
-pragmas = {}
-if connection.vendor == "sqlite":
-    with connection.cursor() as cursor:
-        for pragma in ("journal_mode", "synchronous", "busy_timeout"):
-            pragmas[pragma] = cursor.execute(f"PRAGMA {pragma}").fetchone()[0]
-print(json.dumps({"options": sorted(options), "pragmas": pragmas,
-                  "transaction_mode": getattr(connection, "transaction_mode", None)}))
+database = settings.DATABASES["default"]
+print(json.dumps({key: database[key] for key in ("ENGINE", "HOST", "PORT", "NAME")}
+                 | {"options": sorted(database.get("OPTIONS", {}))}))
 """
 
 
-def _database_probe(database_url: str) -> dict:
+def _database_probe(**env_overrides: str) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
-    env.update(DJANGO_SETTINGS_MODULE="lms.settings.dev", DATABASE_URL=database_url)
+    env.update(DJANGO_SETTINGS_MODULE="lms.settings.dev", **env_overrides)
     result = subprocess.run(
         [sys.executable, "-c", f"import django; django.setup()\n{_DATABASE_PROBE}"],
         cwd=settings.BASE_DIR,
@@ -94,15 +88,17 @@ def _database_probe(database_url: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def test_the_sqlite_default_lets_concurrent_writers_wait_for_each_other(tmp_path):
-    """make run's SQLite: WAL, IMMEDIATE transactions, a busy timeout (tests/lms/test_runstack.py
-    shows what they are for)."""
-    probe = _database_probe(f"sqlite:///{tmp_path / 'db.sqlite3'}")
-    assert probe["transaction_mode"] == "IMMEDIATE"
-    # journal_mode "wal"; synchronous 1 is NORMAL; busy_timeout in milliseconds.
-    assert probe["pragmas"] == {"journal_mode": "wal", "synchronous": 1, "busy_timeout": 20000}
+def test_without_database_url_the_settings_use_the_embedded_server_in_var(tmp_path):
+    """make run's server (lms/embedded_db.py) wrote its port to postmaster.pid's fourth line."""
+    data = tmp_path / "postgres" / "data"
+    data.mkdir(parents=True)
+    (data / "postmaster.pid").write_text(f"4242\n{data}\n1764000000\n54329\n\n127.0.0.1\n")
+    probe = _database_probe(LERNPFAD_VAR_DIR=str(tmp_path))
+    assert probe["ENGINE"] == "django.db.backends.postgresql"
+    assert (probe["HOST"], probe["PORT"], probe["NAME"]) == ("127.0.0.1", 54329, "lernpfad")
 
 
-def test_the_sqlite_options_stay_off_postgresql():
-    probe = _database_probe("postgres://nobody@127.0.0.1:1/never_connected")
+def test_database_url_points_anywhere_with_server_side_binding():
+    probe = _database_probe(DATABASE_URL="postgres://nobody@db.example.org:6543/elsewhere")
+    assert (probe["HOST"], probe["PORT"], probe["NAME"]) == ("db.example.org", 6543, "elsewhere")
     assert probe["options"] == ["prepare_threshold", "server_side_binding"]

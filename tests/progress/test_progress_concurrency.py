@@ -8,12 +8,12 @@ import threading
 
 import pytest
 from django.db import connection
-from rest_framework.test import APIClient
 
 from courses.services.importing import course_import
 from progress.models import ProgressEvent, StepProgress
+from tests.factories import api_client_for
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.django_db(transaction=True)]
 
 MODULE = "/api/v1/modules/homelab-3/"
 
@@ -44,9 +44,7 @@ def learner_client(module_document, make_learner):
     learner = make_learner("lena")
 
     def client():
-        c = APIClient()
-        c.force_authenticate(learner)
-        return c
+        return api_client_for(learner)
 
     assert client().post(MODULE + "enrollment/").status_code == 201
     return learner, client

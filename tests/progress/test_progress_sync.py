@@ -7,12 +7,12 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from courses.models import Section
 from courses.services.importing import course_import
 from progress.models import ProgressEvent, StepProgress
 from progress.services.sync import SYNC_MAX_EVENTS
+from tests.factories import api_client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -22,14 +22,8 @@ TRANSACTION_CONTROL = re.compile(r"^\s*(SAVEPOINT|RELEASE SAVEPOINT|BEGIN|COMMIT
 
 
 @pytest.fixture
-def lena(make_learner):
-    return make_learner("lena")
-
-
-@pytest.fixture
 def client(course, lena):
-    client = APIClient()
-    client.force_authenticate(lena)
+    client = api_client_for(lena)
     assert client.post(f"/api/v1/modules/{MODULE}/enrollment/").status_code == 201
     return client
 

@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from rest_framework.test import APIClient
 
 from courses.models import Section, Step
 from courses.services.importing import course_import
 from progress.models import StepNote, StepProgress
+from tests.factories import api_client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -94,8 +94,7 @@ def test_reimport_keeps_progress_and_notes_on_their_steps(
     course, make_learner, seed_paths, tmp_path
 ):
     learner = make_learner("lena")
-    client = APIClient()
-    client.force_authenticate(learner)
+    client = api_client_for(learner)
     client.post(MODULE + "enrollment/")
     for number in (1, 2, 3, 10):
         complete(client, number)

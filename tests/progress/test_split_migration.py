@@ -3,19 +3,12 @@ enrollments and progress, and their content types (permissions), both ways."""
 
 from __future__ import annotations
 
-import pytest
 from django.utils import timezone
 
-from tests.migration_state import migrate_to
+from tests.helpers.migrations import migrate_to
 
 BEFORE = [("courses", "0005_dead_content_indexes"), ("accounts", "0004_user_next_reminder_at_fill")]
 AFTER = [("progress", "0002_content_types_from_courses")]
-
-
-@pytest.fixture
-def migrated_back_afterwards(transactional_db):
-    yield
-    migrate_to()
 
 
 def test_enrollments_and_progress_survive_the_split_both_ways(migrated_back_afterwards):

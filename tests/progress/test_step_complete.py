@@ -203,7 +203,6 @@ def test_the_whole_completion_is_four_statements_whatever_the_sections(sized):
     assert row(learner, 2, module=slug).status == "completed"
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_completion_is_one_real_transaction(module_document, make_learner):
     """Outside the test's wrapping transaction, as in production: BEGIN, 4 statements (and

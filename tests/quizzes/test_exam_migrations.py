@@ -6,23 +6,16 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-import pytest
 from django.test import Client
 from django.utils import timezone
 
-from tests.migration_state import migrate_to
+from tests.helpers.migrations import migrate_to
 
 # accounts at its newest: its columns exist in the database whatever quizzes is migrated to, so
 # the historical User model must know them (session_epoch has no database default).
 ACCOUNTS = ("accounts", "0007_user_full_name")
 BEFORE = [("quizzes", "0004_attempt_item_room_for_updates"), ACCOUNTS]
 AFTER = [("quizzes", "0007_attempt_mode_and_accommodations"), ACCOUNTS]
-
-
-@pytest.fixture
-def migrated_back_afterwards(transactional_db):
-    yield
-    migrate_to()
 
 
 def test_existing_items_become_drafts_and_certificates_stay_valid(migrated_back_afterwards):

@@ -11,6 +11,8 @@ import json
 import re
 from typing import Any
 
+from django.apps import apps
+from django.conf import settings
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
@@ -414,3 +416,18 @@ WEB_SECRET_ROUTES = re.compile(r"<uidb64>|<str:token>|password-reset/<")
 def web_url(route: str, values: dict[str, object]) -> str:
     """The route with its converters filled from ``values`` (see path_values)."""
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)
+
+
+def user_models():
+    """(model, field) for every table with rows of a user: the user table itself ("pk") and
+    each model with a foreign key to it."""
+    user_model = apps.get_model(settings.AUTH_USER_MODEL)
+    yield user_model, "pk"
+    for model in apps.get_models():
+        for field in model._meta.get_fields():
+            if (
+                (field.many_to_one or field.one_to_one)
+                and field.related_model is user_model
+                and field.concrete
+            ):
+                yield model, field.name

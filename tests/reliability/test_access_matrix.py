@@ -23,8 +23,6 @@ import re
 from collections.abc import Callable
 
 import pytest
-from django.apps import apps
-from django.conf import settings
 from django.contrib import admin
 from django.db import transaction
 from django.test import Client
@@ -37,6 +35,7 @@ from reliability_world import (
     JsonClient,
     caches_clear,
     path_values,
+    user_models,
     web_routes,
     web_url,
 )
@@ -161,16 +160,8 @@ def _fill(path: str, values: dict[str, object]) -> str:
 
 def _owned_querysets(user_id: int):
     """Every row that belongs to the user: found through each model's foreign key to the user."""
-    user_model = apps.get_model(settings.AUTH_USER_MODEL)
-    yield user_model.objects.filter(pk=user_id)
-    for model in apps.get_models():
-        for field in model._meta.get_fields():
-            if (
-                (field.many_to_one or field.one_to_one)
-                and field.related_model is user_model
-                and field.concrete
-            ):
-                yield model.objects.filter(**{field.name: user_id})
+    for model, field in user_models():
+        yield model.objects.filter(**{field: user_id})
     # Rows that reach the user through a parent row.
     from quizzes.models import ExamAttemptItem
 

@@ -34,19 +34,11 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 from django.db import transaction
-from drf_spectacular.generators import SchemaGenerator
 from reliability_world import caches_clear, path_values
-from test_access_matrix import BODIES
+from test_access_matrix import BODIES, OPERATIONS, SCHEMA
 
 pytestmark = pytest.mark.django_db
 
-SCHEMA = SchemaGenerator().get_schema(request=None, public=True)
-OPERATIONS = sorted(
-    (method.upper(), path, operation)
-    for path, item in SCHEMA["paths"].items()
-    for method, operation in item.items()
-    if method in {"get", "post", "put", "patch", "delete"}
-)
 NUL = "nul\x00here"
 SURROGATE = "lone\ud800surrogate"
 LONG = "x" * 10_240

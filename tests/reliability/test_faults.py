@@ -23,7 +23,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -41,10 +40,12 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.factories import learner_create
+from tests.helpers.ports import free_port
+from tests.helpers.production import database_url, production_env
+from tests.helpers.waiting import wait_until
 from tests.mail_sink import MessageSink
 
 pytestmark = [
-    pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
@@ -52,22 +53,6 @@ pytestmark = [
 
 BIN = Path(sys.executable).parent
 WAIT = 60  # seconds any single step may take before the test gives up
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until(predicate, *, timeout: float = WAIT, what: str = "", logs=()) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    tails = "\n".join(process.tail() for process in logs)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}\n{tails}")
 
 
 class Process:
@@ -196,12 +181,6 @@ def mailbox():
     yield box
     box.release.set()
     controller.stop()
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 @pytest.fixture
@@ -619,15 +598,13 @@ def test_redis_down_web_keeps_serving_and_reminders_wait_for_it(
 
 
 def _production_env(process_env: dict, **extra: str) -> dict:
-    return {
-        **process_env,
-        "DJANGO_SETTINGS_MODULE": "lms.settings.production",
-        "DJANGO_SECRET_KEY": "faults-" + "s" * 50,
-        "DJANGO_SECURE_SSL_REDIRECT": "false",  # plain HTTP on loopback; TLS ends at the proxy
-        "THROTTLE_LOGIN": "5/min",
-        "LOGIN_FAILURE_LIMIT_ACCOUNT": "5",
+    return production_env(
+        process_env,
+        CELERY_BROKER_URL=process_env["CELERY_BROKER_URL"],
+        THROTTLE_LOGIN="5/min",
+        LOGIN_FAILURE_LIMIT_ACCOUNT="5",
         **extra,
-    }
+    )
 
 
 # A registration the service refuses (400) still counts against the per-address rate.

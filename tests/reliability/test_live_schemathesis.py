@@ -27,16 +27,15 @@ import re
 import subprocess
 import urllib.error
 import urllib.request
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from reliability_world import CANARY, PASSWORD, path_values
 
+from tests.helpers.production import production_env
 from tests.live_gunicorn import BIN, Gunicorn
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 FUZZ_EXAMPLES = int(os.environ.get("LERNPFAD_LIVE_FUZZ_EXAMPLES", "10"))
 SCENARIOS = int(os.environ.get("LERNPFAD_LIVE_SCENARIOS", "60"))
@@ -64,27 +63,10 @@ SESSION_ENDERS = [
 RUN_TIMEOUT = 900  # seconds: the bound of a run that hangs
 
 
-def _database_url() -> str:
-    """The test database (with the world committed) as a DATABASE_URL."""
-    db = connection.settings_dict
-    user = quote(db["USER"] or "")
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    host = db["HOST"] or "localhost"
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{user}{password}@{host}{port}/{quote(db['NAME'])}"
-
-
 def _production_env(tmp_path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_"))}
-    env.update(
-        DJANGO_SETTINGS_MODULE="lms.settings.production",
-        DJANGO_SECRET_KEY="live-schemathesis-" + "k" * 50,
-        DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
-        DATABASE_URL=_database_url(),
+    return production_env(
         # Nothing the API does enqueues a task; production only needs the variable set.
         CELERY_BROKER_URL=os.environ.get("CELERY_BROKER_URL", "memory://"),
-        # Plain HTTP on loopback: TLS ends at the proxy in front.
-        DJANGO_SECURE_SSL_REDIRECT="false",
         # The fuzzer sends thousands of requests a minute on purpose; the throttles are tested
         # elsewhere (tests/reliability/test_security.py, test_faults.py).
         THROTTLE_LOGIN="1000000/min",
@@ -96,7 +78,6 @@ def _production_env(tmp_path) -> dict[str, str]:
         # pages' stylesheet and icon), collected below as the Dockerfile does.
         LERNPFAD_STATIC_ROOT=str(tmp_path / "static"),
     )
-    return env
 
 
 def _static_collect(env: dict[str, str]) -> None:

@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from reliability_world import JsonClient, actor_create, caches_clear, exam_answer_all, ok
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 THREADS = 50
 

@@ -14,7 +14,7 @@ input on purpose (``"3"`` for an integer) and valid input can break a business r
 
 Each example runs in a savepoint that is rolled back, with an empty cache (throttles), so every
 case meets the same world: the open attempt stays open, a deleted token stays deleted only for
-that case. Runs on PostgreSQL (``@pytest.mark.postgres``), like production.
+that case.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from reliability_world import PASSWORD, caches_clear
 from schemathesis import checks as st_checks
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+pytestmark = [pytest.mark.slow]
 
 EXAMPLES = int(os.environ.get("LERNPFAD_FUZZ_EXAMPLES", "50"))
 # CI generates the same cases every run (a fixed seed); `make fuzz` sets LERNPFAD_FUZZ_SEED=random.

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -23,7 +22,6 @@ import pytest
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
-from django.db import connection
 from django.test import Client
 from reliability_world import (
     CANARY,
@@ -36,6 +34,9 @@ from reliability_world import (
     web_routes,
     web_url,
 )
+
+from tests.helpers.csp import csp_violations
+from tests.helpers.production import database_url
 
 PRODUCTION_ENV = {
     "DJANGO_SETTINGS_MODULE": "lms.settings.production",
@@ -152,13 +153,6 @@ print(json.dumps(out))
 """
 
 
-def _database_url() -> str:
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_production_responses_carry_the_security_headers_and_cookie_flags(tmp_path):
     from accounts.models import User
@@ -179,7 +173,7 @@ def test_production_responses_carry_the_security_headers_and_cookie_flags(tmp_pa
     code = PRODUCTION_REQUESTS % {"user": "paula", "password": PASSWORD}
     env = {
         **PRODUCTION_ENV,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "DJANGO_SETTINGS_MODULE": "production_without_manifest",
         "PYTHONPATH": f"{tmp_path}{os.pathsep}{settings.BASE_DIR}",
     }
@@ -210,16 +204,6 @@ def test_production_responses_carry_the_security_headers_and_cookie_flags(tmp_pa
 # django-celery-beat's admin forms (periodic task schedules) bring an inline script of their
 # own; without it the form still saves, only its helpers (crontab preview) are missing.
 THIRD_PARTY_INLINE_SCRIPT = {"django_celery_beat"}
-INLINE = [
-    ("inline script", re.compile(r"<script\b(?![^>]*\ssrc=)[^>]*>\s*\S", re.S)),
-    ("style attribute", re.compile(r"<[a-zA-Z][^>]*\sstyle=")),
-    ("event handler", re.compile(r"<[a-zA-Z][^>]*\son[a-z]+=")),
-    ("style element", re.compile(r"<style\b")),
-]
-
-
-def csp_violations(html: str) -> list[str]:
-    return [name for name, pattern in INLINE if pattern.search(html)]
 
 
 def _html_pages(world):

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import datetime
 
-import pytest
-
-from tests.migration_state import migrate_to
+from tests.helpers.migrations import migrate_to
 
 BEFORE = [
     ("accounts", "0007_user_full_name"),
@@ -17,12 +15,6 @@ BEFORE = [
 ]
 AFTER = [("reviews", "0006_definition_echo_cards_merged")]
 T0 = datetime.datetime(2030, 3, 1, 9, 0, tzinfo=datetime.UTC)
-
-
-@pytest.fixture
-def migrated_back_afterwards(transactional_db):
-    yield
-    migrate_to()
 
 
 def _card(apps, learner, step, *, quick_check=None, reviewed_at=None, stability=None):

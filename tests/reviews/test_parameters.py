@@ -94,7 +94,6 @@ def far_learners(make_learner, course):
     return learners
 
 
-@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_beats_and_two_workers_fit_each_learner_once(far_learners, monkeypatch):
     assert connection.vendor == "postgresql"

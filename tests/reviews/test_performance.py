@@ -125,7 +125,6 @@ def test_stats_card_and_notification_reads_are_constant(
         client.get("/api/v1/notifications/")
 
 
-@pytest.mark.postgres
 def test_the_due_queries_use_the_learner_due_index(make_learner, bulk_cards, login):
     """Enough learners that one learner's cards are a small share, then ANALYZE and EXPLAIN the
     exact SQL the due endpoint ran."""
@@ -214,7 +213,6 @@ def test_planner_chunk_with_nothing_to_claim_costs_three_queries(make_learner, m
     assert report.looked_at == 0 and len(queries) == 2
 
 
-@pytest.mark.postgres
 def test_the_planner_reads_its_learners_through_the_next_reminder_index(make_learner):
     """With many learners whose reminder is not due, ANALYZE and EXPLAIN the planner's read."""
     from django.contrib.auth import get_user_model

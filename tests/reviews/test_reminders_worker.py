@@ -13,7 +13,6 @@ import email
 import email.policy
 import os
 import re
-import socket
 import threading
 import time
 import uuid
@@ -30,9 +29,10 @@ from django.test import Client
 from reviews import api, tasks
 from reviews.models import Notification, ReminderDigest, ReviewCard
 from reviews.services import reminder_planning
+from tests.helpers.ports import free_port
+from tests.helpers.waiting import wait_until
 
 pytestmark = [
-    pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.slow,
     pytest.mark.django_db(transaction=True),
@@ -70,25 +70,10 @@ class Mailbox:
             return [m for m in self.messages if m["To"] == address]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_until(predicate, *, timeout: float = WAIT_SECONDS, message: str = "") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {message or predicate}")
-
-
 @pytest.fixture
 def smtp(settings):
     mailbox = Mailbox()
-    port = _free_port()
+    port = free_port()
     controller = Controller(mailbox, hostname="127.0.0.1", port=port)
     controller.start()
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
@@ -146,7 +131,7 @@ def finished(tracker, task_id: str) -> bool:
 def run_planner(tracker, now: datetime.datetime) -> None:
     """Run the planner task on the worker and wait until it and every send task it enqueued ran."""
     result = tasks.reminders_plan.apply_async(kwargs={"now": now.isoformat()})
-    wait_until(lambda: finished(tracker, result.id), message="the planner task")
+    wait_until(lambda: finished(tracker, result.id), what="the planner task")
     settle(tracker)
 
 
@@ -326,7 +311,7 @@ def test_a_refusing_mail_server_is_retried_with_backoff_and_sends_once(
     smtp.refuse_next = 2
     result = tasks.reminders_plan.apply_async(kwargs={"now": BERLIN_1805.isoformat()})
     wait_until(lambda: finished(worker, result.id))
-    wait_until(lambda: len(smtp.to(learner.email)) == 1, message="the retried e-mail")
+    wait_until(lambda: len(smtp.to(learner.email)) == 1, what="the retried e-mail")
     settle(worker)
     assert smtp.refused == 2 and len(smtp.to(learner.email)) == 1
     digest = ReminderDigest.objects.get()

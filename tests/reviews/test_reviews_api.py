@@ -417,7 +417,6 @@ def test_stats_count_local_days(learner, studied, login):
     assert body["streak_days"] == 1
 
 
-@pytest.mark.postgres
 def test_a_card_reviewed_between_read_and_write_is_reviewed_from_its_new_state(
     learner, studied, monkeypatch
 ):

@@ -26,7 +26,7 @@ from reviews.scheduling import CardState
 from reviews.services.cards import cards_for_step_ensure
 from reviews.services.reviewing import review_record, review_undo
 
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 THREADS = 8
 REVIEWS = 200

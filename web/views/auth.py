@@ -27,6 +27,7 @@ from web.forms import (
     LanguageForm,
     LoginForm,
     PasswordResetRequestForm,
+    PasswordResetSetForm,
     SignUpForm,
 )
 from web.views.common import safe_next
@@ -164,6 +165,7 @@ class PasswordResetDoneView(auth_views.PasswordResetDoneView):
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
     template_name = "web/auth/password_reset_confirm.html"
+    form_class = PasswordResetSetForm
     success_url = reverse_lazy("web:password_reset_complete")
 
     def form_valid(self, form):

@@ -1,10 +1,13 @@
-"""manage.py runstack: web server, Celery worker and beat together, for local use.
+"""manage.py runstack: ``make run``. Without DATABASE_URL it starts the embedded PostgreSQL with its
+data in var/postgres (lms/embedded_db.py), then brings the demo up to date (migrations, course,
+exam items, demo accounts) and runs web server, Celery worker and beat together.
 
 A small supervisor. Each child runs in a process group of its own, so signals reach the children
 only through runstack: SIGINT (Ctrl-C), SIGTERM (``kill``, a service manager, a CI timeout) and
 SIGHUP (the terminal closed) are passed on to each child, runstack waits up to STOP_TIMEOUT
 seconds for them, kills what is left of each group (a worker's pool too) and exits. When one
-child exits on its own, the others are stopped the same way and runstack fails.
+child exits on its own, the others are stopped the same way and runstack fails. The embedded
+PostgreSQL is stopped last.
 """
 
 import contextlib
@@ -15,14 +18,20 @@ import sys
 import time
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
+
+from lms.embedded_db import EmbeddedPostgres
 
 STOP_TIMEOUT = 10.0  # seconds the children get for a clean stop (a worker finishes its task)
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+# The demo, brought up to date before the stack starts; each step leaves what is there alone.
+PREPARE = (("migrate", "--noinput"), ("import_course",), ("generate_exam_items",), ("demo_setup",))
 
 
 class Command(BaseCommand):
-    help = "Run the development web server, a Celery worker and Celery beat together."
+    help = "Run PostgreSQL (unless DATABASE_URL is set), the demo, web, worker and beat together."
 
     def add_arguments(self, parser):
         parser.add_argument("--addr", default="127.0.0.1:8000")
@@ -48,9 +57,22 @@ class Command(BaseCommand):
 
         # Installed before the first child starts, so a signal during start-up is not lost.
         previous = {signum: signal.signal(signum, remember) for signum in FORWARDED_SIGNALS}
+        database = (
+            None if os.environ.get("DATABASE_URL") else EmbeddedPostgres(var_dir / "postgres")
+        )
         processes: dict[str, subprocess.Popen] = {}
         exited: list[str] = []
         try:
+            if database:
+                env["DATABASE_URL"] = database.start()
+                # The settings took var/postgres's port before this server had one.
+                settings.DATABASES["default"]["PORT"] = database.port
+                self.stdout.write(f"PostgreSQL in {database.folder} on port {database.port}")
+            for command in PREPARE:
+                if received:
+                    break
+                call_command(*command)
+            connections.close_all()
             for name, command in commands.items():
                 if received:
                     break
@@ -69,6 +91,8 @@ class Command(BaseCommand):
                 ]
         finally:
             _stop(processes.values())
+            if database:
+                database.stop()
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
         if exited and not received:
