@@ -11,7 +11,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from courses.selectors import module_manifest_get
 from lms.errors import DomainError, NotFound
 
 View = Callable[..., HttpResponse]
@@ -67,7 +66,7 @@ def safe_next(request: HttpRequest, fallback: str) -> str:
     return fallback
 
 
-def content_version(module_slug: str) -> str:
-    """The module's content version: the reading pages' ``{% cache %}`` fragments vary on it, so
-    a publish is seen at once by every process."""
-    return module_manifest_get(slug=module_slug).version
+def content_version(module) -> str:
+    """The module's content version, as read with its content: the reading pages' ``{% cache %}``
+    fragments vary on it, so an import or admin edit is seen at once by every process."""
+    return module.content_version.hex

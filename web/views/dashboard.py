@@ -6,19 +6,16 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
-from courses.selectors import module_catalog, module_list
+from courses.selectors import module_catalog
 from progress.selectors import learner_progress_get
 from reviews.selectors import due_count, exam_readiness
 from web.views.exam import exam_status_for_dashboard
 
 
-def enrolled_modules(module_ids: list[int]) -> list:
-    """The learner's modules by the ids of their enrollments (``LearnerProgress.module_ids``,
-    newest first): from the course list, or read when one is newer than that list."""
-    by_id = {module.pk: module for module in module_catalog()}
-    missing = [pk for pk in module_ids if pk not in by_id]
-    if missing:
-        by_id.update((module.pk, module) for module in module_list().filter(pk__in=missing))
+def enrolled_modules(module_ids: list[int], catalog: list) -> list:
+    """The learner's modules of ``catalog`` (``module_catalog()``) by the ids of their
+    enrollments (``LearnerProgress.module_ids``, newest first)."""
+    by_id = {module.pk: module for module in catalog}
     return [by_id[pk] for pk in module_ids if pk in by_id]
 
 
@@ -33,7 +30,8 @@ def dashboard(request: HttpRequest) -> HttpResponse:
     now = timezone.now()
     enrolled = []
     learner_progress = learner_progress_get(learner_id=learner.pk)
-    for module in enrolled_modules(learner_progress.module_ids):
+    catalog = module_catalog()
+    for module in enrolled_modules(learner_progress.module_ids, catalog):
         progress = learner_progress.module(module.slug)
         completed_ids = frozenset(s.id for s in progress.steps if s.status == "completed")
         enrolled.append(
@@ -58,7 +56,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         {
             "nav": "dashboard",
             "enrolled": enrolled,
-            "others": [module for module in module_catalog() if module.pk not in enrolled_ids],
+            "others": [module for module in catalog if module.pk not in enrolled_ids],
             "due": due_count(learner=learner, at=now),
         },
     )

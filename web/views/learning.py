@@ -128,7 +128,7 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "steps": steps,
             "outline": outline,
             # The outline's cached HTML varies on the content and on what it shows of the learner.
-            "content_version": content_version(module),
+            "content_version": content_version(module_obj),
             "outline_state": [(row["status"], row["sections_read"]) for row in outline],
             "progress": progress,
             "levels": sorted({step.level for step in steps}),
@@ -183,7 +183,7 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "previous_number": content.previous_number,
             "next_number": content.next_number,
             "learner": learner,
-            "content_version": content_version(module),
+            "content_version": content_version(content.step.module),
             "toc_state": [block.read for block in blocks],
         },
     )

@@ -11,6 +11,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from courses.selectors import module_catalog
 from progress.selectors import learner_progress_get
 from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
 from web.views.dashboard import enrolled_modules
@@ -207,7 +208,7 @@ def stats(request: HttpRequest) -> HttpResponse:
     today = figures.per_day[-1].date
     learner_progress = learner_progress_get(learner_id=learner.pk)
     modules = []
-    for module in enrolled_modules(learner_progress.module_ids):
+    for module in enrolled_modules(learner_progress.module_ids, module_catalog()):
         progress = learner_progress.completion(module.slug)
         modules.append(
             {
