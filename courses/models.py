@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -38,8 +39,9 @@ class Module(models.Model):
     exam_block_count = models.PositiveIntegerField(default=0, verbose_name=_("exam blocks"))
     # Renewed by every import or admin edit of the module's content: cached content is keyed by
     # it (courses.selectors.module_content_version), so every host sees a change at once.
+    # The database default also fills rows written by older migrations' models.
     content_version = models.UUIDField(
-        default=uuid.uuid4, editable=False, verbose_name=_("version")
+        default=uuid.uuid4, db_default=RandomUUID(), editable=False, verbose_name=_("version")
     )
 
     objects = ModuleManager()

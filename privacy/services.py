@@ -1,12 +1,5 @@
-"""The learner's privacy rights across every app: a copy of everything stored about them, and
-erasure. The privacy app owns no table; it asks each app for its part through its ``api``.
-
-``account_export`` gathers the account (profile, preferences, devices and token metadata, never
-a token or its hash) and every app's ``api.learner_export``. ``account_delete`` deletes the
-account and everything personal after the password is entered again; item statistics keep the
-answers anonymously and certificates are revoked (``quizzes.api.learner_erase``); everything
-else goes with the account (CASCADE).
-"""
+"""The learner's privacy rights across every app: export everything stored about them, and
+erasure. The app owns no table; it asks each app's ``api``."""
 
 from __future__ import annotations
 
@@ -30,8 +23,7 @@ def account_export(*, user) -> dict[str, Any]:
         "exported_at": timezone.now(),
         # account, devices, tokens
         **accounts_api.learner_export(user),
-        # Enrollments, progress, events and notes: "courses" since format version 1, when they
-        # were the courses app's.
+        # Key kept as "courses" since format version 1.
         "courses": progress_api.learner_export(user.pk),
         "quizzes": quizzes_api.learner_export(user.pk),
         "reviews": reviews_api.learner_export(user.pk),
@@ -40,10 +32,8 @@ def account_export(*, user) -> dict[str, Any]:
 
 @transaction.atomic
 def account_delete(*, user, password: str) -> None:
-    """Delete the account and the learner's data; the password must be entered again.
-
-    Raises Forbidden (password_incorrect) and changes nothing when the password is wrong.
-    """
+    """Delete the account and the learner's data; a wrong password raises Forbidden and
+    changes nothing."""
     accounts_api.password_confirm(user=user, password=password)
     # Lock the row: a second deletion (double click) waits and then finds nothing to delete.
     if not accounts_api.user_lock(user_id=user.pk):

@@ -1,8 +1,5 @@
-"""The course admin's import workspace: upload documents → preview → publish, the import
-history (list and detail, documents downloadable, publish an earlier version again), and the
-module as a document. The Module changelist links here ("Import documents"; the template
-``admin/courses/module/change_list.html`` of this app adds the button).
-"""
+"""The course admin's import workspace: upload → preview → publish, the import history, and
+the module as a document."""
 
 from __future__ import annotations
 

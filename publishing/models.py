@@ -1,10 +1,5 @@
-"""The import history: every upload of course documents, its preview and whether it was published.
-
-A ``CourseImport`` is made when documents that parse are uploaded (a draft, with its preview);
-publishing it applies exactly that preview's plan and records who, when and what changed. The
-documents are stored as uploaded (line endings normalised) and can be downloaded or published
-again (the undo: an import like any other, with its own preview).
-"""
+"""The import history: every upload of course documents, its preview and whether it was
+published; stored documents can be downloaded or published again."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The preview of an import: the content plan (``courses.api.plan_preview``) joined with who is
-affected (progress, notes and review cards on each changed or retired step) and what happens to
-the exam items. Reads only, a fixed number of queries: six for the content, one for the base
-documents, three for the learners, and two per module for the exam items.
-
-Content may not know of learners (courses is a leaf), so this join lives here, above quizzes.
-"""
+"""The preview of an import: the content plan joined with the learners affected and the exam
+items' fate. Read only; it lives here because courses may not know of learners."""
 
 from __future__ import annotations
 
@@ -67,10 +62,6 @@ def import_preview(*, documents: Sequence[tuple[str, str | bytes]]) -> tuple[obj
     """Plan the documents and preview the plan; raises ``courses.api.DocumentErrors``.
     Returns the plan (what a publish applies) and its preview."""
     plan = courses_api.documents_plan(documents)
-    return plan, plan_preview(plan=plan)
-
-
-def plan_preview(*, plan) -> ImportPreview:
     bases = base_texts(m.slug for m in plan.modules)
     content = courses_api.plan_preview(plan=plan, base_texts=bases)
     touched = [step_id for module in content.modules for step_id in module.touched_step_ids]
@@ -93,7 +84,9 @@ def plan_preview(*, plan) -> ImportPreview:
     module_ids = [m.module_id for m in content.modules if m.module_id]
     exam_state = quizzes_api.exam_items_fingerprint(module_ids=module_ids)
     fingerprint = hashlib.sha256(f"{content.fingerprint}:{exam_state}".encode()).hexdigest()
-    return ImportPreview(content=content, learners=learners, exam=exam, fingerprint=fingerprint)
+    return plan, ImportPreview(
+        content=content, learners=learners, exam=exam, fingerprint=fingerprint
+    )
 
 
 def plan_counts(preview: ImportPreview) -> dict:

@@ -32,10 +32,6 @@ def _documents(course_import: CourseImport) -> list[tuple[str, str]]:
     return [(d.name, d.text) for d in course_import.documents.order_by("position")]
 
 
-def course_import_documents(*, course_import_id: int) -> list[tuple[str, str]]:
-    return _documents(CourseImport.objects.get(pk=course_import_id))
-
-
 @transaction.atomic
 def course_import_draft_create(
     *,
@@ -82,10 +78,9 @@ def course_import_draft_create(
 def course_import_publish(
     *, course_import_id: int, fingerprint: str, user_id: int | None
 ) -> CourseImport:
-    """Apply exactly the plan the confirmed preview showed, regenerate the modules' exam items
-    (new ones as drafts, for the item review) and record it. Raises ``ImportStale`` with the
-    new preview when the documents or the database changed since (nothing written), and
-    ``ImportNotDraft`` for an import published already."""
+    """Apply exactly the confirmed preview's plan, regenerate exam items and record it. Raises
+    ``ImportStale`` (nothing written) when anything changed since, ``ImportNotDraft`` if
+    published."""
     course_import = CourseImport.objects.select_for_update().get(pk=course_import_id)
     if course_import.status != CourseImport.Status.DRAFT:
         raise ImportNotDraft
@@ -117,7 +112,7 @@ def course_import_again(
     """Publishing an earlier import again starts as a new draft of its documents, with its own
     preview (the undo of what came after it)."""
     return course_import_draft_create(
-        documents=course_import_documents(course_import_id=course_import_id),
+        documents=_documents(CourseImport.objects.get(pk=course_import_id)),
         user_id=user_id,
         origin=CourseImport.Origin.AGAIN,
         again_of_id=course_import_id,

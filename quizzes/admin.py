@@ -47,10 +47,8 @@ GRADES_CSV_COLUMNS = (
 
 @admin.register(ExamItem)
 class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
-    """The item bank. Generated items are rewritten by the next regeneration; copy one to keep
-    an edit (action "Copy as hand-written"). Every item is reviewed here: approve, reject, or
-    send back to draft (actions, or the status in the form); editing the text of an approved
-    item returns it to draft. GIFT import and export: ``quizzes.admin_gift``."""
+    """The item bank: review (approve, reject, back to draft) and edit items; generated items are
+    rewritten by the next regeneration, so copy one to keep an edit."""
 
     change_list_template = "admin/quizzes/examitem/change_list.html"
     list_display = (
@@ -144,7 +142,7 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             messages.SUCCESS,
         )
 
-    # --- review of the bank (issue 14) ---
+    # --- review of the bank ---
 
     def _review(self, request, queryset, status: str, message: str) -> None:
         module_ids = set(queryset.values_list("module_id", flat=True))
@@ -335,7 +333,7 @@ class ExamPolicyAdmin(admin.ModelAdmin):
     readonly_fields = ("updated_at",)
 
 
-# --- accommodations (issue 14) ----------------------------------------------------------------
+# --- accommodations ----------------------------------------------------------------
 
 
 @admin.register(ExamAccommodation)

@@ -1,12 +1,5 @@
 """The course dashboard per module, in the admin: learners, completion, exam and reviews.
-
-It joins four apps (courses' outline, progress' learners, reviews' repetitions, quizzes' own
-exam), so it lives in quizzes, the highest of them: quizzes may ask progress, reviews and
-courses through their ``api`` and reads its own tables through its selectors; none of the
-lower apps learns of the others (ARCHITECTURE "What may import what"). The module list and
-page link here by URL name only (``courses.admin``). Charts are SVG drawn on the server
-(``lms.svg_charts``): no script, no inline style, so the strict CSP holds.
-"""
+It joins four apps, so it lives in quizzes, the highest of them; charts are server-drawn SVG."""
 
 from __future__ import annotations
 

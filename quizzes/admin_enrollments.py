@@ -1,9 +1,5 @@
-"""The enrollments list's exam column (and its CSV columns): best score, passed, certificate.
-
-The list is progress'; the exam is quizzes', which sits above progress, so quizzes adds the
-column (``EnrollmentAdmin.extra_column_add``) rather than progress reaching up. The values of a
-whole page come from ``quizzes.selectors.learner_exam_summaries`` in 3 queries.
-"""
+"""The enrollments list's exam column (and CSV columns): best score, passed, certificate.
+Quizzes sits above progress, so it adds the column rather than progress reaching up."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""The item bank's GIFT import and export in the admin (Moodle's question format).
-
-Import: choose a module and a .gift/.txt file → a preview (how many questions of which kind,
-what is left out and why) → import, all or nothing. A malformed file shows every problem as
-``file:line: message`` and imports nothing. Export: the module's drawable bank as a .gift
-download, or the items selected in the list (action). ``ExamItemAdmin`` mixes this in.
-"""
+"""The item bank's GIFT import (preview, then all or nothing) and export in the admin."""
 
 from __future__ import annotations
 
@@ -30,11 +24,10 @@ from quizzes.services.gift_import import (
     GiftImportFailed,
     exam_items_gift_import,
     exam_items_gift_plan,
-    review_workflow_available,
 )
 
-# The preview's confirmation carries the file it showed, signed: what is imported is exactly
-# what the admin saw, and nobody can slip another text in. It is good for an hour.
+# The confirmation carries the previewed file, signed (for an hour): what is imported is
+# exactly what the admin saw.
 PREVIEW_SALT = "quizzes.gift-import"
 PREVIEW_MAX_AGE = 3600
 GIFT_SUFFIXES = (".gift", ".txt")
@@ -54,11 +47,9 @@ class GiftUploadForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args, modules, allow_approve: bool, **kwargs) -> None:
+    def __init__(self, *args, modules, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["module"].choices = [(m.slug, f"{m.title} ({m.slug})") for m in modules]
-        if not allow_approve:
-            del self.fields["approve"]
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
@@ -111,17 +102,11 @@ class GiftImportExportMixin:
         if not self.has_add_permission(request):
             raise PermissionDenied
         modules = courses_api.modules_all()
-        allow_approve = review_workflow_available()
         template = "admin/quizzes/examitem/gift_import.html"
         context = self._gift_context(request, title=_("Import questions (GIFT)"))
         if request.method == "POST" and "payload" in request.POST:
-            return self._gift_import_confirmed(request, context, modules, allow_approve)
-        form = GiftUploadForm(
-            request.POST or None,
-            request.FILES or None,
-            modules=modules,
-            allow_approve=allow_approve,
-        )
+            return self._gift_import_confirmed(request, context, modules)
+        form = GiftUploadForm(request.POST or None, request.FILES or None, modules=modules)
         if request.method != "POST" or not form.is_valid():
             return TemplateResponse(request, template, {**context, "form": form})
         upload = form.cleaned_data["file"]
@@ -158,13 +143,12 @@ class GiftImportExportMixin:
                 ],
                 "payload": payload,
                 "approve": bool(form.cleaned_data.get("approve")),
-                "review_workflow": allow_approve,
             },
         )
 
-    def _gift_import_confirmed(self, request, context, modules, allow_approve):
+    def _gift_import_confirmed(self, request, context, modules):
         template = "admin/quizzes/examitem/gift_import.html"
-        form = GiftUploadForm(modules=modules, allow_approve=allow_approve)
+        form = GiftUploadForm(modules=modules)
         try:
             payload = signing.loads(
                 request.POST["payload"], salt=PREVIEW_SALT, max_age=PREVIEW_MAX_AGE

@@ -1,21 +1,7 @@
-"""The typed item kinds (short answer, numerical, matching): their answer keys, reading what a
-learner typed, and whether it is right. Plain Python, no Django.
-
-Choice items (single choice, multiple choice, true/false) keep their answer in ``options`` and
-``correct_keys``; the typed kinds keep it in ``answer_key``, one shape per kind:
-
-- short answer: ``{"accepted": ["CUDA Toolkit", "Toolkit"]}``. A learner's text is right when
-  it reads as one of them after ``short_answer_normalise`` (case, spaces, Unicode NFC, umlaut
-  spellings, trailing punctuation).
-- numerical: ``{"answers": [{"value": "14", "tolerance": "0.5"}, {"min": "13", "max": "15"}]}``,
-  decimal strings (numbers are accepted too). Right when the number lies in one of them, edges
-  included; the arithmetic is ``Decimal``, so 7.5 ± 0.5 accepts exactly 7.0 … 8.0.
-- matching, in the bank: ``{"pairs": [{"left": "FP16", "right": "2 Byte"}, …]}``; a pair with
-  an empty left side adds a wrong answer to choose from (GIFT's ``= -> distractor``). An attempt
-  shows the left sides as ``options`` (a, b, c …) and the distinct right sides as ``choices``
-  (1, 2, 3 …), both shuffled, and keeps ``{"pairs": {"a": "2", …}}``: right only when every
-  option is paired with its choice (all or nothing, as multiple choice is here).
-"""
+"""The typed item kinds: answer keys, reading a learner's answer, grading it. Plain Python.
+Keys: ``{"accepted": [...]}``, ``{"answers": [{"value", "tolerance"} | {"min", "max"}]}``,
+``{"pairs": [{"left", "right"}]}`` in the bank (empty left: a distractor) and
+``{"pairs": {"a": "2"}}`` in an attempt (all or nothing)."""
 
 from __future__ import annotations
 
@@ -51,13 +37,8 @@ _TRAILING_PUNCTUATION = ".!?;:,…"
 
 
 def short_answer_normalise(text: str) -> str:
-    """The form two answers are compared in: NFC, case folded, umlauts spelled out, one space
-    between words, no trailing punctuation.
-
-    Both sides are normalised, so "Größe", "groesse" and "GROESSE" are one answer: casefold
-    already turns ß (and ẞ) into ss, and ä/ö/ü become ae/oe/ue (spelled out, never dropped:
-    "Bär" is "baer", not "bar"). Casefolding can decompose (İ → i + dot), hence NFC again.
-    """
+    """The form two answers are compared in: NFC, casefolded, umlauts spelled out (ä → ae),
+    single spaces, no trailing punctuation; NFC again since casefolding can decompose (İ)."""
     text = unicodedata.normalize("NFC", unicodedata.normalize("NFC", text).casefold())
     text = " ".join(text.translate(_UMLAUTS).split())
     return text.rstrip(_TRAILING_PUNCTUATION + " ").strip()
@@ -88,15 +69,8 @@ _SPACE_GROUPED = re.compile(rf"\d{{1,3}}(?:{_SPACE_GROUP}\d{{3}})+(?:[.,]\d+)?")
 
 
 def number_parse(text: str) -> Decimal:
-    """The number a learner typed: decimal comma or point, an optional sign, spaces around.
-
-    Thousands separators only where they cannot be read otherwise:
-    - a space, no-break space or apostrophe between groups of three digits ("1 000,5");
-    - "." or "," used more than once ("1.000.000") or both used ("1.234,5", "1,234.5"; the last
-      one is the decimal mark), with groups of three digits;
-    - a single "." or "," is always the decimal mark: "1.000" is 1, "7,5" is 7.5.
-    Anything else (letters, units, exponents, "1,2,3") raises NumberFormatError.
-    """
+    """The number a learner typed: decimal comma or point, optional sign; a single "." or ","
+    is the decimal mark, thousands separators only when unambiguous. Else NumberFormatError."""
     value = text.strip()
     if not value:
         raise NumberFormatError("empty")
@@ -212,11 +186,8 @@ def matching_attempt_copy(
     choice_order: Sequence[int],
     option_labels: str,
 ) -> tuple[list[dict], list[dict], dict]:
-    """A bank matching item as an attempt shows it: (options, choices, answer key).
-
-    Both lists are relabelled in the order shown (options a, b, c …; choices 1, 2, 3 …), so
-    neither a key nor the order says which choice belongs to which option.
-    """
+    """A bank matching item as an attempt shows it: (options, choices, answer key), both lists
+    relabelled in the order shown so no key or order gives a pair away."""
     lefts, choices, answers = matching_parts(pairs)
     choice_label = {index: str(shown + 1) for shown, index in enumerate(choice_order)}
     options = [

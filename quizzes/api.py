@@ -55,8 +55,7 @@ def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) 
 
 
 def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
-    # The answer key, the explanation and the grading of each item are exam content the review
-    # policy may still withhold; the export never shows more than the attempt's review does.
+    # The export never shows more of an attempt than its review does.
     row: dict[str, Any] = {**asdict(attempt_item_view(item)), "answered_at": item.answered_at}
     if level in (CORRECTNESS, CORRECT_ANSWERS):
         row["is_correct"] = bool(item.is_correct)
@@ -73,11 +72,8 @@ def _item_export(item: ExamAttemptItem, level: str) -> dict[str, Any]:
 
 
 def learner_export(learner_id: int) -> dict[str, Any]:
-    """Everything the quizzes app stores about the learner (data export): six queries.
-
-    An attempt's shuffle seed is left out: with it and the bank, the draw and the option order
-    of an attempt could be reproduced; it is the exam's, not the learner's.
-    """
+    """Everything the quizzes app stores about the learner (data export), without the shuffle
+    seeds: with the bank they would reproduce the exam's draw."""
     attempts = list(
         ExamAttempt.objects.filter(learner_id=learner_id)
         .select_related("policy", "result")
@@ -140,13 +136,8 @@ def learner_export(learner_id: int) -> dict[str, Any]:
 
 @transaction.atomic
 def learner_erase(learner_id: int) -> int:
-    """Before an account is deleted: keep its answers anonymously, revoke its certificates.
-
-    The item statistics count each learner's first finalized attempt per module; its answers
-    are copied to ``ArchivedItemResponse`` under a fresh random key per module (two modules'
-    answers cannot be linked either). Certificates are deleted: one that names nobody proves
-    nothing, and one that names the learner would keep their data. Returns the answers kept.
-    """
+    """Before an account is deleted: keep the answers item statistics count anonymously (a random
+    key per module) and delete its certificates. Returns the number of answers kept."""
     first_attempts: dict[int, ExamAttempt] = {}
     for attempt in (
         ExamAttempt.objects.filter(learner_id=learner_id, result__isnull=False)
@@ -183,9 +174,8 @@ def exam_banks_approve(*, reviewer_id: int | None) -> dict[str, int]:
 
 
 def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> GenerationReport:
-    """Which generated items ``exam_items_generate`` would create, rewrite, retire or restore if
-    the module's active steps were ``steps`` (objects with ``step_id``, ``slug``, ``number``,
-    ``term`` and ``definition``; ``step_id`` None for a step not yet stored). One query."""
+    """What ``exam_items_generate`` would do if the module's active steps were ``steps``
+    (``step_id`` None for a step not yet stored). One query."""
     # A step not yet stored gets a stand-in id of its own (the generator tells steps apart by id).
     sources = [
         StepSource(

@@ -1,10 +1,5 @@
-"""An exam attempt's value types and the rules that read them: plain Python, no Django.
-
-Starting, saving answers, finalizing and every read of an attempt share these: how long answers
-still count after the deadline, when an attempt is finalized, the final grade over a learner's
-attempts, and grading an attempt from its saved answers. The reads and the writes both import
-them from here, so the reads never depend on the writes.
-"""
+"""An exam attempt's value types and rules (grace, finalization, final grade): plain Python,
+shared by the reads and the writes so reads never depend on writes."""
 
 from __future__ import annotations
 
@@ -26,13 +21,11 @@ from quizzes.grading import (
     review_level,
 )
 
-# Answers saved up to this long after the deadline still count: the last autosave of a learner
-# whose time ran out is usually on its way when the clock strikes.
+# Answers saved this long after the deadline still count: the last autosave is often in flight.
 ANSWER_GRACE = datetime.timedelta(seconds=30)
 # Why an attempt was finalized (the values of ``ExamResult.Reason``).
 SUBMITTED, EXPIRED = "submitted", "expired"
-# What an attempt (and the exam, for the next start) is: one that can earn the certificate, or
-# practice (graded, with feedback, never a certificate).
+# An attempt either can earn the certificate, or is practice (graded, never a certificate).
 CERTIFYING, PRACTICE = "certifying", "practice"
 
 
@@ -135,7 +128,7 @@ def attempt_states(attempts: Sequence[Any]) -> list[AttemptState]:
     ]
 
 
-# --- certifying or practice (issue 14) --------------------------------------------------------
+# --- certifying or practice --------------------------------------------------------
 
 
 def exam_is_certifying(*, approved_items: int, items_per_attempt: int) -> bool:
@@ -149,22 +142,16 @@ def mode_name(certifying: bool) -> str:
 
 
 def practice_review_content(review_content: str) -> str:
-    """What a practice attempt's review shows, right after it is finalized: the policy's review
-    content, but at least which answers were right (practice gives feedback; whether it also
-    gives the correct keys stays the admin's choice of review content)."""
+    """What a practice attempt's review shows at once: the policy's content, but at least which
+    answers were right."""
     return CORRECT_ANSWERS if review_content == CORRECT_ANSWERS else CORRECTNESS
 
 
 def attempt_review_level(
     *, policy: AttemptPolicy, certifying: bool, attempts: Sequence[Any]
 ) -> str:
-    """What the learner may see now of a finalized attempt beyond its score.
-
-    A practice attempt: ``practice_review_content`` at once. A certifying attempt: the policy's
-    review content once its moment has come (``grading.review_level``), counting the certifying
-    attempts against the learner's own maximum; an open attempt of either mode holds back "after
-    the last attempt", since practice draws from the same items.
-    """
+    """What the learner may see now of a finalized attempt beyond its score. An open attempt
+    of either mode holds back "after the last attempt": practice draws from the same items."""
     if not certifying:
         return practice_review_content(policy.review_content)
     _grade, final_passed = final_score(policy=policy, attempts=attempts)
@@ -193,12 +180,7 @@ def attempts_with_result(
     attempts: Sequence[LearnerAttempt], *, attempt_id: int, result: AttemptResult
 ) -> list[LearnerAttempt]:
     """The learner's attempts with ``result`` as the result of attempt ``attempt_id``."""
-    return [
-        LearnerAttempt(id=a.id, number=a.number, result=result, certifying=a.certifying)
-        if a.id == attempt_id
-        else a
-        for a in attempts
-    ]
+    return [dataclasses.replace(a, result=result) if a.id == attempt_id else a for a in attempts]
 
 
 def attempt_grade(

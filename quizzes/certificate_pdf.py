@@ -1,13 +1,5 @@
-"""A certificate as a PDF (A4 landscape): name, module, date, score, code and a QR code of the
-public verification URL. Generated on the server with fpdf2; the QR code is segno's matrix
-drawn as vector squares, so no image library is involved and it prints sharp at any size.
-
-Text is set in DejaVu Sans, a Unicode TrueType font (Debian's fonts-dejavu-core; the directory
-is ``LERNPFAD_PDF_FONT_DIR``): a name may hold any letter, not only the Latin-1 that the PDF
-core fonts cover. Without the font files the PDF falls back to Helvetica, and letters outside
-Latin-1 lose their accents (``quizzes.checks`` warns about it at start-up). Nothing is fetched
-at run time.
-"""
+"""A certificate as an A4 PDF (fpdf2) with a vector QR code of its verification URL.
+Set in DejaVu Sans (``LERNPFAD_PDF_FONT_DIR``) for any letter; without it, Helvetica (Latin-1)."""
 
 from __future__ import annotations
 

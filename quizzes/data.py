@@ -1,6 +1,4 @@
-"""The frozen views the quizzes app's reads return (``quizzes.selectors``): what the REST
-serializers, the web templates, the admin and other apps read of an exam, an attempt, a result
-and a certificate."""
+"""The frozen views ``quizzes.selectors`` returns to serializers, templates and other apps."""
 
 from __future__ import annotations
 
@@ -70,9 +68,7 @@ class CertificateLink:
 
 @dataclass(frozen=True)
 class ExamOverview:
-    """The module's exam for a learner: policy, eligibility, attempts, final grade; ``mode`` is
-    what an attempt started now would be ("certifying" or "practice"), ``limits`` the
-    learner's own time limit and attempts."""
+    """The module's exam for a learner; ``mode`` is what an attempt started now would be."""
 
     module: str
     title: str
@@ -163,8 +159,7 @@ class AttemptItemView:
     prompt: str
     options: list[Option]
     selected_keys: list[str]
-    # The typed kinds (quizzes/answers.py): matching's choices, the learner's text, number or
-    # pairs; whether the item counts as answered (a matching item: every option paired).
+    # The typed kinds (quizzes/answers.py); a matching item is answered once every option is paired.
     choices: list[Option]
     text: str | None
     number: str | None

@@ -1,9 +1,5 @@
-"""Which items an attempt shows, and in which option order: plain Python, reproducible from a seed.
-
-The draw prefers items of different steps, so ten items cover ten steps before any step is asked
-twice. True/false options keep their order (Richtig, Falsch); choice options are shuffled, and a
-matching item's left sides and its answers to choose from each on their own.
-"""
+"""Which items an attempt shows and in which option order, reproducible from a seed: the
+draw covers different steps first; true/false options keep their order."""
 
 from __future__ import annotations
 
@@ -62,9 +58,7 @@ def attempt_draw(*, candidates: Sequence[DrawCandidate], count: int, seed: int) 
         if candidate.kind != TRUE_FALSE:
             rng.shuffle(order)
         choices = list(range(candidate.choice_count))
-        # Only matching items have choices: every other item draws as it always did.
-        if choices:
-            rng.shuffle(choices)
+        rng.shuffle(choices)  # empty for all but matching: draws no random number then
         drawn.append(
             DrawnItem(
                 item_id=candidate.item_id, option_order=tuple(order), choice_order=tuple(choices)

@@ -8,12 +8,10 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
-# The reason code a certifying exam gives while the learner's full name is missing; the exam
-# page links it to the settings field, the API's start refusal names the field in its detail.
+# A certifying exam's reason while the learner's full name is missing (pages link the field).
 FULL_NAME_MISSING = "full_name_missing"
 FULL_NAME_FIELD = "full_name"
-# Every reason code ``exam_eligibility`` gives (the API's EligibilityReasonEnum, and the codes a
-# refused exam start answers with).
+# Every reason code ``exam_eligibility`` gives (the API's EligibilityReasonEnum).
 REASON_CODES = (
     "not_enrolled",
     "steps_incomplete",
@@ -41,7 +39,7 @@ class Reason:
     message: str
 
 
-# --- the completion gate (issue 14) -----------------------------------------------------------
+# --- the completion gate -----------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -80,9 +78,8 @@ class StepGate:
 
 
 def step_gate(*, required_share: int, steps: Sequence[StepState]) -> StepGate:
-    """The gate over the module's active steps (retired steps are not passed in, so they never
-    count): ``required_share`` percent of them, rounded up, must be completed. 0 % needs none;
-    a module without steps needs none."""
+    """The gate over the module's active steps: ``required_share`` percent of them, rounded up,
+    must be completed (none for 0 % or a module without steps)."""
     share = max(0, min(100, required_share))
     total = len(steps)
     required = (share * total + 99) // 100
@@ -145,16 +142,7 @@ def exam_eligibility(
     full_name_given: bool,
 ) -> Eligibility:
     """Whether a new attempt may start, with every reason against it (most fundamental first).
-
-    ``certifying`` is the mode a start would have now: only the attempts of that mode count
-    against ``max_attempts`` (the learner's own maximum, with any extra attempts), so practice
-    before the bank is approved costs no certifying attempt. An open attempt of either mode
-    blocks a start, and ``final_passed`` (the certifying grade) ends the exam.
-
-    A certifying exam issues a certificate, which states the learner's full name: it starts
-    only once the learner gave it (``full_name_given``); a practice exam does not ask. The
-    certificate keeps the name it holds when it is issued.
-    """
+    Only attempts of the mode ``certifying`` count; a certifying start needs the full name."""
     reasons: list[Reason] = []
     available_at = None
     counted = [a for a in attempts if a.certifying == certifying]

@@ -1,21 +1,5 @@
-"""Exam items generated from a module's steps: plain Python, deterministic, no Django.
-
-Each step gives up to four items: "which term matches this description?" and "how does the
-sentence go on?" (single choice, four options), and two true/false statements pairing the step's
-subject with its own predicate and with a close relative's. Distractors are the step's closest
-relatives by a similarity on terms and descriptions (FP16 → FP32, BF16; INT8 → INT4; attention
-terms together), so an item separates learners who know the difference from those who recognise a
-word.
-
-A step's definition usually begins with the term itself ("FP16 ist 16-Bit-Gleitkomma …"), which
-would give the answer away; items therefore use the *description*: the definition with its
-subject cut off and every word of the term masked ("… ist …-Bit-Gleitkomma …"). Sentences use the
-document's own subject phrase ("Das CUDA Toolkit", "Ein GPU-Gerät"), not the bare English term.
-
-These are recall items built from the public outline: a learner with the outline open answers
-them (bench/open_book.py measures how far). That is why only a bank a course admin approved
-issues certificates.
-"""
+"""Exam items generated from a module's steps: plain Python, deterministic. Items use the
+definition with its subject masked, and the closest related steps as distractors."""
 
 from __future__ import annotations
 
@@ -35,10 +19,8 @@ SINGLE_CHOICE = "single_choice"
 TRUE_FALSE = "true_false"
 OPTION_KEYS = ("a", "b", "c", "d")
 DISTRACTOR_COUNT = 3
-# A false statement pairs a subject only with the predicate of a relative at least this close:
-# one of its family (FP16/FP32, the offloading terms, the attention terms), never a random step.
-# A shared word of the term scores 3, two number formats at least 2 (``relatedness``); related
-# descriptions alone stay below.
+# A false statement takes the predicate of a relative at least this close (its family,
+# see ``relatedness``), never a random step's.
 FAMILY_MIN_RELATEDNESS = 2.0
 MASK = "…"
 TRUE_FALSE_OPTIONS = (("true", "Richtig"), ("false", "Falsch"))
@@ -89,9 +71,7 @@ class GeneratedItem:
         return [{"key": option.key, "text": option.text} for option in self.options]
 
 
-# The text helpers below are pure functions of strings and are called for every pair of steps
-# (relatedness, relatives): remembered, a 150-step module's items take a tenth of the time (the
-# import preview plans them on every page view; bench/preview_probe.py).
+# Pure string helpers called for every pair of steps: cached.
 _text_cache = functools.lru_cache(maxsize=16384)
 _text_cached: list = []
 
@@ -148,11 +128,8 @@ def _mask_words(text: str, words: frozenset[str]) -> str:
 
 @_remembered
 def definition_split(term: str, definition: str) -> tuple[str, str]:
-    """Split a definition into its subject (the term, in any spelling) and the rest.
-
-    Returns ``("", definition)`` when no subject can be found, and ``(subject, "")`` when the
-    definition is nothing but its subject.
-    """
+    """Split a definition into its subject and the rest: ``("", definition)`` without a subject,
+    ``(subject, "")`` when it is nothing but its subject."""
     text = " ".join(definition.split())
     article_end = _ARTICLE.match(text).end()
     body = text[article_end:]
@@ -264,11 +241,8 @@ def relatedness(a: StepSource, b: StepSource) -> float:
 
 
 def relatives(step: StepSource, steps: Sequence[StepSource]) -> list[StepSource]:
-    """The other steps that can stand beside ``step`` in an item, closest first.
-
-    Steps whose term or description is the same as ``step``'s once normalised are left out: as a
-    distractor they would be the right answer in disguise. Ties go to the nearer step number.
-    """
+    """The other steps that can stand beside ``step``, closest first, without those that
+    normalise to its term or description (the right answer in disguise)."""
     own_term, own_predicate = normalized(step.term), normalized(predicate(step))
     candidates = [
         other
@@ -305,8 +279,7 @@ def _distinct(steps: Sequence[StepSource], count: int) -> list[StepSource]:
 
 
 def _stable_order(generator_key: str, count: int) -> list[int]:
-    # Where the correct option sits depends on the key only: stable across regenerations and
-    # spread over a, b, c, d, so the key letter tells nothing.
+    # The correct option's place depends on the key only: stable, and spread over a to d.
     seed = int.from_bytes(hashlib.sha256(generator_key.encode()).digest()[:8], "big")
     order = list(range(count))
     random.Random(seed).shuffle(order)
@@ -349,14 +322,8 @@ def _statement_item(
 
 
 def _false_partner(step: StepSource, related: Sequence[StepSource]) -> StepSource | None:
-    """The relative whose predicate makes a false statement about ``step``, or None.
-
-    Only one of the family (``FAMILY_MIN_RELATEDNESS``): a random step's predicate makes an
-    absurd statement nobody gets wrong. Left out are predicates that contain a word of either
-    term the two do not share: "… kleinerem Zahlenbereich als FP32" said of FP32 contradicts
-    itself, "… Decoder des VAE" said of CPU offloading gives the answer away, while
-    "… berechnet Attention" said of another attention term tells nothing.
-    """
+    """The relative whose predicate makes a false statement about ``step``, or None; predicates
+    naming an unshared word of either term would contradict themselves or give the answer away."""
     for other in related:
         if relatedness(step, other) < FAMILY_MIN_RELATEDNESS:
             return None  # closest first: no family member further down either

@@ -1,30 +1,6 @@
-"""Moodle's GIFT format: read a file of questions into exam items, and write items back. Plain
-Python, no Django: the import service, the export and the tests share this one reading.
-
-What is read (https://docs.moodle.org/en/GIFT_format), as Moodle's own importer reads it:
-
-- one question per block of lines, blocks separated by blank lines; ``//`` comment lines;
-  ``::title::`` (kept as the item's title); escapes ``\\~ \\= \\# \\{ \\} \\: \\\\ \\n``;
-- ``$CATEGORY:`` lines are accepted and ignored (items go to the module the admin chose);
-- text formats ``[html]`` (turned into plain text: tags removed, entities decoded, paragraphs
-  and ``<br>`` become line breaks; an image or embedded media is dropped with a warning),
-  ``[moodle]``, ``[plain]`` and ``[markdown]`` (kept as written);
-- single choice ``{=right ~wrong}``, multiple choice ``{~%50%right ~%50%right ~wrong}`` (the
-  answers with a positive weight are the right ones: Lernpfad grades multiple choice all or
-  nothing, so unequal weights only earn a warning), true/false ``{T}`` ``{TRUE}`` ``{F}``
-  ``{FALSE}``, short answer ``{=answer =other answer}``, numerical ``{#14:0.5}``, ``{#13..15}``
-  or several ``{#=14:0.5 =28:1}``, matching ``{=FP16 -> 2 Byte =FP32 -> 4 Byte}`` (a pair
-  ``= -> text`` adds a wrong answer to choose from); the missing-word form ``Text {…} text``
-  (the prompt shows ``_____``); general feedback ``####text`` becomes the explanation.
-
-What is not kept, each with a warning naming the line: feedback on single answers (``#text``;
-the item has one explanation), answers with partial credit (a short or numerical answer below
-100 % is left out, a partial choice counts as wrong), essay questions ``{}`` and descriptions
-(text without an answer block), which are skipped: the rest of the file still imports, and the
-preview lists what was skipped. Anything malformed is an error at ``line`` and nothing is
-imported. Messages are English with ``%(name)s`` placeholders, marked for translation; the
-Django side translates them (``GiftMessage.render``).
-"""
+"""Moodle's GIFT format (https://docs.moodle.org/en/GIFT_format), read as Moodle reads it and
+written back: plain Python. What is not kept (per-answer feedback, partial credit, essays,
+descriptions) is skipped with a warning; anything malformed is an error and imports nothing."""
 
 from __future__ import annotations
 
@@ -63,8 +39,7 @@ __all__ = [
 OPTION_KEYS = "abcdefghijklmnopqrstuvwxyz"
 MAX_TITLE = 255
 HEADER = "// Lernpfad item bank in Moodle's GIFT format (https://docs.moodle.org/en/GIFT_format)\n"
-# The weight of every wrong option of a multiple-choice item on export: in Moodle, a learner
-# who ticks everything then scores 0 (with 0 % a learner ticking all options would score 100 %).
+# Wrong options' weight on export, so a Moodle learner ticking everything scores 0.
 WRONG_WEIGHT = "-100"
 
 
@@ -122,8 +97,7 @@ class GiftParse:
 
 # --- reading ------------------------------------------------------------------------------------
 
-# An escaped special character stands in for itself while the question is split up; Unicode
-# noncharacters (never in interchange text) hold its place.
+# Escaped special characters are held by Unicode noncharacters while a question is split.
 _ESCAPABLE = "\\~=#{}:n"
 _HOLD = {char: chr(0xFDD0 + index) for index, char in enumerate(_ESCAPABLE)}
 _RELEASE = {held: ("\n" if char == "n" else char) for char, held in _HOLD.items()}
@@ -250,9 +224,8 @@ def _html_text(html: str) -> tuple[str, bool]:
 
 
 class _Question:
-    """One block of a GIFT file, parsed into at most one item; ``warnings`` say what was left
-    out. Offsets are into the block's text with escapes held, whose line breaks are the file's,
-    so an offset gives the line of a problem."""
+    """One block of a GIFT file parsed into at most one item; offsets into the held text give
+    the line of a problem."""
 
     def __init__(self, first_line: int, lines: list[str]) -> None:
         self.first_line = first_line
@@ -330,8 +303,7 @@ class _Question:
         if not text.strip():
             return None  # comments only
         if text.startswith("$CATEGORY:", start):
-            # Categories are ignored: the admin chose the module. A question right below the
-            # category line (no blank line between) is still read.
+            # Categories are ignored (the admin chose the module); a question may follow directly.
             end = text.find("\n", start)
             if end < 0 or not text[end:].strip():
                 return None
@@ -538,7 +510,7 @@ class _Question:
                         "Answers with partial credit (%(weights)s) count as wrong: Lernpfad "
                         "gives an item full marks or none."
                     ),
-                    weights=", ".join(f"{_weight_text(w)} %" for w, _o in partial),
+                    weights=", ".join(f"{_decimal_text(w)} %" for w, _o in partial),
                 )
             return {
                 "kind": SINGLE_CHOICE,
@@ -566,7 +538,7 @@ class _Question:
                     "The right answers' weights (%(weights)s) are not kept: a learner must "
                     "choose exactly the answers with a positive weight (all or nothing)."
                 ),
-                weights=", ".join(f"{_weight_text(w)} %" for w in weights),
+                weights=", ".join(f"{_decimal_text(w)} %" for w in weights),
             )
         return {
             "kind": MULTIPLE_CHOICE,
@@ -731,7 +703,7 @@ class _Question:
                     "Answers worth less than 100 %% (%(weights)s) are left out: Lernpfad "
                     "gives an item full marks or none."
                 ),
-                weights=", ".join(f"{_weight_text(w)} %" for w, _o in dropped),
+                weights=", ".join(f"{_decimal_text(w)} %" for w, _o in dropped),
             )
         if kind == SHORT_ANSWER and not key["accepted"]:
             raise self.error(
@@ -774,10 +746,6 @@ def _decimal_text(number: Decimal) -> str:
     """A number as the answer key keeps it: plain notation, no trailing zeros ("0.5", "100")."""
     text = format(number.normalize(), "f")
     return "0" if text in ("-0", "0") else text
-
-
-def _weight_text(weight: Decimal) -> str:
-    return _decimal_text(weight)
 
 
 # --- writing ------------------------------------------------------------------------------------

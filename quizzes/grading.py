@@ -1,9 +1,5 @@
-"""Grading arithmetic, review visibility and item statistics: plain Python, no Django.
-
-An item counts as correct only when the selected keys are exactly the correct keys (multiple
-choice is all-or-nothing). The score is the share of correct items in percent, rounded half up to
-two decimals; an attempt passes when its score reaches the pass mark.
-"""
+"""Grading arithmetic (all or nothing per item, score rounded half up), review visibility and
+item statistics: plain Python."""
 
 from __future__ import annotations
 
@@ -78,12 +74,8 @@ def review_level(
     attempts_left: int,
     attempt_in_progress: bool = False,
 ) -> str:
-    """What a learner may see of a finalized attempt beyond its score.
-
-    ``score_only`` until the policy's moment has come, then the policy's content. "After the last
-    attempt" waits until that attempt is finalized: an attempt being answered must not see the
-    answers of the earlier ones (they share bank items).
-    """
+    """What a learner may see of a finalized attempt beyond its score; "after the last attempt"
+    waits until that attempt is finalized, as attempts share bank items."""
     if timing == IMMEDIATELY:
         due = True
     elif timing == AFTER_PASSING:
@@ -114,13 +106,8 @@ class ItemStatistic:
 
 
 def item_statistics(responses: Iterable[ItemResponse]) -> dict[int, ItemStatistic]:
-    """Share answered correctly and discrimination index per item.
-
-    Each learner counts once, with their first finalized attempt (later attempts have seen the
-    items before). Learners are ranked by that attempt's score; the discrimination index is the
-    share correct in the upper 27% minus the share correct in the lower 27%, among the learners
-    of each group who were shown the item (None when either group saw it not at all).
-    """
+    """Share correct and discrimination index (upper minus lower 27 %) per item, each learner
+    counted once with their first finalized attempt."""
     first_number: dict[int, int] = {}
     responses = list(responses)
     for response in responses:

@@ -1,8 +1,5 @@
-"""Quick-check self-ratings, the exam item bank, exam policy, attempts, results and certificates.
-
-An attempt copies every item it shows (prompt, options in the order shown, correct keys,
-explanation) into its own rows, so editing or regenerating the bank never changes a past attempt.
-"""
+"""Quick-check ratings, the exam item bank, policy, attempts, results and certificates.
+An attempt copies the items it shows, so editing the bank never changes a past attempt."""
 
 from __future__ import annotations
 
@@ -124,11 +121,7 @@ class ExamItemQuerySet(models.QuerySet):
 
 
 class ExamItem(models.Model):
-    """One question of a module's exam bank: generated from the content or hand-written.
-
-    Every item is a draft until a course admin approves (or rejects) it; only approved items
-    make an exam certifying (``quizzes.attempt_rules.exam_mode``).
-    """
+    """One question of a module's exam bank, generated or hand-written; a draft until reviewed."""
 
     class Kind(models.TextChoices):
         SINGLE_CHOICE = "single_choice", _("single choice")
@@ -143,7 +136,7 @@ class ExamItem(models.Model):
         GENERATED = "generated", _("generated from the content")
         HAND_WRITTEN = "hand_written", _("hand-written")
 
-    # --- review of the bank (issue 14) ---
+    # --- review of the bank ---
     class Status(models.TextChoices):
         DRAFT = "draft", _("draft (not reviewed)")
         APPROVED = "approved", _("approved")
@@ -386,9 +379,7 @@ class ExamPolicy(models.Model):
         default=ReviewTiming.AFTER_LAST_ATTEMPT,
         verbose_name=_("review timing"),
     )
-    # --- completion gate (issue 14) ---
-    # Share of the module's active steps a learner must have completed before starting: every
-    # step by default, so a certificate says the learner went through the course.
+    # Share of the module's active steps a learner must have completed before starting.
     required_step_share = models.PositiveSmallIntegerField(
         _("required share of steps completed (%)"),
         default=100,
@@ -452,8 +443,7 @@ class ExamAttempt(models.Model):
     pass_mark_percent = models.DecimalField(
         max_digits=5, decimal_places=2, verbose_name=_("pass mark (%)")
     )
-    # Decided at the start: drawn from approved items only (it can earn the certificate), or a
-    # practice attempt over drafts and approved items (graded, never a certificate).
+    # Decided at the start: certifying (approved items only) or practice.
     certifying = models.BooleanField(verbose_name=_("certifying"))
     started_at = models.DateTimeField(verbose_name=_("started"))
     deadline_at = models.DateTimeField(verbose_name=_("deadline"))
@@ -479,14 +469,8 @@ class ExamAttempt(models.Model):
 
 
 class ExamAttemptItem(models.Model):
-    """An item as one attempt showed it (a snapshot), with the learner's saved answer.
-
-    Its rows are updated in place (each autosave, then grading) on columns no index covers, so
-    the table keeps free room in each page (fillfactor 70, migration 0004): PostgreSQL then
-    updates a row without touching the indexes (a "HOT" update), which halved the grading
-    UPDATE of a submit. The attempt's own index would be redundant with the unique
-    (attempt, position) one, which serves every look-up by attempt.
-    """
+    """An item as one attempt showed it, with the learner's saved answer. Updated in place on
+    unindexed columns, so the table has fillfactor 70 (HOT updates)."""
 
     attempt = models.ForeignKey(
         ExamAttempt,
@@ -602,14 +586,11 @@ class Certificate(models.Model):
     )
     # secrets.token_urlsafe: unguessable, so the public page cannot be enumerated.
     code = models.CharField(max_length=64, unique=True, verbose_name=_("code"))
-    # Snapshots at issue: the certificate states what was true when it was issued. The name is
-    # the learner's full name then (accounts.api.certificate_name); renaming the account later
-    # leaves it as it is.
+    # Snapshots at issue: renaming the account later leaves the certificate's name as it is.
     learner_name = models.CharField(max_length=200, verbose_name=_("name on the certificate"))
     score_percent = models.DecimalField(max_digits=5, decimal_places=2, verbose_name=_("score (%)"))
     issued_at = models.DateTimeField(verbose_name=_("issued"))
-    # Revoked by a course admin (admin action): the public page says so, the JSON verification
-    # answers 404 as for an unknown code, and the row stays (one certificate per module).
+    # Revoked by a course admin: the row stays, the public page says so.
     revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked"))
     revocation_reason = models.CharField(
         max_length=200, blank=True, db_default="", verbose_name=_("revocation reason")
@@ -631,9 +612,7 @@ class Certificate(models.Model):
 
 
 class ExamAccommodation(models.Model):
-    """A learner's own exam conditions in one module, as Moodle's user overrides and Canvas's
-    ``extra_time`` have them: minutes added to every attempt's time limit, attempts added to the
-    policy's maximum. Set by a course admin."""
+    """A learner's own exam conditions in one module: extra minutes per attempt, extra attempts."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -677,13 +656,8 @@ class ExamAccommodation(models.Model):
 
 
 class ArchivedItemResponse(models.Model):
-    """An anonymous answer kept when a learner deletes the account, so item statistics stay right.
-
-    Item statistics count each learner once, with their first finalized attempt of the module;
-    only that attempt's answers are kept: the item, correct or not, the attempt's number and
-    score, and a random key that groups the answers of one former learner (no link to the
-    account, which is gone). ``quizzes.api.learner_erase`` writes these rows.
-    """
+    """An anonymous answer kept when a learner deletes the account, so item statistics stay
+    right; ``respondent`` groups one former learner's answers."""
 
     item = models.ForeignKey(
         ExamItem,

@@ -1,13 +1,9 @@
-"""Reads of the quizzes app, shaped for the API, the web pages and the admin.
-
-Each read returns frozen dataclasses (the REST serializers and the templates read their
-attributes), as the other apps' selectors do. What a learner sees of an attempt is decided here,
-in one place (``attempt_result_view``): the correct keys, per-item correctness and explanations
-leave the server only once the attempt is finalized and the review policy allows it.
-"""
+"""Reads of the quizzes app as frozen dataclasses. ``attempt_result_view`` alone decides what
+a learner sees of an attempt: answers only once finalized and the review policy allows."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 from collections.abc import Iterable, Sequence
@@ -198,9 +194,8 @@ def accommodation_subqueries(*, learner_id: Any, module_id: Any) -> dict[str, Co
 
 
 def learner_exam_setup(*, learner_id: int, module_id: int) -> ExamSetup:
-    """The policy with the learner's accommodation and the count of approved items: one query
-    (three before the module's policy exists: then it is the unsaved defaults, and a read
-    writes nothing)."""
+    """The policy (unsaved defaults before the first), the learner's accommodation and the
+    count of approved items: one query, three without a policy."""
     approved = (
         ExamItem.objects.approved()
         .filter(module_id=OuterRef("module_id"))
@@ -249,14 +244,8 @@ def learner_eligibility(
     now: datetime.datetime,
     completed_step_ids: frozenset[int] | None = None,
 ) -> Eligibility:
-    """Whether the learner may start an attempt of the module's exam now, and why not.
-
-    One query: the learner's completed steps, for the completion gate over the outline's active
-    steps (retired ones never count). ``certifying`` is the mode a start would have now.
-    ``full_name_given``: the learner gave the name a certificate states
-    (``accounts.api.certificate_name_given`` of the request's user: no query).
-    ``completed_step_ids``: the learner's completed steps when the caller has them (no query).
-    """
+    """Whether the learner may start an attempt now, and why not; one query for the completed
+    steps unless the caller passes ``completed_step_ids``."""
     done = completed_step_ids
     if done is None:
         done = progress_api.completed_step_ids(learner_id=learner_id, module_id=outline.id)
@@ -281,8 +270,7 @@ def learner_eligibility(
 
 
 def certificate_url(code: str) -> str:
-    # The public page's route is named in lms.urls: it is printed on certificates and in their
-    # QR codes, so it never moves.
+    # Printed on certificates and in their QR codes, so the route never moves.
     return settings.SITE_URL + reverse("certificate-verify", args=[code])
 
 
@@ -404,9 +392,7 @@ def attempt_result_view(
 
 
 def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
-    """One item as the learner answers it: never the correct keys, correctness, explanation
-    or answer key (a typed item shows only its prompt, matching's choices and what the learner
-    gave)."""
+    """One item as the learner answers it: never the correct keys, correctness or explanation."""
     return AttemptItemView(
         id=item.pk,
         position=item.position,
@@ -460,9 +446,8 @@ def attempt_view(
 def exam_attempt_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
 ) -> AttemptView:
-    """One of the learner's attempts with its items and saved answers (another's: 404); its
-    result once finalized. Two queries (the attempt with its policy, result and module, its
-    items), three once finalized (the learner's attempts)."""
+    """One of the learner's attempts with its items and answers (another's: 404), and its
+    result once finalized."""
     return _attempt_read(
         learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
     )
@@ -471,10 +456,8 @@ def exam_attempt_get(
 def exam_attempt_result_get(
     *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
 ) -> AttemptView:
-    """``exam_attempt_get`` for the result page: once the attempt's time is up, with its result
-    even before the periodic task has finalized it. That result is the one the task will store
-    (the answers saved in time, reason expired), computed here from the same rule and written
-    nowhere: looking at a result never writes. No result while time is left. Three queries."""
+    """``exam_attempt_get`` for the result page: once time is up, the result the periodic task
+    will store, computed here and written nowhere."""
     return _attempt_read(
         learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=True
     )
@@ -515,9 +498,7 @@ def _attempt_read(
                 reason=EXPIRED,
                 at=now,
             )
-            this = LearnerAttempt(
-                id=this.id, number=this.number, result=graded.result, certifying=this.certifying
-            )
+            this = dataclasses.replace(this, result=graded.result)
             attempts = attempts_with_result(attempts, attempt_id=this.id, result=graded.result)
             graded_items = graded.items
         result = attempt_result_view(
@@ -545,10 +526,8 @@ def exam_overview(
     now: datetime.datetime | None = None,
     completed_step_ids: frozenset[int] | None = None,
 ) -> ExamOverview:
-    """The module's exam for the learner: policy and mode, own limits, eligibility, attempts,
-    final grade. ``full_name_given`` as ``learner_eligibility`` takes it. A caller that has
-    just read the learner's enrollment and completed steps (the dashboard) passes
-    ``completed_step_ids``: the learner is enrolled, and two queries fewer."""
+    """The module's exam for the learner: policy, mode, limits, eligibility, attempts, grade.
+    ``completed_step_ids`` from a caller that has them saves two queries."""
     now = now or timezone.now()
     outline = courses_api.module_outline(module_slug)
     setup = learner_exam_setup(learner_id=learner_id, module_id=outline.id)
@@ -634,10 +613,8 @@ def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) 
 def quick_check_ratings_column(
     *, learner_id: int, quick_check_ids: Sequence[int]
 ) -> tuple[str, list] | None:
-    """The learner's ratings as a scalar subquery (SQL and params, compiled from a queryset)
-    that the step page's progress read carries (``progress.selectors.step_reader_state``), so
-    the page reads both in one statement; ``quick_check_ratings_from_column`` reads its value.
-    None without ids."""
+    """The learner's ratings as a scalar subquery (SQL, params) that the step page's progress
+    read carries; ``quick_check_ratings_from_column`` reads it. None without ids."""
     if not quick_check_ids:
         return None
     pairs = (
@@ -684,30 +661,24 @@ def certificates_view(certificates: Sequence[Certificate]) -> list[CertificateVi
     ]
 
 
+def _certificate_view(**filters: Any) -> CertificateView | None:
+    certificate = Certificate.objects.filter(**filters).first()
+    return certificates_view([certificate])[0] if certificate else None
+
+
 def certificate_by_code(*, code: str) -> CertificateView | None:
-    """The public facts of a certificate, valid or revoked (None for an unknown code): what the
-    public page shows a person. Two queries."""
-    certificate = Certificate.objects.filter(code=code).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    """The public facts of a certificate, valid or revoked (None for an unknown code)."""
+    return _certificate_view(code=code)
 
 
 def certificate_valid_by_code(*, code: str) -> CertificateView | None:
-    """The certificate with this code if it is valid; None for an unknown or a revoked code
-    alike, so the JSON verification cannot tell them apart. Two queries at most."""
-    certificate = Certificate.objects.filter(code=code, revoked_at__isnull=True).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    """The valid certificate with this code; None for an unknown or a revoked code alike."""
+    return _certificate_view(code=code, revoked_at__isnull=True)
 
 
 def learner_certificate(*, learner_id: int, code: str) -> CertificateView | None:
     """The learner's own certificate with this code (None for anyone else's or an unknown one)."""
-    certificate = Certificate.objects.filter(learner_id=learner_id, code=code).first()
-    if certificate is None:
-        return None
-    return certificates_view([certificate])[0]
+    return _certificate_view(learner_id=learner_id, code=code)
 
 
 def learner_certificate_pdf(*, learner_id: int, code: str, time_zone: str) -> CertificatePdf:
@@ -832,8 +803,7 @@ def item_statistics_rows(*, module_id: int) -> list[ItemStatisticsRow]:
             "attempt__result__score_percent",
         )
     ]
-    # Answers of learners who deleted their account, kept anonymously (quizzes.api.learner_erase):
-    # each former learner gets a negative key of their own, so they still count once.
+    # Erased learners' kept answers: each respondent gets a negative id, so counts once.
     respondents: dict = {}
     for row in ArchivedItemResponse.objects.filter(module_id=module_id).values(
         "item_id", "respondent", "attempt_number", "attempt_score", "is_correct"

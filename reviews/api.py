@@ -13,7 +13,6 @@ from django.db.models import Count
 
 from lms.privacy import export_rows
 from reviews import selectors as _selectors
-from reviews.data import ModuleReviewStats
 from reviews.models import (
     CalendarFeed,
     ExamDate,
@@ -27,16 +26,9 @@ from reviews.models import (
 from reviews.services import cards as _cards
 from reviews.services import demo as _demo
 
-
-def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
-    """Create the learner's review cards for a completed step (idempotent).
-
-    One definition card (front: the term, back: the definition) and one card per distinct
-    flashcard quick check of the step (front: the term and the question); a quick check shown by
-    several steps has one card per learner. Quick checks that repeat the definition, recur in
-    most steps or are instructions make none (courses.quick_check_roles).
-    """
-    _cards.cards_for_step_ensure(learner_id=learner_id, step_id=step_id, at=at)
+# A learner's review cards for a completed step (idempotent): the definition card and one per
+# distinct flashcard quick check (reviews.services.cards).
+cards_for_step_ensure = _cards.cards_for_step_ensure
 
 
 def quick_check_rated(
@@ -103,16 +95,8 @@ def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
-def module_review_stats(
-    *, module_id: int, now: datetime.datetime, days: int, time_zone: datetime.tzinfo
-) -> ModuleReviewStats:
-    """Reviews per day, true retention and the cards due now of one module (the course
-    dashboard, ``quizzes.admin_dashboard``); a fixed number of queries."""
-    return _selectors.module_review_stats(
-        module_id=module_id, now=now, days=days, time_zone=time_zone
-    )
-
-
-def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
-    """The demo learner's review sessions of the last ``days`` days (``manage.py demo_setup``)."""
-    return _demo.demo_reviews_replay(learner=learner, days=days, now=now)
+# Reviews per day, true retention and the cards due now of one module (the course dashboard,
+# ``quizzes.admin_dashboard``); a fixed number of queries.
+module_review_stats = _selectors.module_review_stats
+# The demo learner's review sessions of the last days (``manage.py demo_setup``).
+demo_reviews_replay = _demo.demo_reviews_replay

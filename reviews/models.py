@@ -45,7 +45,7 @@ class ReviewCard(models.Model):
         verbose_name=_("step"),
     )
     # The step's module, kept on the card (a step never changes module) so a review reads the
-    # module's exam date and pooled parameters in the card's own statement (reviews.sql).
+    # module's exam date and pooled parameters with the card itself.
     module = models.ForeignKey(
         "courses.Module",
         on_delete=models.CASCADE,

@@ -35,9 +35,9 @@ def review_time(
     """The instant a review counts at: ``now`` when the client sent no time (but after the
     card's last review), else its ``reviewed_at`` (timezone-aware), no later than ``now``.
 
-    ``now`` is taken when the request starts. Two requests reviewing one card at once both read
-    it; the one that applies second (it lost the compare-and-swap and took the card's lock
-    after the other committed) may hold the earlier ``now``. Its review still comes after the
+    ``now`` is taken when the request starts. Of two requests reviewing one card at once, the
+    one that applies second (it waited for the card's lock until the other committed) may hold
+    the earlier ``now``. Its review still comes after the
     other one, so it counts a microsecond (PostgreSQL's resolution) after it, 0 days elapsed:
     the card's ``last_review`` never goes back, stays its newest log's ``reviewed_at``, and each
     review applied without a client time has a time of its own (tests/cluster/test_failures.py

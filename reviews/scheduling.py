@@ -102,8 +102,8 @@ Parameters = tuple[float, ...]
 
 
 # Per learner with their own parameters (and once more unfuzzed for the due queue's previews):
-# room for the learners active in one process at a time, as for the parameter sets read
-# (reviews.sql._parameters_from_text); a miss costs a Scheduler and its bounds check.
+# room for the learners active in one process at a time; a miss costs a Scheduler and its bounds
+# check.
 @functools.lru_cache(maxsize=4096)
 def scheduler_for(
     *,

@@ -1,17 +1,18 @@
 """Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications.
 
 Every function runs a fixed number of queries, whatever the number of cards or reviews. The
-live-card rule is written once here (``live_cards_q``); the plain-SQL reads are reviews.sql.
+live-card rule is written here (``live_cards_q``); its SQL twin is in the due queue (reviews.sql).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from dataclasses import dataclass
 from typing import Protocol
 
 import fsrs
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, IntegerField, Q, QuerySet, Value
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -66,39 +67,21 @@ HEATMAP_DAYS = 90
 
 
 def live_cards_q(retired: RetiredContent) -> Q:
-    """The "live card" rule, written once: a card can be reviewed when an admin has not suspended
-    it and its content is still in the course (a definition card's step is active, a quick-check
-    card's quick check still in its module). The plain-SQL reads are generated from this Q
-    (reviews.sql).
-
-    Written as "not one of the few retired ones", by id, rather than a join of every card to its
-    step and quick check: a learner with 10,000 cards has ~1,400 due, and the joins made the due
-    counts cost milliseconds per request (bench/results/latest.md, due queue).
-    """
+    """The "live card" rule: a card can be reviewed when an admin has not suspended it and its
+    content is still in the course (a definition card's step is active, a quick-check card's
+    quick check still makes a card). Written as "not one of the few retired ones", by id, rather
+    than a join of every card to its step and quick check."""
     return Q(suspended=False) & ~(
         Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=retired.step_ids)
         | Q(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id__in=retired.quick_check_ids)
     )
 
 
-# The rule over the retired content last read: the same Q object while courses.api hands out the
-# same RetiredContent (reviews.sql finds its SQL by the Q's identity).
-_live_rule: tuple[RetiredContent | None, Q] = (None, Q())
-
-
-def _live_cards_now() -> Q:
-    # The retired content's ids come from a per-process cache of a second (courses.api).
-    global _live_rule
-    retired = courses_api.retired_content()
-    rule = _live_rule
-    if rule[0] is not retired:
-        rule = _live_rule = (retired, live_cards_q(retired))
-    return rule[1]
-
-
 def live_cards(*, learner_id: int) -> QuerySet[ReviewCard]:
     """The learner's cards that can be reviewed (suspended and retired content left out)."""
-    return ReviewCard.objects.filter(_live_cards_now(), learner_id=learner_id)
+    return ReviewCard.objects.filter(
+        live_cards_q(courses_api.retired_content()), learner_id=learner_id
+    )
 
 
 @dataclass(frozen=True)
@@ -176,9 +159,11 @@ class DueQueue:
     cards: list[DueCard]
 
 
-def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
-    """The due queue's one statement for the learner's local day, and today's budget split of
-    what is due: (page, budget, review count, new count). ``due_queue`` and ``due_summary``."""
+def _due_read(
+    *, learner: Learner, at: datetime.datetime, limit: int
+) -> tuple[DueQueue, list[sql.DueQueueCard]]:
+    """The due queue's counts for the learner's local day with today's budget split of what is
+    due (no cards), and the next ``limit`` due cards: the due queue's one statement."""
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -186,7 +171,7 @@ def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
         day_start=day.start,
         day_end=day.end,
         limit=limit,
-        live=_live_cards_now(),
+        retired=courses_api.retired_content(),
     )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
@@ -195,7 +180,16 @@ def _due_read(*, learner: Learner, at: datetime.datetime, limit: int):
         new_today=page.new_today,
     )
     review_count, new_count = budget.split(due=page.due_total, due_new=page.due_new)
-    return page, budget, review_count, new_count
+    summary = DueQueue(
+        due_count=review_count + new_count,
+        new_count=new_count,
+        review_count=review_count,
+        due_total=page.due_total,
+        due_later_today=page.due_later_today,
+        budget=budget,
+        cards=[],
+    )
+    return summary, page.cards
 
 
 def due_queue(
@@ -209,24 +203,22 @@ def due_queue(
     ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
     rating's interval.
 
-    One query, and one for the backs; the retired content's ids and the cards' fronts come from
-    courses.api's caches of a second (two more queries when cold). Cards already seen come first
-    (oldest due first), then new cards up to today's new-card budget.
+    The retired content's ids, one statement, the fronts (and the backs) of the shown cards. Cards
+    already seen come first (oldest due first), then new cards up to today's new-card budget.
     """
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
-    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=limit)
-    take = min(limit, review_count + new_count)
+    summary, page = _due_read(learner=learner, at=at, limit=limit)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
-    new_allowed = new_count
+    new_allowed = summary.new_count
     shown = []
-    for card in page.cards[:take]:
+    for card in page[: min(limit, summary.due_count)]:
         if card.state.is_new:
             if new_allowed == 0:
                 continue
             new_allowed -= 1
         shown.append(card)
     # The fronts of the shown cards: every card names its step's term and module, a quick-check
-    # card its question too (courses.api; warm, no query).
+    # card its question too (courses.api).
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
@@ -264,15 +256,7 @@ def due_queue(
         )
         for card in shown
     ]
-    return DueQueue(
-        due_count=review_count + new_count,
-        new_count=new_count,
-        review_count=review_count,
-        due_total=page.due_total,
-        due_later_today=page.due_later_today,
-        budget=budget,
-        cards=cards,
-    )
+    return dataclasses.replace(summary, cards=cards)
 
 
 def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
@@ -285,24 +269,14 @@ def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
 
 def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
     """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
-    statistics page show. One statement (the due queue's, with an empty page), and the retired
-    content's ids when courses.api's cache is cold; no card fronts, no interval previews."""
-    page, budget, review_count, new_count = _due_read(learner=learner, at=at, limit=0)
-    return DueQueue(
-        due_count=review_count + new_count,
-        new_count=new_count,
-        review_count=review_count,
-        due_total=page.due_total,
-        due_later_today=page.due_later_today,
-        budget=budget,
-        cards=[],
-    )
+    statistics page show: the due queue's statement with an empty page (and the retired
+    content's ids); no card fronts, no interval previews."""
+    return _due_read(learner=learner, at=at, limit=0)[0]
 
 
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:
     """What a reminder announces and the dashboard shows: cards reviewable now within today's
-    limits (``due_summary``: one statement; the two ORM queries it was cost the dashboard more
-    CPU to build than PostgreSQL spent answering them)."""
+    limits (``due_summary``)."""
     return due_summary(learner=learner, at=at).due_count
 
 
@@ -400,15 +374,19 @@ def review_stats(
         due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
     by_day: dict[datetime.date, int] = {}
     reviews_total = recalled_total = 0
-    for row in sql.reviews_by_local_day(
-        learner_id=learner.id,
-        time_zone=zone_info(learner.time_zone).key,
-        before=today.end,
-        again=AGAIN,
-    ):
-        by_day[row.day] = row.count
-        reviews_total += row.count
-        recalled_total += row.recalled
+    per_local_day = (
+        ReviewLog.objects.filter(
+            learner_id=learner.id, source=ReviewLog.Source.REVIEW, reviewed_at__lt=today.end
+        )
+        .annotate(day=TruncDate("reviewed_at", tzinfo=zone_info(learner.time_zone)))
+        .values("day")
+        .annotate(count=Count("id"), recalled=Count("id", filter=Q(rating__gt=AGAIN)))
+        .order_by()
+    )
+    for row in per_local_day:
+        by_day[row["day"]] = row["count"]
+        reviews_total += row["count"]
+        recalled_total += row["recalled"]
 
     # A streak still counts while today has no review yet: it breaks only when a day passes.
     one_day = datetime.timedelta(days=1)
@@ -460,8 +438,7 @@ class ReviewForecast:
 
 def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecast:
     """Reviews due per local day for the next FORECAST_DAYS days: one query (the retired
-    content's ids from courses.api's cache), at most 31 rows (30 days and what is overdue)
-    whatever the number of cards.
+    content's ids from courses.api), one row per local due day whatever the number of cards.
 
     Cards the learner has seen (as Anki, new cards are not forecast: the new-card limit decides
     when they come); suspended and retired ones left out; no daily limit applied.
@@ -471,21 +448,21 @@ def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecas
         time_zone=learner.time_zone,
         date=today.date + datetime.timedelta(days=FORECAST_DAYS - 1),
     )
+    per_local_day = (
+        live_cards(learner_id=learner.id)
+        .filter(last_review__isnull=False, due__lt=last.end)
+        .annotate(day=TruncDate("due", tzinfo=zone_info(learner.time_zone)))
+        .values("day")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
     by_day, overdue = {}, 0
-    for row in sql.seen_cards_due_by_local_day(
-        learner_id=learner.id,
-        time_zone=zone_info(learner.time_zone).key,
-        today_start=today.start,
-        before=last.end,
-        live=_live_cards_now(),
-    ):
+    for row in per_local_day:
         # What is overdue counts on today.
-        if row.day is None or row.day <= today.date:
-            by_day[today.date] = by_day.get(today.date, 0) + row.count
-        else:
-            by_day[row.day] = row.count
-        if row.day is None:
-            overdue += row.count
+        day = max(row["day"], today.date)
+        by_day[day] = by_day.get(day, 0) + row["count"]
+        if row["day"] < today.date:
+            overdue += row["count"]
     return ReviewForecast(
         days=[
             DayCount(date=date, count=by_day.get(date, 0))
@@ -539,25 +516,32 @@ RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
 def true_retention(*, learner: Learner, at: datetime.datetime) -> list[RetentionPeriod]:
     """Anki's "True Retention": of the reviews of cards in review state (not new, learning or
     relearning), the share recalled, for young cards (an interval under 21 days when reviewed)
-    and mature ones, per period of local days. One statement (24 counts, reviews.sql),
-    whatever the reviews.
+    and mature ones, per period of local days. One query (24 filtered counts), whatever the
+    reviews.
     """
     today = local_day(time_zone=learner.time_zone, at=at)
-    periods = []
+    mature = Q(before_due__gte=F("before_last_review") + MATURE_INTERVAL)
+    ages = {"young": ~mature, "mature": mature}
+    outcomes = {"passed": Q(rating__gt=AGAIN), "failed": Q(rating__lte=AGAIN)}
+    counts = {}
     for period, days_back in RETENTION_PERIODS:
-        start = None
+        in_period = Q(reviewed_at__lt=today.start if period == "yesterday" else today.end)
         if days_back is not None:
-            start = local_day_of(
-                time_zone=learner.time_zone, date=today.date - datetime.timedelta(days=days_back)
-            ).start
-        periods.append((period, start, today.start if period == "yesterday" else today.end))
-    row = sql.retention_counts(
+            start = today.date - datetime.timedelta(days=days_back)
+            in_period &= Q(
+                reviewed_at__gte=local_day_of(time_zone=learner.time_zone, date=start).start
+            )
+        for age, age_q in ages.items():
+            for outcome, outcome_q in outcomes.items():
+                counts[f"{period}_{age}_{outcome}"] = Count(
+                    "id", filter=in_period & age_q & outcome_q
+                )
+    row = ReviewLog.objects.filter(
         learner_id=learner.id,
-        review_state=fsrs.State.Review.value,
-        again=AGAIN,
-        mature=MATURE_INTERVAL,
-        periods=periods,
-    )
+        source=ReviewLog.Source.REVIEW,
+        before_state=fsrs.State.Review.value,
+        before_last_review__isnull=False,
+    ).aggregate(**counts)
     return [
         RetentionPeriod(
             period=period,
@@ -565,7 +549,7 @@ def true_retention(*, learner: Learner, at: datetime.datetime) -> list[Retention
                 age: RetentionCount(
                     passed=row[f"{period}_{age}_passed"], failed=row[f"{period}_{age}_failed"]
                 )
-                for age in ("young", "mature")
+                for age in ages
             },
         )
         for period, _days_back in RETENTION_PERIODS
@@ -658,7 +642,9 @@ def module_review_stats(
     mature = sum(row["mature"] for row in per_day.values())
     mature_recalled = sum(row["mature_recalled"] for row in per_day.values())
     due_now = (
-        ReviewCard.objects.filter(_live_cards_now(), step__module_id=module_id, due__lte=now)
+        ReviewCard.objects.filter(
+            live_cards_q(courses_api.retired_content()), step__module_id=module_id, due__lte=now
+        )
         .order_by()
         .count()
     )
@@ -687,7 +673,7 @@ def parameters_in_use(learner_id: int) -> tuple[Parameters, str]:
     uses its own module's) or ``"default"``. Two queries at most."""
     own = LearnerParameters.objects.filter(learner_id=learner_id).first()
     if own is not None:
-        return sql.parameters_value(own.parameters), "own"
+        return tuple(own.parameters), "own"
     pooled = module_parameters_of_learner(learner_id)
     if pooled is not None:
         return pooled, "module"
@@ -703,7 +689,7 @@ def module_parameters_of_learner(learner_id: int) -> Parameters | None:
         .order_by("-cards")
         .first()
     )
-    return None if pooled is None else sql.parameters_value(pooled.parameters)
+    return None if pooled is None else tuple(pooled.parameters)
 
 
 @dataclass(frozen=True)
@@ -787,15 +773,26 @@ class ExamReadiness:
 
 def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
     """The exam date that schedules the learner's cards of the module (their own, else the
-    module's), who set it, and how far ahead one may be set. One statement (reviews.sql)."""
-    row = sql.exam_date_read(learner_id=learner_id, module_id=module_id)
-    if not row.has_plan:
-        if row.own_exam_on is not None:
-            return row.own_exam_on, "learner", 365
-        return None, "", 365
-    if row.own_exam_on is not None:
-        return row.own_exam_on, "learner", row.max_days_ahead
-    return row.plan_exam_on, "module" if row.plan_exam_on else "", row.max_days_ahead
+    module's), who set it, and how far ahead one may be set. One query for the learner's date
+    and the module's plan, whichever exist (the module page reads it on every request)."""
+    own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values_list(
+        "exam_on", Value(None, output_field=IntegerField())
+    )
+    plan = ModuleExamPlan.objects.filter(module_id=module_id).values_list(
+        "exam_on", "max_days_ahead"
+    )
+    own_on, plan_on, max_days_ahead = None, None, 365
+    # The learner's row has no max_days_ahead; the plan's always has one.
+    for exam_on, days_ahead in own.union(plan, all=True):
+        if days_ahead is None:
+            own_on = exam_on
+        else:
+            plan_on, max_days_ahead = exam_on, days_ahead
+    if own_on is not None:
+        return own_on, "learner", max_days_ahead
+    if plan_on is not None:
+        return plan_on, "module", max_days_ahead
+    return None, "", max_days_ahead
 
 
 def exam_readiness(
@@ -816,10 +813,8 @@ def exam_readiness(
         return None
     own = LearnerParameters.objects.filter(learner_id=learner.id).values("parameters").first()
     pooled = ModuleParameters.objects.filter(module_id=module_id).values("parameters").first()
-    parameters = (
-        sql.parameters_value(own["parameters"] if own else None)
-        or sql.parameters_value(pooled["parameters"] if pooled else None)
-        or DEFAULT_PARAMETERS
+    parameters = tuple(
+        (own and own["parameters"]) or (pooled and pooled["parameters"]) or DEFAULT_PARAMETERS
     )
     by_step: dict[int, list[float]] = {}
     reviews = 0

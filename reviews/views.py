@@ -63,9 +63,9 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 @require_http_methods(["GET", "HEAD"])
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     """The private calendar address (no log-in: the token is the credential): the reviews due on
-    each of the next 30 days and the exam date, as iCalendar. 404 unknown, 410 revoked. Three
-    queries (the feed with its learner, the forecast, and the retired content when its cache is
-    cold), whatever the number of cards."""
+    each of the next 30 days and the exam date, as iCalendar. 404 unknown, 410 revoked. A fixed
+    number of queries (the feed with its learner, the retired content, the forecast, the exam
+    dates), whatever the number of cards."""
     try:
         feed = calendar_feed_by_token(token=token)
     except DomainError as exc:

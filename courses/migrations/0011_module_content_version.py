@@ -2,6 +2,7 @@
 
 import uuid
 
+import django.contrib.postgres.functions
 from django.db import migrations, models
 
 
@@ -14,6 +15,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="module",
             name="content_version",
-            field=models.UUIDField(default=uuid.uuid4, editable=False, verbose_name="version"),
+            field=models.UUIDField(
+                default=uuid.uuid4,
+                db_default=django.contrib.postgres.functions.RandomUUID(),
+                editable=False,
+                verbose_name="version",
+            ),
         ),
     ]

@@ -1,8 +1,5 @@
-"""Privacy endpoints: GET /api/v1/me/export/ (my data as JSON) and DELETE /api/v1/me/ (erasure).
-
-``/me/`` is one route with three methods: GET and PATCH are the accounts app's (its MeView), DELETE
-is erasure across every app; ``MeView`` here is both, and privacy.rest.urls routes ``me/`` to it.
-"""
+"""Privacy endpoints: GET /api/v1/me/export/ and DELETE /api/v1/me/ (erasure); ``MeView`` here
+adds DELETE to accounts' GET and PATCH on ``me/``."""
 
 from __future__ import annotations
 
@@ -24,8 +21,7 @@ class AccountDeleteSerializer(serializers.Serializer):
 
 
 def _rows(help_text: str) -> serializers.ListField:
-    # A table's rows as stored: each column by its name (privacy export_rows), so a new column
-    # is in the export without a schema change.
+    # Rows by column name, so a new column is exported without a schema change.
     return serializers.ListField(child=serializers.DictField(), help_text=help_text)
 
 
@@ -104,8 +100,7 @@ class _DeleteBodySchema(AutoSchema):
             self.method = "DELETE"
 
 
-# DELETE on /me/, mixed into accounts' MeView below. No docstring on purpose: drf-spectacular
-# would take it as the description of MeView's other operations.
+# No docstring: drf-spectacular would take it as the description of MeView's other operations.
 class AccountDeleteMixin:
     schema = _DeleteBodySchema()
 

@@ -1,10 +1,5 @@
-"""Input and output shapes of the quizzes API. Every serializer lists its fields.
-
-The output serializers read the frozen dataclasses that ``quizzes.selectors`` returns.
-
-The learner-facing item serializer has no field for correct keys, correctness or explanations;
-those exist only on ``ReviewItemSerializer``, which is filled once the review policy allows.
-"""
+"""Input and output shapes of the quizzes API. Only ``ReviewItemSerializer`` has correct
+keys, correctness or explanations, filled once the review policy allows."""
 
 from django.utils.translation import gettext as _
 from rest_framework import serializers
@@ -26,8 +21,7 @@ def _mode_field() -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=MODE_CHOICES)
 
 
-# Longer than quizzes.answers.MAX_NUMBER_TEXT: the service answers a long number with its own
-# message, naming the question.
+# Longer than MAX_NUMBER_TEXT: the service answers a long number with its own message.
 MAX_NUMBER_INPUT = 100
 
 

@@ -1,8 +1,5 @@
-"""Quick checks, exam and certificates over REST: thin views, one service or selector each.
-
-Everything here needs a logged-in learner (the default permission); another learner's attempt
-is a 404, never a 403, so attempt ids reveal nothing.
-"""
+"""Quick checks, exam and certificates over REST. Another learner's attempt is a 404, never
+a 403, so attempt ids reveal nothing."""
 
 import dataclasses
 
@@ -264,11 +261,8 @@ class CertificateListView(generics.ListAPIView):
 
 
 class CertificateVerifyView(APIView):
-    """Check a certificate by its code: public, throttled per client address.
-
-    Unknown and revoked codes are the same 404, so the answer never tells that a code once
-    existed (the public page at the certificate's ``url`` says "revoked" to a person).
-    """
+    """Check a certificate by its code: public, throttled; unknown and revoked codes are the
+    same 404."""
 
     authentication_classes = []
     permission_classes = [AllowAny]

@@ -1,8 +1,5 @@
-"""Saving an attempt's answers (autosave): all or nothing, until the deadline plus the grace.
-
-The attempt's row is locked first, so a save and the attempt's finalization never interleave.
-A fixed number of queries whatever the number of items.
-"""
+"""Saving an attempt's answers (autosave): all or nothing, until the deadline plus the grace,
+under the attempt's row lock so a save never interleaves with finalization."""
 
 from __future__ import annotations
 
@@ -42,15 +39,8 @@ def exam_attempt_answers_save(
     answers: Sequence[dict],
     now: datetime.datetime | None = None,
 ) -> SavedAnswers:
-    """Save some or all answers: ``{"item": id}`` with the field of the item's kind,
-    ``"selected": [keys]`` (choice kinds), ``"text": "..."`` (short answer), ``"number": "7,5"``
-    (numerical) or ``"pairs": [{"option": "a", "choice": "2"}]`` (matching); ``[]`` or ``""``
-    clears one.
-
-    All or nothing: one unknown item, option or choice key, a wrong field for the kind or a
-    number that is no number, and nothing is saved (400, each problem in ``detail`` with the
-    item). After the deadline plus the grace period, or once the attempt is finalized, a 409.
-    """
+    """Save some or all answers, all or nothing: any problem (400, each in ``detail``) saves
+    nothing; after the deadline plus grace or once finalized, 409."""
     now = now or timezone.now()
     with transaction.atomic():
         attempt = (
@@ -173,11 +163,8 @@ def _wrong_field_problem(index: int, item: ExamAttemptItem, field: str) -> dict:
 
 
 def _typed_answer_problem(index: int, item: ExamAttemptItem, answer: dict) -> dict | None:
-    """What is wrong with a short-answer, numerical or matching answer (None: fine).
-
-    A number that is no number is refused rather than graded wrong: "7,5 GB" or "7.5.1" is a
-    slip of the keyboard, not a wrong answer, and the learner can still correct it.
-    """
+    """What is wrong with a typed answer (None: fine). A non-number is refused, not graded
+    wrong: "7,5 GB" is a slip the learner can still correct."""
     problem = {"index": index, "item": item.pk}
     if item.kind == ExamItem.Kind.SHORT_ANSWER:
         if len(answer["text"]) > MAX_ANSWER_TEXT:

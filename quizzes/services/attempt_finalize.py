@@ -1,11 +1,5 @@
-"""Finalizing an exam attempt: grading its items from the saved answers, storing its one
-result, issuing the module's certificate; and the periodic finalization of expired attempts.
-
-The attempt's row is locked first, and everything else is read after the lock: a save of
-answers holds the same lock, so the answers graded are the ones committed before, and a
-concurrent finalization's result is seen and answered as a replay. The database backs the rules
-up: one ``ExamResult`` per attempt, one certificate per learner and module.
-"""
+"""Finalizing an exam attempt: grading, its one result, the certificate; and the periodic
+finalization of expired attempts. Everything is read after locking the attempt's row."""
 
 from __future__ import annotations
 
@@ -70,11 +64,7 @@ def exam_attempt_finalize(
     *, attempt_id: int, learner=None, now: datetime.datetime | None = None
 ) -> FinalizedAttempt:
     """Grade the attempt from its saved answers, once; a second call returns the same result.
-
-    Grading happens on the server only, from the attempt's own copies of the items. ``learner``
-    restricts it to that learner's own attempt; without one (the periodic task) a certificate
-    asks the accounts app for the learner's name.
-    """
+    ``learner`` restricts it to that learner's own attempt."""
     now = now or timezone.now()
     try:
         with transaction.atomic():
@@ -107,8 +97,7 @@ def exam_attempt_finalize(
             )
             this = dataclasses.replace(this, result=graded.result)
             attempts = attempts_with_result(attempts, attempt_id=attempt_id, result=graded.result)
-            # The final grade counts certifying attempts only: a practice attempt never issues
-            # the certificate, however well it went.
+            # Only certifying attempts count towards the certificate.
             grade, passed = final_score(policy=policy, attempts=attempts)
             if passed and code is None and this.certifying:
                 code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
@@ -157,10 +146,7 @@ def _learner_name(learner_id: int, learner) -> str:
 
 
 def exam_attempts_finalize_expired(*, now: datetime.datetime | None = None) -> int:
-    """Finalize attempts past their deadline plus grace with the answers saved in time.
-
-    Each attempt in its own transaction; returns how many this call graded.
-    """
+    """Finalize attempts past deadline plus grace, each in its own transaction; returns how many."""
     now = now or timezone.now()
     ids = list(
         ExamAttempt.objects.filter(result__isnull=True, deadline_at__lt=now - ANSWER_GRACE)

@@ -1,14 +1,5 @@
-"""Starting an exam attempt: the items drawn with a fresh seed, their options shuffled, the
-deadline set from the server's clock and the learner's own time limit.
-
-The attempt is certifying when the approved items fill a whole attempt, and then draws only
-from them; otherwise it is practice and draws from the drafts and the approved items, never
-from the rejected ones (``quizzes.attempt_rules.exam_is_certifying``).
-
-The learner's enrollment row is locked first, so concurrent starts of one learner queue up; the
-database backs the rule up with one attempt number per learner and module. A fixed number of
-queries whatever the number of items.
-"""
+"""Starting an exam attempt: certifying when the approved items fill an attempt, else practice
+over drafts and approved. The enrollment row lock queues concurrent starts of one learner."""
 
 from __future__ import annotations
 
@@ -49,17 +40,12 @@ def exam_attempt_start(
     full_name_given: bool,
     now: datetime.datetime | None = None,
 ) -> StartedAttempt:
-    """Start an attempt: draw the items with a fresh seed, shuffle options, set the deadline.
-
-    Raises Conflict (409) with the reasons when the learner may not start now.
-    ``full_name_given``: the learner gave the name a certificate states
-    (``accounts.api.certificate_name_given`` of the request's user).
-    """
+    """Start an attempt: draw the items, shuffle options, set the deadline.
+    Raises Conflict (409) with the reasons when the learner may not start now."""
     now = now or timezone.now()
     try:
         with transaction.atomic():
-            # The lock makes concurrent starts of one learner queue up, so "attempts used" and
-            # "attempt in progress" are read after the previous start has committed.
+            # Concurrent starts queue up here, so attempt counts are read after the previous commit.
             module = progress_api.enrollment_lock(learner_id=learner_id, module_slug=module_slug)
             if module is None:
                 courses_api.module_by_slug(module_slug)  # 404 for a module that does not exist
@@ -104,8 +90,7 @@ def exam_attempt_start(
             if not eligibility.can_start:
                 raise _refusal(eligibility)
             if not bank and not ExamItem.objects.filter(module_id=module.id).exists():
-                # First exam of a module whose bank was never generated (no command run yet):
-                # the generated items are drafts, so this attempt is practice.
+                # A bank never generated yet: its new items are drafts, so this attempt is practice.
                 exam_items_generate(module_id=module.id)
                 bank = _drawable_items(module_id=module.id)
             if not bank:
@@ -164,8 +149,7 @@ def _refusal(eligibility: Eligibility) -> Conflict:
             "available_at": (
                 eligibility.available_at.isoformat() if eligibility.available_at else None
             ),
-            # What the learner must fill in first (the settings field or the PATCH /api/v1/me/
-            # field), when a reason is a missing field.
+            # The field the learner must fill in first, when a reason is a missing field.
             "missing_fields": [
                 FULL_NAME_FIELD for r in eligibility.reasons if r.code == FULL_NAME_MISSING
             ],
@@ -200,28 +184,28 @@ def _attempt_item(
     option_order: Sequence[int],
     choice_order: Sequence[int],
 ) -> ExamAttemptItem:
-    """The attempt's own copy of a bank item, options in the drawn order.
-
-    Choice options are relabelled a, b, c … in the order shown, so a key says nothing about the
-    answer (an author who always puts the right answer first gives nothing away).
-    """
-    if row["kind"] in TYPED_KINDS:
-        return _typed_attempt_item(
-            attempt=attempt,
-            position=position,
-            row=row,
+    """The attempt's own copy of a bank item; choice options relabelled a, b, c … in the order
+    shown, so a key says nothing about the answer (matching: ``matching_attempt_copy``)."""
+    options, correct, choices, answer_key = [], [], None, None
+    if row["kind"] == ExamItem.Kind.MATCHING:
+        options, choices, answer_key = matching_attempt_copy(
+            pairs=row["answer_key"]["pairs"],
             option_order=option_order,
             choice_order=choice_order,
+            option_labels=_OPTION_LABELS,
         )
-    options = [row["options"][index] for index in option_order]
-    correct = row["correct_keys"]
-    if row["kind"] != ExamItem.Kind.TRUE_FALSE:
-        new_keys = {
-            option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
-            for i, option in enumerate(options)
-        }
-        options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
-        correct = sorted(new_keys[key] for key in correct)
+    elif row["kind"] in TYPED_KINDS:
+        answer_key = row["answer_key"]
+    else:
+        options = [row["options"][index] for index in option_order]
+        correct = row["correct_keys"]
+        if row["kind"] != ExamItem.Kind.TRUE_FALSE:
+            new_keys = {
+                option["key"]: _OPTION_LABELS[i] if i < len(_OPTION_LABELS) else f"o{i}"
+                for i, option in enumerate(options)
+            }
+            options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
+            correct = sorted(new_keys[key] for key in correct)
     return ExamAttemptItem(
         attempt=attempt,
         position=position,
@@ -230,36 +214,6 @@ def _attempt_item(
         prompt=row["prompt"],
         options=options,
         correct_keys=correct,
-        explanation=row["explanation"],
-    )
-
-
-def _typed_attempt_item(
-    *,
-    attempt: ExamAttempt,
-    position: int,
-    row: dict,
-    option_order: Sequence[int],
-    choice_order: Sequence[int],
-) -> ExamAttemptItem:
-    """The attempt's copy of a short-answer, numerical or matching item: its answer key as it
-    is (matching: relabelled and shuffled, ``quizzes.answers.matching_attempt_copy``)."""
-    options, choices, answer_key = [], None, row["answer_key"]
-    if row["kind"] == ExamItem.Kind.MATCHING:
-        options, choices, answer_key = matching_attempt_copy(
-            pairs=row["answer_key"]["pairs"],
-            option_order=option_order,
-            choice_order=choice_order,
-            option_labels=_OPTION_LABELS,
-        )
-    return ExamAttemptItem(
-        attempt=attempt,
-        position=position,
-        item_id=row["id"],
-        kind=row["kind"],
-        prompt=row["prompt"],
-        options=options,
-        correct_keys=[],
         explanation=row["explanation"],
         choices=choices,
         answer_key=answer_key,

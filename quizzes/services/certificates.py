@@ -1,9 +1,4 @@
-"""Revoking a certificate (a course admin's action) and taking the revocation back.
-
-A revoked certificate keeps its row (one per learner and module, so passing again issues no new
-one): the public page says it is revoked, the JSON verification answers 404 as for an unknown
-code, and the owner can no longer download it as a PDF.
-"""
+"""Revoking a certificate and taking the revocation back; a revoked one keeps its row."""
 
 from __future__ import annotations
 

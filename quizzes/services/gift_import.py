@@ -1,12 +1,5 @@
-"""Importing a GIFT file (Moodle's question format) into a module's item bank: all or nothing.
-
-``quizzes.gift`` reads the file; this checks each question against the bank's rules, leaves
-out the questions the bank already holds (the same GIFT text, so importing a file twice adds
-nothing), and writes the rest in one transaction. A malformed file raises ``GiftImportFailed``
-with every problem as ``file:line: message`` in the admin's language, and writes nothing.
-Imported items are hand-written items without a step; they start as drafts of the bank review
-unless the admin approves them on import (``approved_by_id``).
-"""
+"""Importing a GIFT file into a module's item bank: all or nothing, skipping questions the bank
+already holds; a malformed file raises ``GiftImportFailed`` with every problem."""
 
 from __future__ import annotations
 
@@ -29,9 +22,6 @@ from quizzes.services.items import exam_policy_get
 # A bank of a thousand questions is about 200 kB of GIFT.
 MAX_GIFT_BYTES = 1_000_000
 MAX_GIFT_ITEMS = 2_000
-# The bank review (draft / approved) records who approved an item and when; an import the
-# admin approves sets these (see ``_review_fields``).
-REVIEW_FIELDS = frozenset({"status", "reviewed_by", "reviewed_at"})
 
 
 class GiftImportFailed(InvalidInput):
@@ -69,11 +59,6 @@ class GiftImportReport:
     approved: bool
 
 
-def review_workflow_available() -> bool:
-    """Whether the item bank has the review fields an approving import sets."""
-    return {field.name for field in ExamItem._meta.get_fields()} >= REVIEW_FIELDS
-
-
 def _render(source: str, messages: Sequence[GiftMessage]) -> list[str]:
     return [message.render(source, _) for message in messages]
 
@@ -103,8 +88,7 @@ def exam_items_gift_plan(*, module_id: int, data: bytes | str, source: str) -> G
         )
     problems = []
     for item in parsed.items:
-        # The bank's own rules, as the admin's form applies them (the reader checks the same
-        # things with its own words; this catches what it might let through).
+        # The bank's own rules, as the admin's form applies them.
         for problem in exam_item_shape_errors(
             kind=item.kind, options=item.options, correct_keys=item.correct_keys
         ) + answer_key_errors(kind=item.kind, answer_key=item.answer_key):
@@ -140,8 +124,6 @@ def _review_fields(*, approved_by_id: int | None, at: datetime.datetime) -> dict
     it in Lernpfad yet: a draft (the model's default) unless the admin approves on import."""
     if approved_by_id is None:
         return {}
-    if not review_workflow_available():
-        raise InvalidInput(_("This item bank has no review workflow to approve items in."))
     return {"status": "approved", "reviewed_by_id": approved_by_id, "reviewed_at": at}
 
 
@@ -157,8 +139,7 @@ def exam_items_gift_import(
     """Import the file's questions into the module's bank in one transaction: every new
     question or none (``GiftImportFailed``, nothing written)."""
     now = now or timezone.now()
-    # The policy row serialises imports (and generations) of one module, so two imports of
-    # the same file cannot both find its questions new.
+    # The policy row lock serialises imports, so a file imported twice at once adds it once.
     exam_policy_get(module_id=module_id)
     ExamPolicy.objects.select_for_update().get(module_id=module_id)
     plan = exam_items_gift_plan(module_id=module_id, data=data, source=source)

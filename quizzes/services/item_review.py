@@ -1,11 +1,5 @@
-"""Reviewing the exam item bank: a course admin approves, rejects or sends items back to draft.
-
-An approval vouches for an item's exact text: prompt, options, correct keys and explanation.
-Whatever changes that text afterwards (an admin's edit, a regeneration of a generated item)
-returns the item to draft, so the certifying bank only ever holds text someone approved as it
-stands. Who decided and when is recorded (``reviewed_by``, ``reviewed_at``); a draft has
-neither (a database constraint).
-"""
+"""Reviewing the exam item bank. An approval vouches for an item's exact text: any change
+returns it to draft."""
 
 from __future__ import annotations
 
@@ -58,12 +52,8 @@ def exam_item_edit_review(
     editor_id: int | None,
     now: datetime.datetime | None = None,
 ) -> bool:
-    """Set the review columns of an item an admin is saving (before the save).
-
-    A status the admin chose in the form is recorded with the admin as reviewer. Otherwise an
-    edit of the text of an approved or rejected item returns it to draft: the decision was about
-    the old text. True when that happened (the admin is told).
-    """
+    """Set the review columns of an item an admin is saving: a chosen status is recorded, else
+    an edited decided item returns to draft (True then)."""
     now = now or timezone.now()
     changed = set(changed_fields)
     if previous_status is None or "status" in changed:

@@ -37,16 +37,9 @@ def exam_policy_get(*, module_id: int) -> ExamPolicy:
 
 @transaction.atomic
 def exam_items_generate(*, module_id: int) -> GenerationReport:
-    """Bring the module's generated items in line with its active steps.
-
-    Items are matched by ``generator_key``: changed text is updated in place, items the generator
-    no longer produces (retired steps) are marked retired, hand-written items are never touched.
-    An approved (or rejected) item whose text changes returns to draft: the review was of the
-    old text. New items are drafts. Past attempts are unaffected either way: they keep their own
-    copies of the items.
-    """
-    # The policy row serialises generations of one module (a lazy generation at two concurrent
-    # exam starts would otherwise insert the same keys twice).
+    """Bring the module's generated items in line with its active steps, matched by
+    ``generator_key``; changed decided items return to draft, hand-written ones are untouched."""
+    # The policy row lock serialises generations, so concurrent starts insert no key twice.
     exam_policy_get(module_id=module_id)
     ExamPolicy.objects.select_for_update().get(module_id=module_id)
 
@@ -83,9 +76,8 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
 def exam_items_changes(
     *, module_id: int | None, steps: list[StepSource]
 ) -> tuple[GenerationReport, list[ExamItem], list[ExamItem]]:
-    """What bringing the module's generated items in line with ``steps`` takes, written nowhere:
-    the counts, the items to create and the items to update (changed in memory). One query;
-    none for a module not yet stored (``module_id`` None)."""
+    """What ``exam_items_generate`` would do for ``steps``, written nowhere. One query; none for
+    a module not yet stored."""
     wanted = {item.generator_key: item for item in items_generate(steps)}
     existing = {}
     if module_id is not None:

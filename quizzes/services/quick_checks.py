@@ -31,14 +31,8 @@ def quick_check_rate(
     rating: str,
     at: datetime.datetime | None = None,
 ) -> RatingOutcome:
-    """Store the learner's rating of a quick check shown by the step and tell the reviews app.
-
-    The latest rating per learner and quick check is kept in one row, every rating in the history.
-    A quick check the step does not show is a 404; so is a module the learner is not enrolled in
-    (``not_enrolled``, as for progress): a rating creates a review card, which is course work.
-    A reflection prompt (a line that recurs in most steps, or an instruction) takes no rating:
-    409 ``reflection_prompt``.
-    """
+    """Store the learner's rating of a quick check on the step and tell the reviews app: 404 when
+    the step does not show it or the learner is not enrolled, 409 for a reflection prompt."""
     at = at or timezone.now()
     step = courses_api.step_by_number(module_slug, step_number)
     quick_check = next(

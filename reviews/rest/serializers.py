@@ -1,7 +1,6 @@
 """Input and output shapes of the reviews API. Every serializer lists its fields."""
 
 import datetime
-import re
 
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
@@ -142,9 +141,7 @@ class DueQueueSerializer(serializers.Serializer):
         """The body of ``queue``: what ``DueQueueSerializer(queue).data`` gives, without
         building the serializer and its ReturnDict (the view answers with this)."""
         budget = queue.budget
-        # Interval dues repeat within a page (every seen card's "again" is ten minutes from
-        # now): each instant is formatted once.
-        iso = _memo(datetime_formatter())
+        iso = datetime_formatter()
         return {
             "due_count": queue.due_count,
             "review_count": queue.review_count,
@@ -187,20 +184,6 @@ class DueQueueSerializer(serializers.Serializer):
         return shown
 
 
-def _memo(iso):
-    """``iso`` remembering what it wrote, for one response (a datetime's hash and a dict
-    look-up cost a tenth of formatting it)."""
-    written: dict = {}
-
-    def memo(value):
-        text = written.get(value)
-        if text is None:
-            text = written[value] = iso(value)
-        return text
-
-    return memo
-
-
 class AwareDateTimeField(serializers.DateTimeField):
     """An ISO 8601 instant with a UTC offset; a time without one names no instant and is
     refused instead of being read in the server's zone."""
@@ -227,11 +210,6 @@ class AwareDateTimeField(serializers.DateTimeField):
 
 
 _DURATION_MS_MAX = 24 * 60 * 60 * 1000
-_CLIENT_REVIEW_ID = r"^[A-Za-z0-9._:-]{1,64}$"
-# What ReviewCreateSerializer.plainly_valid takes without the serializer: the same rules, for
-# values the serializer would take unchanged (no trimming: fullmatch, so no trailing newline).
-_PLAIN_RATINGS = frozenset(value for value, _label in REVIEW_RATINGS)
-_PLAIN_CLIENT_REVIEW_ID = re.compile(_CLIENT_REVIEW_ID.removeprefix("^").removesuffix("$"))
 
 
 class ReviewCreateSerializer(serializers.Serializer):
@@ -241,7 +219,7 @@ class ReviewCreateSerializer(serializers.Serializer):
         min_value=0, max_value=_DURATION_MS_MAX, required=False, allow_null=True
     )
     client_review_id = serializers.RegexField(
-        _CLIENT_REVIEW_ID,
+        r"^[A-Za-z0-9._:-]{1,64}$",
         help_text="Chosen by the client (e.g. a UUID); a replay returns the original result.",
     )
     reviewed_at = AwareDateTimeField(
@@ -252,39 +230,6 @@ class ReviewCreateSerializer(serializers.Serializer):
         "of the server's clock (reviewed_at_in_future) and not before the card's last review "
         "(reviewed_at_too_early).",
     )
-
-    @classmethod
-    def plainly_valid(cls, data) -> dict | None:
-        """The ``validated_data`` of a body in the plain form every client sends (JSON integers,
-        a client review id that needs no trimming, no ``reviewed_at`` or null), worked out
-        without building the serializer: its fields' copies and validators were a third of a
-        review's CPU in the view (bench.profile review). None for any other body, which then
-        goes through ``is_valid`` and gets its errors from there (a test checks both agree)."""
-        if type(data) is not dict:
-            return None
-        card, rating = data.get("card"), data.get("rating")
-        client_review_id = data.get("client_review_id")
-        if (
-            type(card) is not int
-            or card < 1
-            or type(rating) is not int
-            or rating not in _PLAIN_RATINGS
-            or type(client_review_id) is not str
-            or _PLAIN_CLIENT_REVIEW_ID.fullmatch(client_review_id) is None
-            or data.get("reviewed_at") is not None
-        ):
-            return None
-        validated = {"card": card, "rating": rating, "client_review_id": client_review_id}
-        if "duration_ms" in data:
-            duration_ms = data["duration_ms"]
-            if duration_ms is not None and (
-                type(duration_ms) is not int or not 0 <= duration_ms <= _DURATION_MS_MAX
-            ):
-                return None
-            validated["duration_ms"] = duration_ms
-        if "reviewed_at" in data:
-            validated["reviewed_at"] = None
-        return validated
 
     def review(self) -> BatchReview:
         """The validated review as the batch service takes it."""
@@ -310,24 +255,6 @@ class ReviewResultSerializer(serializers.Serializer):
     due = serializers.DateTimeField()
     interval_seconds = serializers.IntegerField()
     replayed = serializers.BooleanField(help_text="True when this client review id was seen.")
-
-    def to_representation(self, instance):
-        # The same dict as DRF's walk over the fields above (a test compares them), written
-        # directly: it answers every review.
-        iso = datetime_formatter()
-        return {
-            "review_id": instance.review_id,
-            "card_id": instance.card_id,
-            "client_review_id": instance.client_review_id,
-            "rating": instance.rating,
-            "reviewed_at": iso(instance.reviewed_at),
-            "state": instance.state,
-            "stability": float(instance.stability),
-            "difficulty": float(instance.difficulty),
-            "due": iso(instance.due),
-            "interval_seconds": instance.interval_seconds,
-            "replayed": instance.replayed,
-        }
 
 
 # --- offline reviews: a batch ------------------------------------------------------------
@@ -385,29 +312,6 @@ class ReviewBatchResultSerializer(serializers.Serializer):
     )
     results = ReviewBatchItemSerializer(many=True, help_text="One per review, in the order sent.")
     counts = ReviewBatchCountsSerializer()
-
-    def to_representation(self, instance):
-        results = []
-        for item in instance.results:
-            error = item.error
-            results.append(
-                {
-                    "index": item.index,
-                    "client_review_id": item.client_review_id,
-                    "status": item.status,
-                    "review": ReviewResultSerializer(item.review).data if item.review else None,
-                    "error": (
-                        {"code": error.code, "message": error.message, "detail": error.detail}
-                        if error
-                        else None
-                    ),
-                }
-            )
-        return {
-            "server_time": datetime_formatter()(instance.server_time),
-            "results": results,
-            "counts": {status: instance.count(status) for status in BatchStatus.ALL},
-        }
 
 
 class UndoResultSerializer(serializers.Serializer):

@@ -38,7 +38,6 @@ from reviews.rest.serializers import (
     UndoResultSerializer,
 )
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
-from reviews.selectors import DUE_PAGE_DEFAULT
 from reviews.services import exam_dates, review_batches, reviewing
 from reviews.services import notifications as notification_services
 from reviews.services import parameters as parameters_services
@@ -53,16 +52,13 @@ class DueView(APIView):
         "for an offline session)",
     )
     def get(self, request):
-        limit, include_back = DUE_PAGE_DEFAULT, False
-        # Validated only when given: building the query serializer was a tenth of the request
-        # for the queue as a client polls it (no parameters).
-        if request.query_params:
-            query = DueQuerySerializer(data=request.query_params)
-            query.is_valid(raise_exception=True)
-            limit = query.validated_data["limit"]
-            include_back = query.validated_data.get("include") == "back"
+        query = DueQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         queue = selectors.due_queue(
-            learner=request.user, at=timezone.now(), limit=limit, include_back=include_back
+            learner=request.user,
+            at=timezone.now(),
+            limit=query.validated_data["limit"],
+            include_back=query.validated_data.get("include") == "back",
         )
         return Response(DueQueueSerializer.represent(queue))
 
@@ -84,18 +80,16 @@ class ReviewCreateView(APIView):
         ),
     )
     def post(self, request):
-        data = ReviewCreateSerializer.plainly_valid(request.data)
-        if data is None:
-            serializer = ReviewCreateSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            data = serializer.validated_data
+        serializer = ReviewCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        review = serializer.review()
         result = reviewing.review_record(
             learner=request.user,
-            card_id=data["card"],
-            rating=data["rating"],
-            duration_ms=data.get("duration_ms"),
-            client_review_id=data["client_review_id"],
-            reviewed_at=data.get("reviewed_at"),
+            card_id=review.card_id,
+            rating=review.rating,
+            duration_ms=review.duration_ms,
+            client_review_id=review.client_review_id,
+            reviewed_at=review.reviewed_at,
         )
         return Response(ReviewResultSerializer(result).data)
 

@@ -11,7 +11,6 @@ from accounts import api as accounts_api
 from accounts.data import DEFAULT_DESIRED_RETENTION
 from courses import api as courses_api
 from lms.errors import InvalidInput
-from reviews import sql
 from reviews.models import ReviewCard, ReviewLog
 from reviews.scheduling import CARD_STATE_FIELDS, QUICK_CHECK_RATINGS, CardState, card_review
 
@@ -135,4 +134,4 @@ def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
     """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
     for name, value in state.columns().items():
         setattr(card, name, value)
-    sql.card_state_write(card_id=card.pk, state=state)
+    card.save(update_fields=CARD_STATE_FIELDS)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Count, F
 from django.utils.translation import gettext as _
 
@@ -44,10 +44,9 @@ def run_key_requested(at: datetime.datetime) -> str:
 
 
 def _lock(namespace: int, subject_id: int) -> None:
-    # Held to the end of the transaction; elsewhere (SQLite) transactions are serial anyway.
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [namespace, subject_id])
+    # Held to the end of the transaction.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [namespace, subject_id])
 
 
 @dataclass(frozen=True)
@@ -109,12 +108,7 @@ def learner_parameters_fit(*, learner_id: int, run_key: str, at: datetime.dateti
         )
         if outcome is None:
             return FitReport(learner_id, "too_few_reviews")
-        try:
-            with transaction.atomic():
-                fit = _fit_row(outcome=outcome, run_key=run_key, at=at, learner_id=learner_id)
-        except IntegrityError:
-            # Only without the advisory lock (not PostgreSQL): another run wrote it first.
-            return FitReport(learner_id, "already_fitted")
+        fit = _fit_row(outcome=outcome, run_key=run_key, at=at, learner_id=learner_id)
         if outcome.adopted:
             _parameters_adopt(LearnerParameters, owner={"learner_id": learner_id}, fit=fit)
         return FitReport(learner_id, "adopted" if outcome.adopted else "kept", fit.pk)

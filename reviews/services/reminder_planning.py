@@ -2,7 +2,7 @@
 
 Exactly-once in effect (the send step is reviews.services.reminder_sending):
 - the planner *claims* a digest by inserting a ReminderDigest row, unique per (learner, local
-  date, kind), with ON CONFLICT DO NOTHING — two planners (or two beats) at once claim it once;
+  date, kind), ignoring the conflict — two planners (or two beats) at once claim it once;
 - the send step locks the claim row with a conditional UPDATE (status still "claimed"), sends,
   and marks it "sent" in the same transaction — a task delivered twice waits for the lock and
   then finds the row sent;
@@ -22,29 +22,37 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from accounts import api as accounts_api
 from accounts.data import ReminderLearner
 from courses import api as courses_api
 from lms.local_time import local_day_of
-from reviews import sql
-from reviews.models import ReminderDigest
+from reviews.models import ReminderDigest, ReviewCard, ReviewLog
 from reviews.selectors import live_cards_q
 
-# Learners read per chunk (one read, one claim INSERT, one UPDATE) and digests per send task.
+# Learners read per chunk and digests per send task.
 REMINDER_BATCH_SIZE = 500
 # A claim enqueued this long ago and still not sent is enqueued again (its task was lost).
 REMINDER_RESEND_AFTER = datetime.timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
+class ReminderClaim:
+    """A learner whose reminder for ``local_date`` is due, if they have a card due and have not
+    reviewed since that local day began (``day_start``)."""
+
+    learner_id: int
+    local_date: datetime.date
+    day_start: datetime.datetime
+
+
+@dataclass(frozen=True)
 class PlannerReport:
-    # Chunks of learners read (each: one read, a claim INSERT if any, one UPDATE).
     claim_chunks: int
-    # Learners whose next reminder instant had come; candidates: claims inserted among them
-    # (ON CONFLICT DO NOTHING: a claim already there for that local day stays the only one).
+    # Learners whose next reminder instant had come; candidates: the new claims the run
+    # enqueued (a claim already there for that local day stays the only one).
     looked_at: int
     candidates: int
     dispatched: int
@@ -60,19 +68,16 @@ def reminders_plan(
     claimed-but-unsent digest (new ones, and old ones whose task was lost) in chunks.
 
     Reads only the learners whose stored next reminder instant has come (accounts.api, not every
-    learner) and moves each of them on to their next one: per chunk one read, one claim INSERT
-    (which keeps only the learners with a live card due who have not reviewed that local day)
-    and one UPDATE, committed together; once per run the ids of retired content (when anything
-    is to be claimed) and the lost claims. Deliberately not one transaction for the run: each
-    chunk commits on its own, so a crash mid-run keeps what was claimed; enqueueing comes after
-    every chunk committed.
+    learner) and moves each of them on to their next one: per chunk the learners, the claims of
+    those with a live card due who have not reviewed that local day, and the move on, committed
+    together. Deliberately not one transaction for the run: each chunk commits on its own, so a
+    crash mid-run keeps what was claimed; enqueueing comes after every chunk committed.
     """
     now = now or timezone.now()
     # A late or missed run loses nothing (accounts.api.REMINDER_LOOKBACK: twice the beat
     # interval); the claim row makes the overlap harmless.
     window_start = now - accounts_api.REMINDER_LOOKBACK
     claim_chunks = looked_at = 0
-    claimed: list[int] = []
     live: Q | None = None
     for learners in accounts_api.reminder_learner_chunks(at=now, chunk_size=REMINDER_BATCH_SIZE):
         claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
@@ -82,61 +87,96 @@ def reminders_plan(
         # One flush to disk per chunk, not two. Outside a transaction of the caller.
         with transaction.atomic(savepoint=False):
             if claims:
-                claimed += sql.reminder_claims_insert(claims, now=now, live=live)
+                _claims_insert(claims, now=now, live=live)
             accounts_api.next_reminders_store(
                 next_at=next_at, read={learner.id: learner.next_reminder_at for learner in learners}
             )
         claim_chunks += 1
         looked_at += len(learners)
-    dispatch_chunks = 0
-    for index in range(0, len(claimed), REMINDER_BATCH_SIZE):
-        # Stamped as enqueued when inserted: if the broker call fails, the stamp only delays
-        # the retry by REMINDER_RESEND_AFTER (the next runs' _dispatch); enqueueing before the
-        # commit could hand a worker a claim it cannot see yet.
-        enqueue(claimed[index : index + REMINDER_BATCH_SIZE], now)
-        dispatch_chunks += 1
-    resent, resent_chunks = _dispatch(now=now, enqueue=enqueue)
+    new, resent, dispatch_chunks = _dispatch(now=now, enqueue=enqueue)
     return PlannerReport(
         claim_chunks=claim_chunks,
         looked_at=looked_at,
-        candidates=len(claimed),
-        dispatched=len(claimed) + resent,
-        dispatch_chunks=dispatch_chunks + resent_chunks,
+        candidates=new,
+        dispatched=new + resent,
+        dispatch_chunks=dispatch_chunks,
+    )
+
+
+def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live: Q) -> None:
+    """Claim the digests of the learners who have a ``live`` card (the live-card rule) due at
+    ``now`` and no review from the review queue since their local day began. A claim already
+    there for that local day stays the only one (the unique constraint; its conflict is
+    ignored)."""
+    learner_ids = [claim.learner_id for claim in claims]
+    with_due = set(
+        ReviewCard.objects.filter(live, learner_id__in=learner_ids, due__lte=now)
+        .values_list("learner_id", flat=True)
+        .distinct()
+    )
+    if not with_due:
+        return
+    last_reviews = dict(
+        ReviewLog.objects.filter(
+            learner_id__in=with_due,
+            source=ReviewLog.Source.REVIEW,
+            reviewed_at__gte=min(claim.day_start for claim in claims),
+            reviewed_at__lte=now,
+        )
+        .values("learner_id")
+        .annotate(last=Max("reviewed_at"))
+        .values_list("learner_id", "last")
+    )
+
+    def wanted(claim: ReminderClaim) -> bool:
+        last = last_reviews.get(claim.learner_id)
+        return claim.learner_id in with_due and (last is None or last < claim.day_start)
+
+    ReminderDigest.objects.bulk_create(
+        [
+            ReminderDigest(learner_id=claim.learner_id, local_date=claim.local_date, claimed_at=now)
+            for claim in claims
+            if wanted(claim)
+        ],
+        ignore_conflicts=True,
     )
 
 
 def _dispatch(
     *, now: datetime.datetime, enqueue: Callable[[list[int], datetime.datetime], None]
-) -> tuple[int, int]:
-    """Enqueue claimed digests never enqueued, or enqueued long ago and still unsent (their
-    task was lost, or the broker refused it).
+) -> tuple[int, int, int]:
+    """Enqueue claimed digests never enqueued (new claims), or enqueued long ago and still
+    unsent (their task was lost, or the broker refused it): (new, resent, chunks).
 
-    One query when there are none (as in most runs); otherwise two per chunk (read the ids,
-    stamp them), keyset-paginated by id.
+    One query when there are none; otherwise two per chunk (read the ids, stamp them),
+    keyset-paginated by id.
     """
     pending = ReminderDigest.objects.filter(status=ReminderDigest.Status.CLAIMED).filter(
         Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=now - REMINDER_RESEND_AFTER)
     )
-    last_id, dispatched, chunks = 0, 0, 0
+    last_id, new, resent, chunks = 0, 0, 0, 0
     while True:
-        ids = list(
+        rows = list(
             pending.filter(id__gt=last_id)
             .order_by("id")
-            .values_list("id", flat=True)[:REMINDER_BATCH_SIZE]
+            .values_list("id", "enqueued_at")[:REMINDER_BATCH_SIZE]
         )
-        if not ids:
+        if not rows:
             break
+        ids = [row_id for row_id, _enqueued_at in rows]
         ReminderDigest.objects.filter(id__in=ids).update(enqueued_at=now)
         # Stamped before enqueueing: if the broker call fails, the stamp only delays the retry
         # by REMINDER_RESEND_AFTER; if enqueueing came first, a crash could enqueue it twice
         # (harmless too, the send step is idempotent).
         enqueue(ids, now)
-        dispatched += len(ids)
+        fresh = sum(1 for _row_id, enqueued_at in rows if enqueued_at is None)
+        new += fresh
+        resent += len(ids) - fresh
         chunks += 1
         last_id = ids[-1]
         if len(ids) < REMINDER_BATCH_SIZE:
             break
-    return dispatched, chunks
+    return new, resent, chunks
 
 
 # --- which learners of a chunk to claim: the stored next reminder instant ----------------------
@@ -145,9 +185,9 @@ def _dispatch(
 # at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
 # (accounts.api.reminder_next_at), each run moves every learner it reads on to their next one. A
 # run therefore reads through the index only the learners whose instant has come, about 1/96 of
-# them, and works out time zones, DST and quiet hours in Python for those few (lms.local_time),
-# the same on every database. Whether they have a live card due and have not reviewed that local
-# day are facts of reviews' own tables: the claim INSERT checks them (reviews.sql).
+# them, and works out time zones, DST and quiet hours in Python for those few (lms.local_time).
+# Whether they have a live card due and have not reviewed that local day are facts of reviews'
+# own tables: ``_claims_insert`` checks them.
 
 
 def _chunk_plan(
@@ -155,17 +195,17 @@ def _chunk_plan(
     *,
     now: datetime.datetime,
     window_start: datetime.datetime,
-) -> tuple[list[sql.ReminderClaim], dict[int, datetime.datetime | None]]:
+) -> tuple[list[ReminderClaim], dict[int, datetime.datetime | None]]:
     """The candidate claims of a chunk, and every learner's next reminder instant.
 
     A learner is a candidate when a local date's reminder instant lies in (window_start, now]
-    and they are not in their quiet hours now; the claim INSERT then keeps those with a live
+    and they are not in their quiet hours now; ``_claims_insert`` then keeps those with a live
     card due who have not reviewed since that local day began. Every learner read moves on to
     the first reminder instant after ``now``, claimed or not: nothing due, reviewed today, quiet
     hours and an instant older than the window (the planner was down) all wait for the next
     local day, as a claim would.
     """
-    claims: list[sql.ReminderClaim] = []
+    claims: list[ReminderClaim] = []
     next_at: dict[int, datetime.datetime | None] = {}
     for learner in learners:
         schedule = learner.schedule
@@ -178,6 +218,6 @@ def _chunk_plan(
             continue
         day = local_day_of(time_zone=schedule.time_zone, date=local_date)
         claims.append(
-            sql.ReminderClaim(learner_id=learner.id, local_date=local_date, day_start=day.start)
+            ReminderClaim(learner_id=learner.id, local_date=local_date, day_start=day.start)
         )
     return claims, next_at

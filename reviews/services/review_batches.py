@@ -75,8 +75,13 @@ class BatchResult:
     server_time: datetime.datetime
     results: list[BatchItemResult]
 
-    def count(self, status: str) -> int:
-        return sum(1 for result in self.results if result.status == status)
+    @property
+    def counts(self) -> dict[str, int]:
+        """How many reviews were applied, duplicates, rejected."""
+        return {
+            status: sum(1 for result in self.results if result.status == status)
+            for status in BatchStatus.ALL
+        }
 
 
 def review_batch_apply(

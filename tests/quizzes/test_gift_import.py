@@ -140,27 +140,12 @@ def test_files_that_cannot_be_read(empty_module, data, problem):
     assert failed.value.problems[0].startswith(problem)
 
 
-def test_approving_on_import_needs_the_review_workflow(empty_module):
+def test_approving_on_import_records_the_reviewer(empty_module):
     """Imported items start as drafts; an admin may approve them on import (who and when is
-    recorded) where the bank has its review fields."""
-    from quizzes.services.gift_import import (
-        exam_items_gift_import,
-        review_workflow_available,
-    )
+    recorded)."""
+    from quizzes.services.gift_import import exam_items_gift_import
 
     admin = learner_create("autorin", is_staff=True)
-    if not review_workflow_available():
-        from lms.errors import InvalidInput
-
-        with pytest.raises(InvalidInput):
-            exam_items_gift_import(
-                module_id=empty_module.id,
-                data="Frage {T}",
-                source="a.gift",
-                approved_by_id=admin.pk,
-            )
-        assert not ExamItem.objects.exists()
-        return
     exam_items_gift_import(module_id=empty_module.id, data="Frage {T}", source="a.gift")
     exam_items_gift_import(
         module_id=empty_module.id, data="Zweite {F}", source="b.gift", approved_by_id=admin.pk

@@ -34,21 +34,25 @@ def login(api_client):
 
 @pytest.fixture
 def bulk_cards(course):
-    """``bulk_cards(learner, n, due=...)``: n quick-check cards of one step, bulk-created.
+    """``bulk_cards(learner, n, due=...)``: n quick-check cards of one step, bulk-created, due
+    one second apart from ``due`` on.
 
     Each card needs its own quick check (one card per learner and quick check), so this makes
-    n quick checks in the seed module first, shared by every learner.
+    quick checks in the seed module first, shared by every learner; ``start`` skips the first
+    ones (for more cards of a learner who has those).
     """
     from courses.models import QuickCheck
     from reviews.models import ReviewCard
 
     made: list[int] = []
 
-    def create(learner, n: int, *, due: datetime.datetime, step=None, reviewed: bool = False):
+    def create(
+        learner, n: int, *, due: datetime.datetime, step=None, reviewed: bool = False, start=0
+    ):
         step = step or course.steps.get(number=1)
-        missing = n - len(made)
+        missing = start + n - len(made)
         if missing > 0:
-            start = len(made)
+            first = len(made)
             rows = QuickCheck.objects.bulk_create(
                 [
                     QuickCheck(
@@ -57,7 +61,7 @@ def bulk_cards(course):
                         answer=f"Bulk answer {i}.",
                         text_hash=hashlib.sha256(f"bulk-{i}".encode()).hexdigest(),
                     )
-                    for i in range(start, start + missing)
+                    for i in range(first, first + missing)
                 ],
                 batch_size=2000,
             )
@@ -76,7 +80,7 @@ def bulk_cards(course):
                 last_review=(due - datetime.timedelta(days=5)) if reviewed else None,
                 created_at=due - datetime.timedelta(days=10),
             )
-            for i, qc_id in enumerate(made[:n])
+            for i, qc_id in enumerate(made[start : start + n])
         ]
         return ReviewCard.objects.bulk_create(cards, batch_size=2000)
 

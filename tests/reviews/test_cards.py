@@ -6,26 +6,32 @@ import datetime
 
 import pytest
 
+from courses.data import RetiredContent
 from courses.models import QuickCheck, Step, StepQuickCheck
 from courses.services.importing import course_import
 from lms.errors import InvalidInput
 from reviews import api
 from reviews.models import ReviewCard, ReviewLog
-from reviews.selectors import due_count, due_queue, live_cards
+from reviews.selectors import due_count, due_queue, live_cards, live_cards_q
+from reviews.sql import due_queue_read
+from tests.helpers.queries import assert_queries_within
 
 pytestmark = pytest.mark.django_db
 AT = datetime.datetime(2030, 6, 10, 12, 0, tzinfo=datetime.UTC)
 
 
 def test_completing_a_step_creates_a_definition_card_and_one_per_flashcard(
-    learner, steps, flashcards, django_assert_num_queries
+    learner, steps, flashcards
 ):
     step = steps[0]
     shown = set(step.quick_check_links.values_list("quick_check_id", flat=True))
     flashcard_ids = {flashcards["own"][1].pk, flashcards["shared"].pk}
     assert flashcard_ids < shown  # the step's six seed quick checks make no card of their own
-    with django_assert_num_queries(4):  # savepoint, the step's quick checks, insert, release
-        api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    # The step's quick checks, one insert of all its cards (in a transaction).
+    assert_queries_within(
+        lambda: api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT),
+        budget=4,
+    )
     cards = ReviewCard.objects.filter(learner=learner)
     definition = cards.get(kind=ReviewCard.Kind.DEFINITION)
     assert definition.step_id == step.pk and definition.quick_check_id is None
@@ -199,6 +205,36 @@ def _all_cards_due(learner, steps):
     for step in steps:
         api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
     return due_queue(learner=learner, at=AT + datetime.timedelta(minutes=1), limit=50)
+
+
+@pytest.mark.parametrize("retiring", [False, True])
+def test_the_due_queue_s_live_rule_is_live_cards_q(learner, steps, bulk_cards, retiring):
+    """The due queue's statement writes the live-card rule in SQL (reviews.sql): it keeps the
+    cards ``live_cards_q`` keeps, with and without retired content."""
+    at = AT + datetime.timedelta(days=1)
+    for step in steps[:2]:
+        api.cards_for_step_ensure(learner_id=learner.pk, step_id=step.pk, at=AT)
+    quick_checks = bulk_cards(learner, 3, due=AT)
+    quick_checks += bulk_cards(learner, 1, due=AT, step=steps[1], start=3)
+    ReviewCard.objects.filter(pk=quick_checks[0].pk).update(suspended=True)
+    retired = RetiredContent(step_ids=frozenset(), quick_check_ids=frozenset())
+    if retiring:
+        # Step 2's definition card leaves; its quick-check card stays (its quick check does).
+        retired = RetiredContent(
+            step_ids=frozenset({steps[1].pk}),
+            quick_check_ids=frozenset({quick_checks[1].quick_check_id}),
+        )
+    page = due_queue_read(
+        learner_id=learner.pk,
+        at=at,
+        day_start=at - datetime.timedelta(hours=12),
+        day_end=at + datetime.timedelta(hours=12),
+        limit=100,
+        retired=retired,
+    )
+    live = ReviewCard.objects.filter(live_cards_q(retired), learner=learner, due__lte=at)
+    assert {card.id for card in page.cards} == set(live.values_list("id", flat=True))
+    assert page.due_total == live.count() == ReviewCard.objects.count() - (3 if retiring else 1)
 
 
 def test_the_seed_modules_cards_stand_on_their_own(learner, steps):

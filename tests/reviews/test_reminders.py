@@ -1,6 +1,5 @@
 """Reminder digests through the planner and send services (mail in memory; the real worker,
-broker and SMTP server are in test_reminders_worker.py). Runs on SQLite and PostgreSQL: the
-planner's per-zone fallback and its AT TIME ZONE query must agree."""
+broker and SMTP server are in test_reminders_worker.py)."""
 
 from __future__ import annotations
 
@@ -499,24 +498,3 @@ def test_a_preference_change_saved_during_a_run_is_kept(studying, monkeypatch):
     assert learner.next_reminder_at.astimezone(zone_info("Europe/Berlin")).time() == (
         datetime.time(20, 0)
     )
-
-
-def test_claims_are_split_where_a_statement_takes_few_parameters(studying, monkeypatch):
-    """SQLite before 3.32 takes 999 parameters per statement: there the claims of a chunk go in
-    several INSERTs (PostgreSQL passes them as arrays, whatever their number)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    # The statement's own 11 parameters and 3 per claim: 3 claims a statement.
-    monkeypatch.setattr(connection.features, "max_query_params", 20)
-    learners = [studying(f"l{i}") for i in range(7)]
-    with CaptureQueriesContext(connection) as queries:
-        report = plan(BERLIN_1805)
-    assert report.candidates == 7 and len(mail.outbox) == 7
-    claim_inserts = [
-        query
-        for query in queries
-        if query["sql"].startswith('INSERT INTO "reviews_reminderdigest"')
-    ]
-    assert len(claim_inserts) == (1 if connection.vendor == "postgresql" else 3)
-    assert ReminderDigest.objects.filter(learner__in=learners, status="sent").count() == 7

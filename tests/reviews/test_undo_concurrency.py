@@ -2,10 +2,9 @@
 transactions review one card at once and undo, and the card must always be what its remaining
 review log says.
 
-Issue 13: after 200 simultaneous reviews of one card, 12 of 205 undos restored a wrong state. A
-review's time is taken when its request starts, but a request that lost the compare-and-swap to
-another applies after it with the earlier time; undo took the latest ``reviewed_at``, not the
-review applied last, and did not lock the card against a review landing meanwhile.
+A review's time is taken when its request starts, but a request that waited for the card's lock
+applies after the other with the earlier time: undo must take the review applied last (not the
+latest ``reviewed_at``) and lock the card against a review landing meanwhile.
 
 The replay: the card's logs in the order they were applied must chain (each one's "before" is the
 previous one's "after", the first one's is the new card) and the card must hold the last one's

@@ -1,10 +1,5 @@
-"""manage.py import_course [--dry-run] [DOC ...]: the admin's import, from a shell.
-
-The same service as the admin's upload (``publishing.services``): the documents are parsed with
-the same parser, previewed with the same plan, published in one transaction with the exam items
-regenerated, and recorded in the import history. ``--dry-run`` prints the plan and writes
-nothing.
-"""
+"""manage.py import_course [--dry-run] [DOC ...]: the admin's import (same service) from a
+shell; ``--dry-run`` prints the plan and writes nothing."""
 
 from pathlib import Path
 
