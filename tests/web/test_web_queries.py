@@ -29,8 +29,8 @@ def count_queries(client, url: str) -> int:
 
 
 def warm_count_queries(client, url: str) -> int:
-    """The queries of a page visited right before, as on a busy server: the per-process caches of
-    a second (courses.api: retired content, card fronts; lms.content_cache) are warm."""
+    """The queries of a page visited right before, as on a busy server: the cached content of
+    the module's version is warm."""
     count_queries(client, url)
     return count_queries(client, url)
 
