@@ -28,16 +28,15 @@ def _decoded_length(response) -> int:
 def _measure(paths: list[str], *, etags: dict[str, str] | None = None) -> dict:
     """Send ``paths`` once per encoding (cold content caches each time); bytes on the wire by
     encoding, the requests and the queries of the plain pass."""
+    from django.core.cache import cache
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from lms.content_cache import content_caches_clear
-
     client = Client(HTTP_HOST="127.0.0.1")
     figures: dict = {"requests": len(paths), "bytes": {}, "statuses": set(), "tags": {}}
     for encoding in ENCODINGS:
-        content_caches_clear()
+        cache.clear()
         headers = {"Accept-Encoding": encoding}
         total = decoded = 0
         with CaptureQueriesContext(connection) as context:

@@ -66,35 +66,6 @@ def _default_language():
 
 
 @pytest.fixture(autouse=True)
-def _cold_content_caches():
-    """No cached step bodies or module outlines (lms.content_cache) from an earlier test, so
-    query counts do not depend on test order."""
-    from lms.content_cache import content_caches_clear
-
-    content_caches_clear()
-    yield
-    content_caches_clear()
-
-
-@pytest.fixture(autouse=True)
-def _content_trust_clock_stopped(monkeypatch):
-    """What a process trusts for a second (lms.content_cache.ShortLivedCache) stays trusted for
-    the whole test, so a query count does not depend on the machine's speed; a test of the
-    expiry moves the clock itself (``content_trust_clock``)."""
-    from lms import content_cache
-
-    monkeypatch.setattr(content_cache, "_now", lambda: 0.0)
-
-
-@pytest.fixture
-def content_trust_clock(monkeypatch):
-    """Set the clock of lms.content_cache: ``content_trust_clock(seconds)``."""
-    from lms import content_cache
-
-    return lambda seconds: monkeypatch.setattr(content_cache, "_now", lambda: seconds)
-
-
-@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Every test starts with an empty cache: throttles count log-ins per client address (all
     tests are 127.0.0.1) and exam/review requests per user id (ids repeat across tests)."""

@@ -1,8 +1,7 @@
-"""Caches that must agree (README "Scaling out"): each web process trusts a step's ETag, the
-module's outline and its content for one second (lms/content_cache.py), so a course import
-through host A is served by host B within a second: the step page, the step's API body and
-ETag, and the module bundle of the mobile app; an admin edit of a section heading through host A
-is on host B's step page (its outline lists the sections) and in its API body within a second."""
+"""Caches that must agree: content is cached under its module's content version, renewed by every
+import and admin edit, so a course import through host A is served by host B on its next request:
+the step page, the step's API body and ETag, and the module bundle of the mobile app; an admin
+edit of a section heading through host A is on host B's step page and in its API body."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ DOCUMENTS = ROOT / "fixtures" / "documents"
 DOCUMENT = "000_f1ef75877a9e6e7d.txt"
 ORIGINAL = "CUDA Out of Memory bedeutet"
 TERM = "CUDA out of memory"  # the step of DOCUMENT
-# One second of trust, plus the request that notices it on two busy shared cores.
+# The next request, with room for two busy shared cores.
 WITHIN = 1.5  # seconds
 
 

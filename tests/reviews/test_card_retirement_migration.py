@@ -113,11 +113,9 @@ def test_cards_of_quick_checks_that_make_no_card_are_retired_with_their_logs(
     migrate_to()
     from courses import api as courses_api
     from courses.models import QuickCheck as Current
-    from lms.content_cache import content_changed
     from reviews.models import ReviewCard, ReviewLog
     from reviews.selectors import live_cards, review_stats
 
-    content_changed()
     assert dict(Current.objects.values_list("pk", "role")) == {
         echo_1.pk: "definition",
         echo_3.pk: "definition",

@@ -6,10 +6,8 @@ import datetime
 import re
 
 import pytest
-from django.template import engines
-from django.utils import translation
 
-from web.views.stats import _progress_chart_markup, heat_level, heatmap, progress_chart
+from web.views.stats import heat_level, heatmap, progress_chart
 
 
 class Day:
@@ -44,37 +42,6 @@ def test_progress_line_rises_by_one_step_per_completion():
     assert progress_chart([], 32, today=today) is None
 
 
-# The template block the progress chart was before it was written in Python (web/stats.html).
-_PROGRESS_CHART_TEMPLATE = (
-    '{% load i18n %}{% with ch=item.chart %}\n      <div class="chart-frame">\n      <svg '
-    'class="chart chart--progress" width="{{ ch.width }}" height="{{ ch.height }}" '
-    'viewBox="0 0 {{ ch.width }}'
-    ' {{ ch.height }}" role="img" aria-labelledby="chart-{{ number }}">\n        <title id="chart-'
-    '{{ number }}">{% blocktranslate with done=ch.done total=ch.total start=ch.start|date:'
-    '"SHORT_DATE_FORMAT" %}Completed steps from {{ start }} until today: {{ done }} of {{ total }}'
-    '{% endblocktranslate %}</title>\n        <line class="chart-axis" x1="{{ ch.x0 }}" y1="'
-    '{{ ch.y0 }}" x2="{{ ch.x1 }}" y2="{{ ch.y0 }}"/>\n        <line class="chart-axis" x1="'
-    '{{ ch.x0 }}" y1="{{ ch.y_top }}" x2="{{ ch.x0 }}" y2="{{ ch.y0 }}"/>\n        <text class='
-    '"chart-text" x="4" y="{{ ch.y_top|add:8 }}">{{ ch.total }}</text>\n        <text class='
-    '"chart-text" x="4" y="{{ ch.y0 }}">0</text>\n        <text class="chart-text" x="{{ ch.x0 }}"'
-    ' y="{{ ch.label_y }}">{{ ch.start|date:"SHORT_DATE_FORMAT" }}</text>\n        <text class='
-    '"chart-text" x="{{ ch.x1 }}" y="{{ ch.label_y }}" text-anchor="end">{{ ch.today|date:'
-    '"SHORT_DATE_FORMAT" }}</text>\n        <polyline class="chart-line" points="{{ ch.points }}"'
-    "/>\n      </svg>\n      </div>\n      {% endwith %}"
-)
-
-
-@pytest.mark.parametrize("language", ["de", "en"])
-def test_the_progress_chart_markup_is_what_the_template_wrote(language):
-    today = datetime.date(2026, 11, 30)
-    moments = [datetime.datetime(2026, 10, d, 12, tzinfo=datetime.UTC) for d in (2, 2, 20)]
-    chart = progress_chart(moments, 1032, today=today)
-    template = engines["django"].from_string(_PROGRESS_CHART_TEMPLATE)
-    with translation.override(language):
-        expected = template.render({"item": {"chart": chart}, "number": 3})
-        assert _progress_chart_markup(chart, 3) == expected
-
-
 @pytest.mark.django_db
 def test_stats_page_draws_the_learners_reviews(learner_client, enrolled, course):
     from django.utils import timezone
@@ -97,6 +64,32 @@ def test_stats_page_draws_the_learners_reviews(learner_client, enrolled, course)
     assert len(re.findall(r'<rect class="heat-\d"[^>]*><title>', html)) == 90
     assert html.count('class="heat-4"') >= 1
     assert "Wiederholungen der letzten 90 Tage" in html
+    # The forecast: a bar per day with its date and count, a date under every 7th, "Heute" first.
+    bars = re.findall(
+        r'<rect class="forecast-bar"[^>]*><title>\d\d\.\d\d\.\d{4}: \d+</title>', html
+    )
+    assert len(bars) == 30
+    assert re.search(r'<text class="chart-text" x="\d+" y="174">Heute</text>', html)
+    # True retention: a row per period, three cells each (a share with passed/reviews, or a dash).
+    assert html.count('<th scope="row">') == 6
+    cell = r'<td>(\d+ % <span class="muted">\(\d+/\d+\)</span>|<span class="muted">–</span>)</td>'
+    assert len(re.findall(cell, html)) == 18
+
+
+def test_the_forecast_has_a_bar_per_day_scaled_to_the_busiest():
+    from reviews.selectors import DayCount, ReviewForecast
+    from web.views.stats import forecast_chart
+
+    today = datetime.date(2026, 12, 2)
+    counts = [12, 0, 1, 5] + [3] * 26
+    days = [
+        DayCount(date=today + datetime.timedelta(days=i), count=n) for i, n in enumerate(counts)
+    ]
+    chart = forecast_chart(ReviewForecast(days=days, overdue=11))
+    assert [bar["count"] for bar in chart["bars"]] == counts
+    assert chart["bars"][1]["height"] == 0 and chart["bars"][0]["y"] == chart["y_top"]
+    assert [i for i, bar in enumerate(chart["bars"]) if bar["labelled"]] == [0, 7, 14, 21, 28]
+    assert chart["average"] == 3.2 and chart["peak"] == 12
 
 
 @pytest.mark.django_db

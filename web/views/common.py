@@ -1,5 +1,5 @@
 """Small pieces the web views share: turning domain errors into pages or messages, safe
-redirects."""
+redirects, the content version the pages' cached fragments vary on."""
 
 from __future__ import annotations
 
@@ -64,3 +64,9 @@ def safe_next(request: HttpRequest, fallback: str) -> str:
     ):
         return target
     return fallback
+
+
+def content_version(module) -> str:
+    """The module's content version, as read with its content: the reading pages' ``{% cache %}``
+    fragments vary on it, so an import or admin edit is seen at once by every process."""
+    return module.content_version.hex

@@ -33,7 +33,6 @@ from quizzes.services.attempt_answers import exam_attempt_answers_save
 from quizzes.services.attempt_finalize import exam_attempt_submit
 from quizzes.services.attempt_start import exam_attempt_start
 from web.views.common import domain_errors_as_pages, error_message
-from web.views.exam_markup import items_markup, overview_markup
 
 
 def exam_status_for_dashboard(
@@ -122,6 +121,15 @@ def _answers_from_post(request: HttpRequest, items: list[AttemptItemView]) -> li
     return answers
 
 
+def _shown_items(view: AttemptView) -> list[dict]:
+    """The attempt's items for the page; a matching item with each option's chosen key."""
+    shown = []
+    for item in view.items:
+        chosen = {pair.option: pair.choice for pair in item.pairs}
+        shown.append({"item": item, "matches": [(o, chosen.get(o.key, "")) for o in item.options]})
+    return shown
+
+
 def _attempt_view(request: HttpRequest, attempt: int) -> AttemptView:
     """The learner's own attempt as ``exam_attempt_get`` shows it (NotFound for anyone
     else's: a 404 through the views' decorator)."""
@@ -161,8 +169,7 @@ def attempt_page(request: HttpRequest, attempt: int) -> HttpResponse:
         "web/exams/attempt.html",
         {
             "attempt": view,
-            "overview": overview_markup(view.items),
-            "questions": items_markup(view.items, item_count=view.item_count),
+            "items": _shown_items(view),
             "server_now": timezone.now(),
             "save_url": reverse("exam-attempt-answers", args=[attempt]),
         },

@@ -33,7 +33,7 @@ from quizzes.selectors import (
 )
 from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
-from web.views.common import domain_errors_as_pages, safe_next
+from web.views.common import content_version, domain_errors_as_pages, safe_next
 from web.views.fsrs import exam_date_context
 
 # Words a minute an adult reads a German technical text at, and the characters of one word
@@ -51,11 +51,11 @@ class Block:
     section: Any  # a courses Section, as courses.selectors.step_get reads it
     note: str = ""
     read: bool = False
-    # The content's render key where the section's HTML is cached (content_fragment), else ""
-    # (the sections with the learner's notes), and what of the learner the section shows (the
-    # quick checks' ratings), which its cached HTML is also keyed by.
-    fragment_key: str = ""
-    fragment_state: tuple = ()
+
+    @property
+    def personal(self) -> bool:
+        """The section shows the learner's quick-check forms or notes: never cached."""
+        return self.section.kind in ("pruefen", "praxisaufgabe", "lernauftrag")
 
     @property
     def anchor(self) -> str:
@@ -63,7 +63,6 @@ class Block:
 
     @cached_property
     def items(self) -> list[dict]:
-        # Only read where the page's cached fragments are rendered anew (content_fragment).
         section = self.section
         commands = set(section.commands or [])
         lines = [line for line in section.lines if line]
@@ -76,23 +75,6 @@ class Block:
             }
             for index, line in enumerate(lines)
         ]
-
-
-# Sections that show the learner's notes: rendered for each request (their content's parts
-# are cached one by one).
-NOTE_SECTION_KINDS = frozenset({"praxisaufgabe", "lernauftrag"})
-# The section with the quick checks, whose HTML shows the learner's ratings.
-QUICK_CHECK_SECTION_KIND = "pruefen"
-
-
-def _blocks(sections: list[Any], *, render_key: str = "") -> list[Block]:
-    return [
-        Block(
-            section=section,
-            fragment_key="" if section.kind in NOTE_SECTION_KINDS else render_key,
-        )
-        for section in sections
-    ]
 
 
 def reading_minutes(characters: int) -> int:
@@ -145,9 +127,9 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "module": module_obj,
             "steps": steps,
             "outline": outline,
-            # What the outline shows of the learner: its cached HTML is keyed by it and the
-            # module's render key (content_fragment).
-            "outline_state": tuple((row["status"], row["sections_read"]) for row in outline),
+            # The outline's cached HTML varies on the content and on what it shows of the learner.
+            "content_version": content_version(module_obj),
+            "outline_state": [(row["status"], row["sections_read"]) for row in outline],
             "progress": progress,
             "levels": sorted({step.level for step in steps}),
             "term_cards": sum(1 for step in steps if getattr(step, "term_card", None)),
@@ -164,7 +146,7 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
 def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """A step's sections in document order, its quick checks, notes, term card and pager."""
     content = step_get(module_slug=module, number=number)
-    blocks = _blocks(content.sections, render_key=content.render_key)
+    blocks = [Block(section=section) for section in content.sections]
     # Reflection prompts (lines that recur in most steps, instructions) are shown apart, without
     # a rating: they make no review card (courses.quick_check_roles).
     quick_checks = [
@@ -197,14 +179,12 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
             "quick_checks": quick_checks,
             "reflection_prompts": reflection_prompts,
             "card": content.card,
-            "card_blocks": _blocks(content.card_sections),
+            "card_blocks": [Block(section=section) for section in content.card_sections],
             "previous_number": content.previous_number,
             "next_number": content.next_number,
             "learner": learner,
-            # The page's parts are cached by it (content_fragment) and by what of the learner
-            # each shows (status, sections read, ratings); the notes are filled in anew.
-            "render_key": content.render_key,
-            "toc_read": "".join("1" if block.read else "0" for block in blocks),
+            "content_version": content_version(content.step.module),
+            "toc_state": [block.read for block in blocks],
         },
     )
 
@@ -268,9 +248,6 @@ def _step_learner_state(
         ratings = quick_check_ratings_get(learner_id=learner_id, quick_check_ids=quick_check_ids)
     for qc in quick_checks:
         qc["rating"] = ratings.get(qc["id"])
-    for block in blocks:
-        if block.section.kind == QUICK_CHECK_SECTION_KIND:
-            block.fragment_state = ("enrolled", *(qc["rating"] for qc in quick_checks))
     return {
         "enrolled": True,
         "status": state.status,

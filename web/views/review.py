@@ -14,8 +14,6 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
@@ -24,7 +22,6 @@ from lms.errors import Conflict
 from reviews.selectors import daily_budget, due_queue
 from reviews.services import reviewing
 from web.forms import ReviewRatingForm
-from web.templatetags.lernpfad import interval
 from web.views.common import domain_errors_as_pages
 
 
@@ -37,48 +34,16 @@ def rating_labels() -> dict[int, str]:
     }
 
 
-def _rating_buttons_markup(buttons: list[dict]) -> SafeString:
-    """The four rating buttons as the page writes them (Good the primary one): the template's
-    loop, with three localized numbers, two ``interval`` filters, a translation and a dozen
-    look-ups per button, was the largest part of the page's own rendering (bench.profile
-    web_review)."""
-    next_review_in = escape(_("next review in"))
-    parts = []
-    for button in buttons:
-        rating, label = button["rating"], escape(button["label"])
-        when = escape(interval(button["seconds"]))
-        secondary = "" if rating == 3 else " button--secondary"
-        parts.append(
-            f'\n              <button type="submit" name="rating" value="{rating}" '
-            f'data-rating="{rating}" aria-keyshortcuts="{rating}"\n'
-            f'                      class="button{secondary}"\n'
-            f'                      aria-label="{label}, {next_review_in} {when}">\n'
-            f'                <span class="interval" aria-hidden="true">{when}</span>\n'
-            f'                <span aria-hidden="true">{label}</span>\n'
-            f'                <kbd aria-hidden="true">{rating}</kbd>\n'
-            "              </button>\n            "
-        )
-    return mark_safe("".join(parts))
-
-
-def _review_session(request: HttpRequest) -> str:
-    return reverse("web:review")
-
-
 @login_required
 def review_session(request: HttpRequest) -> HttpResponse:
     """The next due card (front, back, a button per rating with its next interval)."""
-    # The card's back comes with the queue (courses.api.card_backs: the per-process copy, or one
-    # small query): reading the faces again through a five-table join cost more than the back.
     queue = due_queue(learner=request.user, at=timezone.now(), limit=1, include_back=True)
     card = queue.cards[0] if queue.cards else None
     labels = rating_labels()
-    buttons = []
-    if card:
-        buttons = [
-            {"rating": p.rating, "label": labels[p.rating], "seconds": p.seconds}
-            for p in card.intervals
-        ]
+    buttons = [
+        {"rating": p.rating, "label": labels[p.rating], "seconds": p.seconds}
+        for p in (card.intervals if card else ())
+    ]
     return render(
         request,
         "web/reviews/session.html",
@@ -90,7 +55,7 @@ def review_session(request: HttpRequest) -> HttpResponse:
             # history is not rewritten from a button that shows up on a fresh morning.
             "can_undo": queue.budget.reviewed_today > 0,
             "card": card,
-            "buttons_markup": _rating_buttons_markup(buttons),
+            "buttons": buttons,
             # A fresh id per shown card: a double submit of the same form is one review.
             "client_review_id": uuid.uuid4().hex,
         },
@@ -101,7 +66,7 @@ def review_session(request: HttpRequest) -> HttpResponse:
 # message in the session, not a 404 page.
 @login_required
 @require_POST
-@domain_errors_as_pages(back=_review_session, not_found_is_404=False)
+@domain_errors_as_pages(back=lambda request: reverse("web:review"), not_found_is_404=False)
 def review_rate(request: HttpRequest) -> HttpResponse:
     form = ReviewRatingForm(request.POST)
     if not form.is_valid():
@@ -121,7 +86,7 @@ def review_rate(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-@domain_errors_as_pages(back=_review_session, not_found_is_404=False)
+@domain_errors_as_pages(back=lambda request: reverse("web:review"), not_found_is_404=False)
 def review_undo(request: HttpRequest) -> HttpResponse:
     """Undo the last review of the learner's local day (the page offers nothing else)."""
     try:

@@ -1,4 +1,5 @@
-"""Statistics: a 90-day review heatmap and progress over time, drawn as inline SVG."""
+"""Statistics: a 90-day review heatmap, the review forecast, true retention and progress over
+time. The drawings' geometry is built here; ``web/stats.html`` writes the SVG."""
 
 from __future__ import annotations
 
@@ -8,21 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from courses.selectors import module_catalog
 from progress.selectors import learner_progress_get
 from reviews.selectors import due_summary, review_forecast, review_stats, true_retention
 from web.views.dashboard import enrolled_modules
-from web.views.review_charts import (
-    date_label,
-    forecast_chart,
-    retention_markup,
-    retention_rows,
-    short_date,
-)
 
 # Heatmap geometry: one column per week, one row per weekday (Monday on top). The drawing is
 # scaled to the page's width (CSS), so these are proportions more than pixels.
@@ -45,6 +37,15 @@ PAD_BOTTOM = 28
 PAD_TOP = 12
 PAD_RIGHT = 12
 
+# Forecast chart geometry; a date under every 7th bar (today, and a week later each time).
+FORECAST_WIDTH = 560
+FORECAST_HEIGHT = 180
+FORECAST_LEFT = 36
+FORECAST_BOTTOM = 22
+FORECAST_TOP = 10
+FORECAST_GAP = 3
+LABEL_EVERY = 7
+
 
 def heat_level(count: int, peak: int) -> int:
     """0 for no reviews, else 1–4 by quarter of the busiest day."""
@@ -53,33 +54,16 @@ def heat_level(count: int, peak: int) -> int:
     return min(4, 1 + (count * 4 - 1) // peak)
 
 
-def _cells_markup(cells: list[dict]) -> SafeString:
-    """The heatmap's squares, each with its tooltip, as one string: the template's loop over 90
-    days (several look-ups and a date filter each) was the page's costliest rendering
-    (bench.profile web_stats)."""
-    language = get_language()
-    return mark_safe(
-        "".join(
-            f'<rect class="heat-{c["level"]}" x="{c["x"]}" y="{c["y"]}" width="{CELL}" '
-            f'height="{CELL}" rx="2"><title>{short_date(c["date"], language)}: {c["count"]}'
-            "</title></rect>"
-            for c in cells
-        )
-    )
-
-
 def heatmap(per_day) -> dict:
-    """Cells (x, y, level, label) for days in order; the first column starts on a Monday."""
+    """Cells (x, y, level, date, count) for days in order; the first column starts on a
+    Monday; month labels above and weekday labels (Monday, Wednesday, Friday) beside."""
     if not per_day:
-        return {"cells": [], "width": 0, "height": 0, "months": []}
+        return {"cells": [], "width": 0, "height": 0, "months": [], "weekdays": []}
     peak = max(day.count for day in per_day)
-    language = get_language()
-    first = per_day[0].date
-    offset = first.weekday()
+    offset = per_day[0].date.weekday()
     cells, months = [], []
     for index, day in enumerate(per_day):
-        slot = index + offset
-        column, row = divmod(slot, 7)
+        column, row = divmod(index + offset, 7)
         x = LEFT + column * (CELL + GAP)
         cells.append(
             {
@@ -91,7 +75,7 @@ def heatmap(per_day) -> dict:
             }
         )
         if day.date.day == 1 or index == 0:
-            months.append({"x": x, "column": column, "label": date_label(day.date, "M", language)})
+            months.append({"x": x, "column": column, "date": day.date})
     # The range's first, partial month keeps its label only if the next one leaves it room.
     if len(months) > 1 and months[1]["column"] - months[0]["column"] < MONTH_LABEL_MIN_COLUMNS:
         months.pop(0)
@@ -99,34 +83,17 @@ def heatmap(per_day) -> dict:
     width = LEFT + columns * (CELL + GAP)
     if months:
         width = max(width, months[-1]["x"] + MONTH_LABEL_WIDTH)
-    weekdays = [
-        {"y": TOP + row * (CELL + GAP) + CELL - 2, "label": label}
-        for row, label in (
-            (0, date_label(datetime.date(2024, 1, 1), "D", language)),
-            (2, date_label(datetime.date(2024, 1, 3), "D", language)),
-            (4, date_label(datetime.date(2024, 1, 5), "D", language)),
-        )
-    ]
     return {
         "cells": cells,
-        "cells_markup": _cells_markup(cells),
-        # The labels as markup, as the cells (escaped labels and numbers only).
-        "months_markup": mark_safe(
-            "".join(
-                f'<text class="chart-text" x="{month["x"]}" y="14">{month["label"]}</text>'
-                for month in months
-            )
-        ),
-        "weekdays_markup": mark_safe(
-            "".join(
-                f'<text class="chart-text" x="0" y="{day["y"]}">{day["label"]}</text>'
-                for day in weekdays
-            )
-        ),
+        "cell": CELL,
         "months": months,
         "width": width,
         "height": TOP + 7 * (CELL + GAP),
-        "weekdays": weekdays,
+        # 1 January 2024 was a Monday.
+        "weekdays": [
+            {"y": TOP + row * (CELL + GAP) + CELL - 2, "date": datetime.date(2024, 1, 1 + row)}
+            for row in (0, 2, 4)
+        ],
     }
 
 
@@ -169,37 +136,60 @@ def progress_chart(completed_at: list[datetime.datetime], total: int, *, today: 
     }
 
 
-def _progress_chart_markup(chart: dict, number: int) -> SafeString:
-    """One module's progress chart as the page writes it (its ``number``-th on the page, for
-    the title's id): the template's block of ten tags, each value a look-up, localized and
-    escaped, with a translation and two date filters, cost more than drawing the line."""
-    language = get_language()
-    start = short_date(chart["start"], language)
-    # As blocktranslate writes it: the translation as it is, its values escaped (integers, a
-    # date already escaped).
-    title = _("Completed steps from %(start)s until today: %(done)s of %(total)s") % {
-        "start": start,
-        "done": chart["done"],
-        "total": chart["total"],
+def forecast_chart(forecast) -> dict:
+    """Bars (x, y, height, date, count) for the forecast's days, the y-axis maximum and date
+    labels; a day without reviews gets a bar of height 0 (its tooltip still says 0)."""
+    days = forecast.days
+    peak = max(forecast.peak, 1)
+    plot_height = FORECAST_HEIGHT - FORECAST_TOP - FORECAST_BOTTOM
+    slot = (FORECAST_WIDTH - FORECAST_LEFT) / max(len(days), 1)
+    y0 = FORECAST_HEIGHT - FORECAST_BOTTOM
+    bars = []
+    for index, day in enumerate(days):
+        height = round(plot_height * day.count / peak)
+        bars.append(
+            {
+                "x": FORECAST_LEFT + round(index * slot) + 1,
+                "y": y0 - height,
+                "height": height,
+                "date": day.date,
+                "count": day.count,
+                "labelled": index % LABEL_EVERY == 0,
+            }
+        )
+    return {
+        "width": FORECAST_WIDTH,
+        "height": FORECAST_HEIGHT,
+        # Whole pixels: a template localizes a float ("36,5" in German), which SVG cannot read.
+        "bar_width": max(1, int(slot) - FORECAST_GAP),
+        "bars": bars,
+        "x0": FORECAST_LEFT,
+        "y0": y0,
+        "y_top": FORECAST_TOP,
+        "x1": FORECAST_WIDTH,
+        "label_y": FORECAST_HEIGHT - 6,
+        "peak": forecast.peak,
+        "total": forecast.total,
+        "overdue": forecast.overdue,
+        "average": round(forecast.total / len(days), 1) if days else 0,
     }
-    width, height = chart["width"], chart["height"]
-    x0, x1, y0, y_top = chart["x0"], chart["x1"], chart["y0"], chart["y_top"]
-    label_y = chart["label_y"]
-    return mark_safe(
-        '\n      <div class="chart-frame">\n'
-        f'      <svg class="chart chart--progress" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="chart-{number}">\n'
-        f'        <title id="chart-{number}">{title}</title>\n'
-        f'        <line class="chart-axis" x1="{x0}" y1="{y0}" x2="{x1}" y2="{y0}"/>\n'
-        f'        <line class="chart-axis" x1="{x0}" y1="{y_top}" x2="{x0}" y2="{y0}"/>\n'
-        f'        <text class="chart-text" x="4" y="{y_top + 8}">{chart["total"]}</text>\n'
-        f'        <text class="chart-text" x="4" y="{y0}">0</text>\n'
-        f'        <text class="chart-text" x="{x0}" y="{label_y}">{start}</text>\n'
-        f'        <text class="chart-text" x="{x1}" y="{label_y}" text-anchor="end">'
-        f"{short_date(chart['today'], language)}</text>\n"
-        f'        <polyline class="chart-line" points="{escape(chart["points"])}"/>\n'
-        "      </svg>\n      </div>\n      "
-    )
+
+
+def retention_rows(periods) -> list[dict]:
+    """The true-retention table's rows (young, mature, total), labelled in the page's
+    language."""
+    names = {
+        "today": _("Today"),
+        "yesterday": _("Yesterday"),
+        "week": _("Last 7 days"),
+        "month": _("Last 30 days"),
+        "year": _("Last 365 days"),
+        "all": _("All time"),
+    }
+    return [
+        {"label": names[period.period], "cells": [period.young, period.mature, period.total]}
+        for period in periods
+    ]
 
 
 @login_required
@@ -208,9 +198,7 @@ def stats(request: HttpRequest) -> HttpResponse:
     review page's due queue read, so both pages say the same) and per-module progress."""
     learner = request.user
     now = timezone.now()
-    # What is due now, and later today, counted as the review page counts it (the due queue's
-    # statement, one read); together they are the cards due today, which review_stats then need
-    # not count again.
+    # Due now and later today are the cards due today, which review_stats need not count again.
     queue = due_summary(learner=learner, at=now)
     figures = review_stats(
         learner=learner, at=now, due_today=queue.due_total + queue.due_later_today
@@ -218,19 +206,14 @@ def stats(request: HttpRequest) -> HttpResponse:
     # The heatmap ends on the learner's local today as the reviews selector reads it (time
     # zone, unknown-zone fallback): the progress chart ends on the same day.
     today = figures.per_day[-1].date
-    modules = []
-    # The enrollments and every progress row in one statement; a chart needs only each active
-    # step's completion time (building the whole module progress, a status per step, cost more
-    # than the read).
     learner_progress = learner_progress_get(learner_id=learner.pk)
-    for number, module in enumerate(enrolled_modules(learner_progress.module_ids), start=1):
+    modules = []
+    for module in enrolled_modules(learner_progress.module_ids, module_catalog()):
         progress = learner_progress.completion(module.slug)
-        chart = progress_chart(progress.completed_at, progress.total_steps, today=today)
         modules.append(
             {
                 "module": module,
-                "chart": chart,
-                "chart_markup": _progress_chart_markup(chart, number) if chart else "",
+                "chart": progress_chart(progress.completed_at, progress.total_steps, today=today),
                 "percent": progress.percent_complete,
             }
         )
@@ -245,8 +228,6 @@ def stats(request: HttpRequest) -> HttpResponse:
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
-            "retention_markup": retention_markup(
-                retention_rows(true_retention(learner=learner, at=now))
-            ),
+            "retention": retention_rows(true_retention(learner=learner, at=now)),
         },
     )

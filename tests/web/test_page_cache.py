@@ -1,15 +1,13 @@
-"""The reading pages' cached HTML fragments (web.templatetags.lernpfad.content_fragment): a page
-built from the cache is the page rendered afresh, for every learner, language and content
-version (issue 19)."""
+"""The reading pages' cached fragments ({% cache %} by the module's content version): a page built
+from the cache is the page rendered afresh, for every learner, language and content version."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from django.template import Context, Template, TemplateSyntaxError
+from django.core.cache import cache
 
-from lms.content_cache import content_caches_clear
 from tests.web.test_web_queries import MODULE
 
 pytestmark = pytest.mark.django_db
@@ -24,16 +22,16 @@ def _page(client, url: str) -> str:
 
 
 def _fresh_page(client, url: str) -> str:
-    """The page with no fragment (nor content) cached: what it was before the cache."""
-    content_caches_clear()
+    """The page with no fragment cached."""
+    cache.clear()
     return _page(client, url)
 
 
 @pytest.fixture
 def two_learners(client, enrolled, course):
     """The enrolled learner with step 12 partly read and rated and a note written and a section
-    of the last step read, and a second,
-    enrolled learner who has done nothing (their pages share the fragments)."""
+    of the last step read, and a second, enrolled learner who has done nothing (their pages
+    share the fragments)."""
     from progress.services.enrollment import enrollment_create
     from progress.services.notes import step_notes_put
     from progress.services.step_events import step_event_record
@@ -97,8 +95,8 @@ def test_cached_fragments_give_each_learner_their_own_page(client, two_learners,
     second_fresh = _fresh_page(client, url)
     # The learners' states differ on the page…
     assert first_fresh != second_fresh
-    # …and the second learner's page is built from the first one's fragments, then the first's
-    # from the second's: each is what it was rendered afresh.
+    # …and each learner's page, built from fragments the other one's request cached, is what it
+    # was rendered afresh.
     assert _page(client, url) == second_fresh
     _sign_in(client, first)
     assert _page(client, url) == first_fresh
@@ -164,38 +162,6 @@ def test_a_visitor_and_a_learner_not_enrolled_share_nothing_of_the_learners(clie
     assert _page(client, MODULE + "steps/12/") == visitor
 
 
-def test_the_fragment_tag_needs_a_quoted_name_and_a_key():
-    with pytest.raises(TemplateSyntaxError):
-        Template("{% load lernpfad %}{% content_fragment name key %}x{% endcontent_fragment %}")
-    with pytest.raises(TemplateSyntaxError):
-        Template('{% load lernpfad %}{% content_fragment "name" %}x{% endcontent_fragment %}')
-
-
-def test_a_fragment_without_a_render_key_is_not_cached():
-    template = Template(
-        '{% load lernpfad %}{% content_fragment "t" key %}{{ text }}{% endcontent_fragment %}'
-    )
-    assert template.render(Context({"key": "", "text": "a"})) == "a"
-    assert template.render(Context({"key": "", "text": "b"})) == "b"
-    assert template.render(Context({"key": "k1", "text": "c"})) == "c"
-    # The same key is the same fragment: the key must name everything it shows.
-    assert template.render(Context({"key": "k1", "text": "d"})) == "c"
-    assert template.render(Context({"key": "k2", "text": "d"})) == "d"
-
-
-def test_a_csrf_token_in_a_fragment_is_the_requests_own():
-    template = Template(
-        '{% load lernpfad %}{% content_fragment "t" key %}<form>{% csrf_token %}</form>'
-        "{% endcontent_fragment %}"
-    )
-    token = '<form><input type="hidden" name="csrfmiddlewaretoken" value="{}"></form>'
-    assert template.render(Context({"key": "k", "csrf_token": "first"})) == token.format("first")
-    assert template.render(Context({"key": "k", "csrf_token": "second"})) == token.format("second")
-    # As {% csrf_token %} itself: nothing without a token.
-    assert template.render(Context({"key": "k", "csrf_token": "NOTPROVIDED"})) == "<form></form>"
-    assert template.render(Context({"key": "k"})) == "<form></form>"
-
-
 @pytest.fixture
 def learners_at_the_exam_date(two_learners, course):
     """The first learner with step 12 completed and an exam date (and its readiness), the
@@ -232,7 +198,7 @@ def test_the_progress_exam_date_and_step_forms_are_each_learners_own(
     client, learners_at_the_exam_date, url
 ):
     """The module page's progress and exam-date card and the step page's status, forms and
-    pager come from the cache keyed by what each learner sees there."""
+    pager are each learner's own, beside the cached content."""
     fresh = {}
     for learner in learners_at_the_exam_date:
         _sign_in(client, learner)
