@@ -1,11 +1,4 @@
-"""Admin for accounts: users with their preferences, and devices.
-
-The users list also has "Enroll selected users in a module…": progress.admin adds it, since the
-enrollments it writes are progress' rows. Setting a password here (the user's "Reset password"
-form) revokes the user's tokens and ends their sessions, as every password change does
-(``services.password_set``). Log-in lockouts are lifted with the users list's action, or under
-Axes → Access attempts.
-"""
+"""Admin for accounts: users with their preferences, and devices."""
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
@@ -92,8 +85,7 @@ class UserAdmin(DjangoUserAdmin):
 
     @admin.action(description=_("Confirm the e-mail address of the selected users"))
     def email_confirm_selected(self, request, queryset):
-        # For a learner whose confirmation mail never arrives; an address already confirmed,
-        # or a requested change (only its link confirms that), is left as it is.
+        # For a confirmation mail that never arrives; a requested change needs its own link.
         for user in queryset.filter(email_confirmed_at__isnull=True).exclude(email=""):
             services.email_mark_confirmed(user=user)
 
@@ -120,8 +112,7 @@ class UserAdmin(DjangoUserAdmin):
         return super().user_change_password(request, id, form_url)
 
     def save_model(self, request, obj, form, change):
-        # An admin who changes a learner's zone, reminder time, quiet hours, address or active
-        # flag moves their next reminder, as the learner's own settings page does.
+        # A changed reminder preference moves the next reminder, as the settings page does.
         if not change or REMINDER_PREFERENCE_FIELDS.intersection(form.changed_data):
             obj.next_reminder_at = ReminderPreferences.of(obj).next_after_change(timezone.now())
         super().save_model(request, obj, form, change)

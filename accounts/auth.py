@@ -1,14 +1,5 @@
-"""Token authentication for mobile apps: django-rest-knox, one query per request.
-
-knox's own class loads every token of the user on each request to delete the expired ones.
-Here only the presented token's expiry is checked (an expired token is still refused and
-deleted); the user's other expired tokens are removed when the user logs in again
-(accounts.services.token_create).
-
-A token request without ``Accept-Language`` gets its messages in the learner's language setting
-(LocaleMiddleware chose the default before the token was known); with the header, the header
-decides, as for every other request.
-"""
+"""Token authentication for mobile apps (knox), checking only the presented token's expiry; the
+learner's language applies when the request has no ``Accept-Language``."""
 
 import binascii
 from hmac import compare_digest

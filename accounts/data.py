@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from accounts.reminders import ReminderPreferences
 from lms.local_time import ReminderSchedule
 
-# The desired retention a learner may choose (the probability of recall FSRS schedules for) and
-# its default: the one definition, for the database constraint, the profile checks, the settings
-# form and the reviews app.
+# The desired retention (FSRS's target recall) a learner may choose, and its default.
 DESIRED_RETENTION_MIN = 0.80
 DESIRED_RETENTION_MAX = 0.97
 DEFAULT_DESIRED_RETENTION = 0.90

@@ -1,13 +1,5 @@
-"""Log-in lockout: django-axes counts failed log-ins, per account and per client address.
-
-Only failures count: a class behind one NAT address may log in as often as it likes. A lock ends
-by itself ``AXES_COOLOFF_TIME`` after the last failure that counted, or when a course admin lifts
-it (admin: Users → "Lift the log-in lockout", or Axes → Access attempts → delete).
-
-axes has one limit (``AXES_FAILURE_LIMIT``) for every lockout parameter, but an address is shared
-by many learners (a school, a company NAT), so it gets its own, larger one
-(``LOGIN_FAILURE_LIMIT_ADDRESS``); ``LoginFailureHandler`` applies both.
-"""
+"""Log-in lockout: django-axes counts failed log-ins per account and, with a larger limit
+(``LOGIN_FAILURE_LIMIT_ADDRESS``), per client address, since many learners share one."""
 
 from __future__ import annotations
 
@@ -21,9 +13,8 @@ from rest_framework.throttling import BaseThrottle
 
 
 def client_address(request) -> str | None:
-    """The client's address as the throttles see it (``AXES_CLIENT_IP_CALLABLE``): the socket
-    address, or behind ``DJANGO_NUM_PROXIES`` proxies the one they report in X-Forwarded-For,
-    so a client cannot open a new budget by writing that header itself."""
+    """The client's address: the socket's, or behind ``DJANGO_NUM_PROXIES`` proxies the one they
+    report, so a client cannot open a new budget by writing X-Forwarded-For itself."""
     return BaseThrottle().get_ident(request)
 
 
@@ -34,9 +25,7 @@ def lockout_seconds() -> int:
 
 
 class LoginFailureHandler(AxesDatabaseHandler):
-    """axes' database handler with a limit per parameter: ``AXES_FAILURE_LIMIT`` failures for
-    one account (from any address), ``LOGIN_FAILURE_LIMIT_ADDRESS`` from one address (for any
-    accounts)."""
+    """axes' database handler with a limit per account and a larger one per address."""
 
     def get_failures(self, request, credentials: dict | None = None) -> int:
         # axes compares this number with AXES_FAILURE_LIMIT (the account's limit); an address

@@ -1,17 +1,5 @@
-"""The account mails: confirm an address, "someone used your address", choose a new password.
-
-The worker sends them (``accounts.tasks``), never the request: a request for a known address and
-one for an unknown address then do the same work (hand one task to the broker), so neither the
-answer nor its time tells who has an account. What the mail says is decided here, when it is
-sent, from the account as it is then.
-
-Each account gets at most ``ACCOUNT_MAILS_PER_HOUR`` mails of each kind per hour; beyond that
-nothing is sent, silently (the request was answered long ago, the same way as for everyone).
-The counts live in the "login" cache, which production shares among all processes.
-
-Links start with ``LERNPFAD_SITE_URL`` (never the request's Host header) and use the paths
-below, which the web app serves (a test checks that ``web.urls`` agrees).
-"""
+"""The account mails (confirm an address, "someone used your address", new password), composed
+and sent by the worker, at most ``ACCOUNT_MAILS_PER_HOUR`` of each kind per account."""
 
 from __future__ import annotations
 
@@ -61,12 +49,8 @@ class Attempt(StrEnum):
 
 
 def mail_allowed(*, kind: MailKind, user_id: int) -> bool:
-    """Count one mail of this kind for the account; False beyond the hourly limit.
-
-    A fixed window from the first mail: ``add`` starts it (only if absent), ``incr`` counts. Two
-    workers racing at the window's end may let one extra through; the limit is against floods,
-    not an exact quota.
-    """
+    """Count one mail of this kind for the account; False beyond the hourly limit (a fixed window;
+    a race may let one extra through)."""
     cache = caches["login"]
     key = f"account-mail:{kind}:{user_id}"
     cache.add(key, 0, timeout=MAIL_LIMIT_WINDOW_SECONDS)
@@ -106,21 +90,14 @@ def _send(*, user: User, to: str, subject: str, template: str, context: dict) ->
     ).send()
 
 
-def awaiting_confirmation(user: User) -> str:
-    """The address of the account that waits for its confirmation link ("" when none): a
-    sign-up's address, else the address the learner asked to change to."""
-    if user.email and user.email_confirmed_at is None:
-        return user.email
-    return user.pending_email
-
-
 def email_confirmation_mail_send(*, user_id: int, address: str = "") -> str:
     """Mail the confirmation link for the address the account waits to confirm (only if that is
     ``address``, when given); returns what happened ("sent", or why not)."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None:
         return "gone"
-    waiting = awaiting_confirmation(user)
+    # A sign-up's address waits for its link, else the address the learner asked to change to.
+    waiting = user.email if user.email and user.email_confirmed_at is None else user.pending_email
     if not waiting or (address and waiting.lower() != address.lower()):
         return "nothing_to_confirm"
     address = waiting

@@ -33,13 +33,10 @@ class User(AbstractUser):
         GERMAN = "de", "Deutsch"
         ENGLISH = "en", "English"
 
-    # The name to greet the learner with: may be a nickname ("Lena"), never printed on a
-    # certificate.
+    # The name to greet the learner with (a nickname may do); never on a certificate.
     display_name = models.CharField(max_length=150, blank=True, verbose_name=_("display name"))
-    # The learner's real name as a certificate states it ("Vor- und Nachname"), one field
-    # rather than Django's first_name/last_name: not every name splits into given and family
-    # name, and a certificate prints it whole. Optional at sign-up, required before a
-    # certifying exam starts (quizzes.eligibility).
+    # The real name a certificate prints, one field: not every name splits into given and
+    # family name. Required before a certifying exam starts.
     full_name = models.CharField(max_length=150, blank=True, verbose_name=_("full name"))
     language = models.CharField(
         max_length=5, choices=Language.choices, default=Language.GERMAN, verbose_name=_("language")
@@ -55,25 +52,17 @@ class User(AbstractUser):
     quiet_hours_start = models.TimeField(null=True, blank=True, verbose_name=_("quiet hours from"))
     quiet_hours_end = models.TimeField(null=True, blank=True, verbose_name=_("quiet hours until"))
     reminder_email = models.BooleanField(default=True, verbose_name=_("reminder e-mail"))
-    # When the reminder planner must look at this learner next (UTC): their next local reminder
-    # instant, from the four fields above, the address and is_active. Set by every change of
-    # those (accounts.reminders), moved on by each planner run; NULL: no reminders.
-    # A row created without it (createsuperuser, create_user called directly) gets its creation
-    # time: the next planner run reads it and stores the exact instant.
+    # When the reminder planner must look at this learner next (NULL: no reminders); a row
+    # created without it gets its creation time and the next run stores the exact instant.
     next_reminder_at = models.DateTimeField(
         null=True, default=timezone.now, editable=False, verbose_name=_("next reminder")
     )
-    # When the learner proved that ``email`` reaches them (the link of the confirmation mail).
-    # NULL while a sign-up waits for that: no log-in and no reminder until then. An account
-    # created any other way (the admin, createsuperuser, demo_setup) counts as confirmed at
-    # creation: the operator typed the address. Accounts older than the field were confirmed
-    # by its migration (accounts 0005).
+    # When the confirmation link proved ``email`` reaches the learner; NULL while a sign-up
+    # waits (no log-in, no reminders). Accounts made by an operator count as confirmed.
     email_confirmed_at = models.DateTimeField(
         null=True, default=timezone.now, editable=False, verbose_name=_("e-mail confirmed")
     )
-    # An address the learner asked to change to; it replaces ``email`` once its confirmation
-    # link is opened (accounts.services.email_confirm). Not unique: only ``email`` names an
-    # account.
+    # An address the learner asked to change to, until its link is opened. Not unique.
     pending_email = models.EmailField(
         max_length=254,
         blank=True,
@@ -87,9 +76,7 @@ class User(AbstractUser):
     )
     new_cards_per_day = models.PositiveIntegerField(default=20, verbose_name=_("new cards per day"))
     reviews_per_day = models.PositiveIntegerField(default=200, verbose_name=_("reviews per day"))
-    # Part of the session auth hash (get_session_auth_hash): raising it ends every browser
-    # session of the account at its next request ("log out everywhere"), without a password
-    # change and without scanning the session table (accounts.services.credentials_revoke).
+    # Part of the session auth hash: raising it ends every browser session ("log out everywhere").
     session_epoch = models.PositiveIntegerField(
         default=0, editable=False, verbose_name=_("session epoch")
     )
@@ -135,9 +122,7 @@ class User(AbstractUser):
 
     @property
     def certificate_name(self) -> str:
-        """The name a certificate states: the full name. An account without one (an attempt
-        begun before the name was asked, or the name emptied during it) gets the public name,
-        as every certificate did before."""
+        """The name a certificate states: the full name, else the public name."""
         return self.full_name or self.public_name
 
     def __str__(self) -> str:
@@ -148,9 +133,7 @@ class User(AbstractUser):
     _SESSION_HASH_SALT = "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash"
 
     def _session_hash(self, secret: str | None) -> str:
-        # Django's own hash (HMAC of the password hash) while the epoch is 0, so the sessions
-        # that existed before this field keep working; after a "log out everywhere" the epoch
-        # is part of the message, and every session stored with an older hash ends.
+        # Django's own hash while the epoch is 0; after that the epoch is part of the message.
         message = (
             self.password if not self.session_epoch else f"{self.password}|{self.session_epoch}"
         )
@@ -167,11 +150,7 @@ class User(AbstractUser):
 
 
 class Device(models.Model):
-    """The device a mobile token was issued to; deleting the token (log-out) deletes the row.
-
-    knox's token table has no place for a name, and its primary key is the token's digest,
-    which should not travel in URLs; this row gives each token a name and a plain id.
-    """
+    """The device a mobile token was issued to: a name and a plain id for knox's token."""
 
     token = models.OneToOneField(
         AuthToken, on_delete=models.CASCADE, related_name="device", verbose_name=_("token")

@@ -1,15 +1,5 @@
-"""Password strength: zxcvbn (through django-zxcvbn-password-validator), taught German.
-
-zxcvbn estimates how many guesses a password takes from what attackers try first: common
-passwords, words, names, keyboard rows, dates, repeats and sequences, and their l33t and
-capitalised variants. Its lists are English, so "Sommer2026!" or "Passwort123" looked strong;
-``GERMAN_PASSWORD_WORDS`` adds, ranked roughly by how often they start a German password, the
-words such passwords are built from (our own list). The site's own name comes in through
-``PASSWORD_EXTRA_DICTIONARY``, the account's name and address through the validated user.
-
-The messages are ours, in the learner's language (locale/), followed by zxcvbn's warning and
-advice (translated by the package's catalogue).
-"""
+"""Password strength: zxcvbn, taught the words German passwords are built from
+(``GERMAN_PASSWORD_WORDS``); our messages, then zxcvbn's warning and advice."""
 
 from __future__ import annotations
 
@@ -19,8 +9,7 @@ from django_zxcvbn_password_validator import ZxcvbnPasswordValidator
 from django_zxcvbn_password_validator.translate_zxcvbn_text import translate_zxcvbn_text
 from zxcvbn.matching import RANKED_DICTIONARIES, add_frequency_lists
 
-# zxcvbn refuses longer input; the first 72 characters decide (a longer passphrase is at least
-# as hard to guess as its beginning).
+# zxcvbn refuses longer input; a longer passphrase is at least as hard as its beginning.
 ZXCVBN_MAX_LENGTH = 72
 
 GERMAN_PASSWORD_WORDS = (
@@ -80,8 +69,7 @@ class PasswordStrengthValidator(ZxcvbnPasswordValidator):
         result = self._run_zxcvbn(password[:ZXCVBN_MAX_LENGTH], user)
         if result["score"] >= self.password_minimal_strength:
             return
-        # One message (as every other validator gives one): what is wrong, then why and what
-        # helps, as zxcvbn sees it.
+        # One message: what is wrong, then zxcvbn's why and what helps.
         feedback = result["feedback"]
         hints = [feedback["warning"], *feedback["suggestions"]]
         sentences = [_sentence(str(translate_zxcvbn_text(hint))) for hint in hints if hint]

@@ -1,9 +1,4 @@
-"""Who gets reminder e-mails and when their next one is due: the one rule, as plain Python over
-the preference values (no Django). The local-time arithmetic is lms.local_time.
-
-accounts owns the preference columns and ``User.next_reminder_at``; every writer of those
-(profile changes, registration, the admin, the planner moving a learner on) applies this rule.
-"""
+"""Who gets reminder e-mails and when the next one is due: the one rule, as plain Python."""
 
 from __future__ import annotations
 
@@ -15,10 +10,8 @@ from typing import Any
 from lms.local_time import ReminderSchedule
 from lms.periodic_tasks import REMINDERS_PLAN
 
-# How far back the reminder planner looks for reminder times: twice its beat interval (15
-# minutes), so a late or missed run loses nothing. A preference change stores the first instant
-# after the change minus this, so a reminder time set a few minutes into the past is still inside
-# the next run's window and today's digest still comes (unless one was claimed already).
+# How far back the planner looks: twice its 15-minute beat, so a late run loses nothing and a
+# reminder time set a few minutes into the past still comes today.
 REMINDER_LOOKBACK = 2 * datetime.timedelta(minutes=REMINDERS_PLAN.every_minutes)
 
 

@@ -1,13 +1,5 @@
-"""The course-admin role "Kursverwaltung": a group and exactly the permissions it holds.
-
-A course admin works on the course (content, enrollments, the item bank and its review, exam
-policies, accommodations, certificates) and reads the learners' progress; the infrastructure
-(tokens and devices, Celery beat's schedules, reminder digests, log-in lockouts, users'
-passwords and permissions) stays with superusers (``lms.admin_site``). The list names models by
-app label and model name only, so accounts imports no other app. A migration applies it
-(``accounts/migrations/0008_course_admin_group.py``); when the list changes, a new migration
-calls ``course_admin_group_sync`` again, and ``manage.py demo_setup`` does so on every run.
-"""
+"""The course-admin role "Kursverwaltung": a group and exactly the permissions it holds
+(infrastructure stays with superusers); migrations and ``demo_setup`` sync it."""
 
 from __future__ import annotations
 
@@ -26,8 +18,7 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("courses", "termcard"): EDIT,
     ("courses", "quickcheck"): ("view", "add", "change"),
     ("courses", "stepquickcheck"): FULL,
-    # Enrollments (added with the users list's action, which needs "change user"; the user
-    # form of a course admin leaves out passwords and permissions: accounts.admin).
+    # Enrollments (the users list's action needs "change user"; accounts.admin hides passwords).
     ("progress", "enrollment"): FULL,
     ("accounts", "user"): EDIT,
     # Learner progress: read only.
@@ -41,8 +32,7 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("quizzes", "exampolicy"): ("view", "add", "change"),
     ("quizzes", "examaccommodation"): FULL,
     ("quizzes", "certificate"): EDIT,
-    # The module's exam date and how far ahead learners may set theirs; the learners' own
-    # exam dates and FSRS fits are read only (reviews, issue 17).
+    # The module's exam date plan; the learners' own exam dates and FSRS fits read only.
     ("reviews", "moduleexamplan"): ("view", "add", "change"),
     ("reviews", "examdate"): VIEW,
     ("reviews", "parameterfit"): VIEW,
@@ -64,12 +54,8 @@ def course_admin_permission_codenames() -> set[tuple[str, str]]:
 
 
 def course_admin_group_sync(apps=None) -> None:
-    """Create the group if it is missing and give it exactly the role's permissions.
-
-    ``apps`` is a migration's app registry (or None for the live one). Permissions are
-    normally created after ``migrate``; they are created here first so that a fresh database
-    gets the whole role in the migration itself.
-    """
+    """Create the group if missing and give it exactly the role's permissions (``apps``: a
+    migration's registry, or None), creating the permissions first on a fresh database."""
     from django.apps import apps as global_apps
     from django.contrib.auth.management import create_permissions
 

@@ -72,14 +72,8 @@ def reminder_recipient(learner_id: int) -> ReminderRecipient | None:
 def reminder_learner_chunks(
     *, at: datetime.datetime, chunk_size: int
 ) -> Iterator[list[ReminderLearner]]:
-    """The learners whose next reminder instant has come (``<= at``), in chunks, one query per
-    chunk.
-
-    Keyset-paginated by (next_reminder_at, id) along the partial index ``user_next_reminder``.
-    The caller moves each chunk's learners past ``at`` before asking for the next, so the pages
-    are also what is left; the keyset only guarantees that a row left behind (changed
-    meanwhile) is not read again in this pass.
-    """
+    """The learners whose next reminder instant has come, in keyset-paginated chunks along the
+    partial index ``user_next_reminder``."""
     learners = (
         User.objects.filter(next_reminder_at__lte=at)
         .order_by("next_reminder_at", "pk")
@@ -109,9 +103,7 @@ def reminder_learner_chunks(
 
 
 def email_confirmation_link_state(*, token: str) -> Literal["valid", "expired", "invalid"]:
-    """Whether a confirmation link would confirm something (the page it opens shows its button
-    only then): "valid" while it is young and its account has (or asks for) its address. Reads
-    only; at most one query."""
+    """Whether a confirmation link would confirm something (reads only, at most one query)."""
     try:
         claim = email_confirmation_claim(token)
     except ConfirmationTokenExpired:

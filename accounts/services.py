@@ -1,14 +1,5 @@
-"""Account writes: registration and e-mail confirmation, log-in and password changes, profile
-changes, password-reset requests, mobile tokens issued per device, and the learners' next
-reminder instants (``User.next_reminder_at``, which the reminder planner moves on).
-
-Sign-up, an address change and a password-reset request answer the same whether the address
-has an account or not; the mails that differ are composed and sent by the worker
-(accounts.mails, accounts.tasks).
-
-Tokens are django-rest-knox tokens: stored as a hash, with an expiry; each belongs to one device
-(accounts.Device), so a learner can see and revoke them one by one.
-"""
+"""Account writes: registration and confirmation, log-in and passwords, profile changes,
+mobile tokens per device, and the learners' next reminder instants."""
 
 from __future__ import annotations
 
@@ -105,9 +96,8 @@ def _looks_like_address(value: str) -> bool:
 
 
 def _username_check(username: str, errors: _Errors) -> None:
-    """The user name's rules. It may not look like an e-mail address or equal any account's
-    address: log-in takes either in one field, so each must name one account. A taken user name
-    is said plainly (user names are public handles, unlike addresses)."""
+    """The user name's rules: it may not look like or equal an e-mail address, since log-in takes
+    either in one field."""
     try:
         UnicodeUsernameValidator()(username)
     except ValidationError as error:
@@ -131,8 +121,7 @@ def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = N
     except ValidationError:
         errors.add("email", "Enter a valid e-mail address.")
         return None
-    # One query for both rules: another account's address, or another account's user name
-    # (from before user names could not look like addresses).
+    # One query for both rules: another account's address or user name.
     others = (
         User.objects.filter(Q(email__iexact=email) | Q(username__iexact=email))
         .exclude(pk=exclude_user_id)
@@ -148,12 +137,8 @@ def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = N
 
 
 def _account_mail_queue(task: Any, **kwargs: Any) -> None:
-    """Hand an account mail to the worker once the transaction commits (accounts.mails).
-
-    With ``ACCOUNT_MAILS_QUEUED`` off (the tests) the task runs in this process instead. If the
-    broker cannot be reached the mail is sent here too, logged: a sign-up must not fail because
-    Redis is down (the request then takes longer, the only time it does).
-    """
+    """Hand an account mail to the worker once the transaction commits; without
+    ``ACCOUNT_MAILS_QUEUED`` or a reachable broker (logged), send it here."""
 
     def enqueue() -> None:
         if settings.ACCOUNT_MAILS_QUEUED:
@@ -178,8 +163,7 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 
 
 def _full_name_check(full_name: str, errors: _Errors) -> None:
-    # It is printed on certificates: control characters, unassigned code points and bidi
-    # controls have no place in it.
+    # Printed on certificates: no control characters, unassigned code points or bidi controls.
     if any(
         unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") or char in _BIDI_CONTROLS
         for char in full_name
@@ -211,17 +195,8 @@ def user_register(
     language: str = User.Language.GERMAN,
     time_zone: str = DEFAULT_TIME_ZONE,
 ) -> User | None:
-    """Sign a learner up. The address gets a confirmation link (accounts.mails); until it is
-    opened the account cannot log in and gets no reminders. The full name (for certificates) is
-    optional here; a certifying exam asks for it.
-
-    An address that already names an account is answered like a free one, so sign-up does not
-    tell who has an account: no account is made, its owner gets a mail that someone tried (and
-    how to log in or reset the password if it was them), and None is returned — the caller
-    shows the same "check your mail" as for a new account. Both ways hash the password and hand
-    one mail to the worker, so they also take the same time. Bad input (a taken *user name*
-    included) raises InvalidInput with every problem at once.
-    """
+    """Sign a learner up; the address gets a confirmation link. A taken address is answered like a
+    free one (same work, its owner gets a mail, None returned); bad input raises InvalidInput."""
     username = username.strip()
     email = email.strip()
     full_name = full_name_clean(full_name)
@@ -279,25 +254,18 @@ def _register_taken_address(*, owner_id: int, password: str) -> None:
 def user_authenticate(
     *, request: HttpRequest, password: str, username: str = "", email: str = ""
 ) -> User:
-    """The active user with this username (or e-mail address) and password.
-
-    ``request`` is the Django request: django-axes (accounts/lockout.py) counts a failure
-    against the account and the client address, and refuses a locked one (``login_locked``)
-    before the password is checked.
-    """
+    """The active user with this username (or e-mail address) and password; django-axes counts
+    failures on ``request`` and refuses a locked account (``login_locked``)."""
     login = username.strip()
     if email.strip():
         match = User.objects.filter(email__iexact=email.strip()).values_list("username", flat=True)
-        # An unknown address still runs the password hasher (inside authenticate), so the
-        # response time does not tell which addresses have an account.
+        # An unknown address still runs the password hasher: the time tells nothing.
         login = match.first() or email.strip()
     return _authenticate(request=request, username=login, password=password)
 
 
 def user_authenticate_by_login(*, request: HttpRequest, login: str, password: str) -> User:
-    """The active user for a log-in form's one field: its username, else (when the field holds
-    an @) its e-mail address. Usernames may contain @: a username wins over another account's
-    e-mail address. One password check, so one wrong password is one counted failure."""
+    """The active user for a log-in field: by username, else by e-mail; one password check."""
     login = login.strip()
     username = login
     if "@" in login:
@@ -313,8 +281,7 @@ def user_authenticate_by_login(*, request: HttpRequest, login: str, password: st
 
 def _authenticate(*, request: HttpRequest, username: str, password: str) -> User:
     user = authenticate(request, username=username, password=password) if username else None
-    # An account whose address is not confirmed yet answers like a wrong password: a distinct
-    # answer would tell whether a sign-up made an account, i.e. whether its address was free.
+    # An unconfirmed account answers like a wrong password, so sign-up tells nothing.
     if user is not None and user.email_confirmed_at is not None:
         return user
     if getattr(request, "axes_locked_out", False):
@@ -343,9 +310,7 @@ def login_locked_error() -> TooManyRequests:
 
 
 def login_lockouts_lift(*, usernames: Iterable[str]) -> int:
-    """Lift the log-in lock of these accounts (an admin's action): their counted failures are
-    forgotten, from every address (through axes' configured handler). Returns how many failure
-    records went."""
+    """Lift these accounts' log-in lock (admin action); returns the failure records removed."""
     return sum(axes_reset(username=name) for name in set(usernames) if name)
 
 
@@ -360,8 +325,7 @@ def _password_counted_check(*, request: HttpRequest, user: User, password: str) 
 
 
 def password_reenter(*, request: HttpRequest, user: User, password: str) -> None:
-    """The password entered again before a grave step (the web's account deletion), counted
-    like a log-in so a stolen browser session cannot guess it. Raises Forbidden
+    """Check the password before a grave step, counted like a log-in: Forbidden
     (password_incorrect) or TooManyRequests (login_locked)."""
     if not _password_counted_check(request=request, user=user, password=password):
         raise Forbidden(_("The password is not correct."), code="password_incorrect")
@@ -370,13 +334,8 @@ def password_reenter(*, request: HttpRequest, user: User, password: str) -> None
 def password_change(
     *, request: HttpRequest, user: User, old_password: str, new_password: str
 ) -> User:
-    """Change the learner's own password after checking the old one.
-
-    The old password is checked like a log-in (counted by django-axes, refused while the account
-    is locked), so a stolen session cannot be used to guess it; no transaction around that, or
-    a refusal would roll the counted failure back. The new one revokes every token and ends
-    every other browser session (``password_set``).
-    """
+    """Change the learner's own password after checking the old one like a log-in (outside a
+    transaction, so a counted failure is not rolled back)."""
     errors = _Errors()
     if not _password_counted_check(request=request, user=user, password=old_password):
         errors.add("old_password", _("Your current password is not correct."))
@@ -391,12 +350,8 @@ def password_change(
 
 @transaction.atomic
 def password_set(*, user: User, password: str | None) -> User:
-    """Set the account's password (None: no password log-in) and revoke every mobile token.
-
-    Every way a password is set calls this: the password page, the reset link, the admin's
-    form, ``manage.py changepassword``. Browser sessions end by themselves, since their auth
-    hash is made from the password hash; a view keeps its own with ``update_session_auth_hash``.
-    """
+    """Set the account's password (None: no password log-in) and revoke every mobile token; every
+    way a password is set calls this."""
     if password is None:
         user.set_unusable_password()
     else:
@@ -416,8 +371,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
         )
     errors = _Errors()
     merged = {name: changes.get(name, getattr(user, name)) for name in PROFILE_FIELDS}
-    # A new address replaces the old one only once its confirmation link is opened
-    # (email_confirm); until then it waits in pending_email and the old one keeps working.
+    # A new address waits in pending_email until its confirmation link is opened.
     address_change: tuple[str, int | None] | None = None
     if "email" in changes:
         requested = (changes["email"] or "").strip()
@@ -430,8 +384,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     if "display_name" in changes:
         merged["display_name"] = (changes["display_name"] or "").strip()
     if "full_name" in changes:
-        # A later change does not touch certificates already issued: each keeps the name it
-        # was issued with (quizzes.Certificate.learner_name).
+        # Certificates already issued keep the name they were issued with.
         merged["full_name"] = full_name_clean(changes["full_name"])
         _full_name_check(merged["full_name"], errors)
     if "language" in changes:
@@ -463,8 +416,7 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     for name in changed:
         setattr(user, name, merged[name])
     if address_change is not None:
-        # Answered the same whether the address is free or another account's: the owner of a
-        # taken one is told someone tried, a free one gets the confirmation link.
+        # Answered the same whether the address is free or taken (its owner is told).
         requested, owner_id = address_change
         user.pending_email = requested
         changed.append("pending_email")
@@ -489,10 +441,8 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
 
 @transaction.atomic
 def email_confirm(*, token: str) -> User:
-    """Open a confirmation link (accounts.tokens): a sign-up's address is confirmed (the account
-    may log in and gets reminders from now on), or the address the learner asked to change to
-    replaces the old one. Opening it again changes nothing. A link that is expired, changed, or
-    for an address the account no longer has or asks for raises InvalidInput."""
+    """Open a confirmation link: confirm a sign-up's address or apply an address change
+    (idempotent); InvalidInput for a bad, expired or stale link."""
     try:
         claim = email_confirmation_claim(token)
     except ConfirmationTokenExpired:
@@ -546,10 +496,8 @@ def email_confirm(*, token: str) -> User:
 
 
 def email_mark_confirmed(*, user: User) -> None:
-    """The account's address, if still waiting for its link, counts as confirmed: a completed
-    password reset proved it (its link went there — so the owner of an address someone else
-    signed up with takes that account over by resetting its password), or an admin vouches
-    for it (admin action)."""
+    """The account's address, if still waiting for its link, counts as confirmed (a completed
+    password reset, or an admin vouching for it)."""
     if user.email and user.email_confirmed_at is None:
         now = timezone.now()
         user.email_confirmed_at = now
@@ -564,10 +512,8 @@ def email_confirmation_resend_request(*, email: str) -> None:
 
 
 def password_reset_request(*, email: str) -> None:
-    """Ask for a link to choose a new password. The same work for every address: no look-up
-    here, one task for the worker, which finds the account (if any) and keeps to its hourly
-    limit of reset mails. So neither the answer nor its time tells whether the address has an
-    account."""
+    """Ask for a new-password link: the same work for every address (the worker looks the account
+    up), so neither the answer nor its time tells whether it has an account."""
     _account_mail_queue(tasks.password_reset_send, email=email.strip())
 
 
@@ -575,13 +521,8 @@ def password_reset_request(*, email: str) -> None:
 def token_create(
     *, user: User, device_name: str = "", request: HttpRequest | None = None
 ) -> tuple[AuthToken, str]:
-    """Issue a token for one device; returns the row and the token (shown only this once).
-
-    A new token for a device name that already has one replaces it (the app was reinstalled);
-    beyond the per-user limit the oldest tokens are revoked. ``request``: the log-in request,
-    for the ``user_logged_in`` signal (last log-in, django-axes); without one (tests, scripts)
-    only the last log-in time is stored.
-    """
+    """Issue a token for one device (replacing that device's token; the oldest beyond the limit
+    are revoked); returns the row and the token, shown only this once."""
     name = device_name.strip()[:DEVICE_NAME_MAX_LENGTH]
     now = timezone.now()
     tokens = AuthToken.objects.filter(user=user)
@@ -607,23 +548,13 @@ def token_delete(*, token: AuthToken) -> None:
     AuthToken.objects.filter(digest=token.digest).delete()
 
 
-def tokens_delete_all(*, user_id: int) -> int:
-    """Revoke every token of the user; returns how many there were."""
-    return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
-
-
 @transaction.atomic
 def credentials_revoke(*, user_id: int, sessions: bool) -> int:
-    """The one rule for ending what keeps an account logged in elsewhere: every mobile token,
-    and with ``sessions`` every browser session ("log out everywhere": the account's
-    ``session_epoch`` moves on, so each session's stored auth hash stops matching).
-
-    A password change calls it without ``sessions`` (``password_set``): the new password hash
-    changes the session auth hash by itself. Returns how many tokens were revoked.
-    """
+    """Revoke every mobile token and, with ``sessions``, end every browser session (the
+    ``session_epoch`` moves on). Returns how many tokens were revoked."""
     if sessions:
         User.objects.filter(pk=user_id).update(session_epoch=F("session_epoch") + 1)
-    return tokens_delete_all(user_id=user_id)
+    return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
 
 
 @transaction.atomic
@@ -644,11 +575,8 @@ def next_reminders_update(
     *,
     read: Mapping[int, datetime.datetime] | None = None,
 ) -> None:
-    """Set ``next_reminder_at`` of each learner id to its instant (or None), in one UPDATE.
-
-    With ``read`` (the values the caller read), a learner is changed only while they still hold
-    that value: a compare-and-swap, so a preference change saved meanwhile keeps what it stored.
-    """
+    """Set ``next_reminder_at`` of each learner id in one UPDATE; with ``read``, only where the
+    value is still the one read (compare-and-swap)."""
     if not next_at:
         return
     learners = User.objects.filter(pk__in=list(next_at))
@@ -664,9 +592,8 @@ def next_reminders_update(
 
 
 def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000) -> int:
-    """Work out every learner's next reminder instant afresh: their first after ``after``
-    (None without reminders). For bulk loads (the benchmark's COPY) and repairs; one read and
-    one UPDATE per ``batch_size`` learners. Returns how many learners it went through."""
+    """Recompute every learner's next reminder instant after ``after``, in batches (bulk loads and
+    repairs). Returns how many learners it went through."""
     fields = tuple(field.name for field in dataclasses.fields(ReminderPreferences))
     learners = User.objects.order_by("pk").values("pk", *fields)
     last_id, count = 0, 0
@@ -688,10 +615,7 @@ def reminder_schedules_reset(*, after: datetime.datetime, batch_size: int = 2000
 
 @transaction.atomic
 def reminder_email_turn_off(*, learner_id: int) -> str | None:
-    """Turn the learner's reminder e-mails off (the one-click unsubscribe; idempotent).
-
-    Returns their language for the confirmation page (None if the account is gone).
-    """
+    """Turn the learner's reminder e-mails off (idempotent); returns their language, or None."""
     learners = User.objects.filter(pk=learner_id)
     language = learners.values_list("language", flat=True).first()
     learners.update(reminder_email=False, next_reminder_at=None)
@@ -708,10 +632,8 @@ def demo_user_reset(
     full_name: str = "",
     course_admin: bool = False,
 ) -> User:
-    """Create the demo account, or set it back to its demo state (``manage.py demo_setup``,
-    local use only): the password, the name, staff and superuser flags, the next reminder.
-    A ``course_admin`` is staff in the group "Kursverwaltung" (accounts/roles.py), no
-    superuser; other staff are superusers."""
+    """Create the demo account, or reset it to its demo state (``manage.py demo_setup``); a
+    ``course_admin`` is staff in "Kursverwaltung", other staff are superusers."""
     user, _created = User.objects.get_or_create(
         username=username, defaults={"email": f"{username}@example.org"}
     )

@@ -1,9 +1,5 @@
-"""The token look-up, the accounts app's one plain-SQL statement.
-
-Why not ORM: every request with a knox token reads the token with its ~70-column user, and
-building that ``select_related`` query cost five times what PostgreSQL spends running it
-(bench.profile floor_auth). Names come from ``_meta``; the key is a bound parameter.
-"""
+"""The token look-up, the accounts app's one plain-SQL statement: on every knox request,
+building the ``select_related`` query cost five times what PostgreSQL spends running it."""
 
 from __future__ import annotations
 
@@ -41,14 +37,8 @@ def _instance(model, alias: str, row: dict):
 
 
 def tokens_with_user(token_key: str) -> list[AuthToken]:
-    """The knox tokens with this key prefix, each with its user loaded (as
-    ``select_related("user")`` would): one statement.
-
-    The connection's health check (a ``SELECT 1`` round trip before a reused connection's first
-    query in a request) is this statement's own: if the server dropped the connection, it fails,
-    the connection is replaced and the statement runs once more, so a dropped connection still
-    never fails a request (tests/reliability/test_faults.py).
-    """
+    """The knox tokens with this key prefix, each with its user loaded: one statement, which also
+    serves as the connection's health check, so a dropped connection never fails a request."""
     checks_first = (
         connection.health_check_enabled
         and not connection.health_check_done

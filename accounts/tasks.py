@@ -1,8 +1,4 @@
-"""Celery tasks of the accounts app: the account mails (accounts.mails), sent by the worker so a
-request never waits for the mail server or looks up who the address belongs to.
-
-Thin wrappers that take ids and addresses; a mail-server error retries with a growing delay.
-"""
+"""Celery tasks of the accounts app: the account mails; a mail-server error retries later."""
 
 from __future__ import annotations
 

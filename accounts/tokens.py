@@ -1,10 +1,5 @@
-"""The signed, expiring token of an e-mail confirmation link.
-
-It names the account and the address it confirms; the address only as a keyed hash, so no
-address travels in a URL (and so into access logs). A link for an address the account no longer
-has or asks for (changed again since) confirms nothing. Django's ``signing`` adds the timestamp
-and the signature; the secret is ``SECRET_KEY``.
-"""
+"""The signed, expiring token of an e-mail confirmation link: the account and a keyed hash of
+the address it confirms, so no address travels in a URL."""
 
 from __future__ import annotations
 

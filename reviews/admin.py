@@ -1,6 +1,5 @@
-"""Admin for spaced repetition: cards (suspend/unsuspend), the review log, reminder claims,
-notifications, module exam plans (the course admin's exam date), exam dates and FSRS fits. The
-planner's and the refit's schedules are under "Periodic tasks" (django-celery-beat)."""
+"""Admin for spaced repetition: cards, review log, reminder claims, notifications, exam dates
+and FSRS fits."""
 
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
@@ -16,6 +15,16 @@ from reviews.models import (
     ReviewCard,
     ReviewLog,
 )
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written by the app only: the review log, the FSRS fits and parameters."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(ReviewCard)
@@ -47,19 +56,12 @@ class ReviewCardAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReviewLog)
-class ReviewLogAdmin(admin.ModelAdmin):
+class ReviewLogAdmin(_ReadOnlyAdmin):
     list_display = ("id", "learner", "card", "source", "rating", "reviewed_at", "duration_ms")
     list_filter = ("source", "rating")
     search_fields = ("learner__username", "client_review_id")
     list_select_related = ("learner", "card")
     date_hierarchy = "reviewed_at"
-
-    # The log is the history FSRS parameters are optimized from: read-only.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ReminderDigest)
@@ -106,16 +108,6 @@ class ExamDateAdmin(admin.ModelAdmin):
     search_fields = ("learner__username",)
     list_select_related = ("learner", "module")
     raw_id_fields = ("learner",)
-
-
-class _ReadOnlyAdmin(admin.ModelAdmin):
-    """Written by the fits only (reviews.services.parameters)."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ParameterFit)

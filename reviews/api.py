@@ -1,12 +1,7 @@
-"""What other apps may ask of the reviews app (spaced repetition).
-
-The progress service calls ``cards_for_step_ensure`` inside its transaction when a learner
-completes a step; the quick-check service calls ``quick_check_rated`` for a self-rating.
-"""
+"""What other apps may ask of the reviews app (spaced repetition)."""
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable
 
 from django.db.models import Count
@@ -26,35 +21,13 @@ from reviews.models import (
 from reviews.services import cards as _cards
 from reviews.services import demo as _demo
 
-# A learner's review cards for a completed step (idempotent): the definition card and one per
-# distinct flashcard quick check (reviews.services.cards).
+# A learner's review cards for a completed step (idempotent).
 cards_for_step_ensure = _cards.cards_for_step_ensure
 
 
-def quick_check_rated(
-    *,
-    learner_id: int,
-    step_id: int,
-    quick_check_id: int,
-    rating: str,
-    at: datetime.datetime,
-    is_definition: bool = False,
-) -> None:
-    """A self-rating of a quick check ("knew" / "partly" / "not_yet"): its card's first review.
-
-    Counts as FSRS Good / Hard / Again; creates the card if needed. Later ratings of the same
-    quick check leave the card's schedule alone. An unknown rating raises InvalidInput. A quick
-    check that repeats the step's definition (``is_definition``) rates the step's definition
-    card instead of a card of its own.
-    """
-    _cards.quick_check_rating_record(
-        learner_id=learner_id,
-        step_id=step_id,
-        quick_check_id=quick_check_id,
-        rating=rating,
-        at=at,
-        is_definition=is_definition,
-    )
+# A quick check's self-rating ("knew" / "partly" / "not_yet" as Good / Hard / Again): its card's
+# first review. An unknown rating raises InvalidInput.
+quick_check_rated = _cards.quick_check_rating_record
 
 
 def learner_export(learner_id: int) -> dict:
@@ -81,9 +54,7 @@ def learner_export(learner_id: int) -> dict:
 
 
 def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
-    """Per step, how many learners have review cards of it (its definition card or its quick
-    checks'): a re-import that changes or retires the step changes what they review. One query,
-    steps without cards left out."""
+    """Per step with cards, how many learners have review cards of it (one query)."""
     ids = list(step_ids)
     if not ids:
         return {}
@@ -95,8 +66,7 @@ def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
-# Reviews per day, true retention and the cards due now of one module (the course dashboard,
-# ``quizzes.admin_dashboard``); a fixed number of queries.
+# Reviews per day, true retention and the cards due now of one module (the course dashboard).
 module_review_stats = _selectors.module_review_stats
 # The demo learner's review sessions of the last days (``manage.py demo_setup``).
 demo_reviews_replay = _demo.demo_reviews_replay

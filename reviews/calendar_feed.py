@@ -1,9 +1,5 @@
-"""The private calendar feed as iCalendar (RFC 5545, the ``icalendar`` package): one all-day
-event per local day with reviews due (the forecast), and one for the exam date. No queries.
-
-Each event's UID is stable (the feed and the day), so a calendar app that polls the address
-updates an event when the count changes instead of adding another.
-"""
+"""The private calendar feed as iCalendar: an all-day event per local day with reviews due and
+one for the exam date, with stable UIDs so calendar apps update events. No queries."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ class ModuleReviewStats:
 
     days: tuple[DayReviews, ...]  # oldest first, one per day, days without reviews included
     reviews: int
-    # True retention: of the reviews of cards already in the review state (not learning), the
-    # share recalled (rating above "Again"); None without such reviews.
+    # The share of review-state cards' reviews recalled; None without such reviews.
     retention: float | None
     due_now: int

@@ -1,16 +1,5 @@
-"""Fitting FSRS parameters to review logs, as plain Python (no Django, no database).
-
-The optimizer is fsrs-rs (``fsrs_rs_python``), the one Anki runs. What it needs from a log is, per
-card, the ratings and the whole days between them; a day is the learner's local calendar day
-(``review_days``), as FSRS expects: two reviews at 23:30 and 00:30 local time are a day apart,
-two at 00:30 and 23:30 of the same day are not.
-
-A fit is adopted only when it predicts the learner's held-out recent reviews better (log loss)
-than the parameters in use (``parameters_fit``); the pooled parameters of a module only when they
-predict held-out learners better than the defaults (``parameters_pool``). A learner's fit is
-drawn toward their module's pooled parameters, when the module has adopted some, the more the
-shorter the log (``parameters_optimize``); the drawn fit is what the adoption rule judges.
-"""
+"""Fitting FSRS parameters to review logs (fsrs-rs, as Anki), as plain Python; a day is the
+learner's local calendar day. A fit is adopted only when it predicts held-out reviews better."""
 
 from __future__ import annotations
 
@@ -33,17 +22,12 @@ HOLDOUT_SHARE = 0.2
 POOL_HOLDOUT_EVERY = 5
 # A module needs this many learners with reviews before it pools.
 MIN_LEARNERS_FOR_POOL = 5
-# ... and its held-out learners this many predictable reviews: judged on fewer (one held-out
-# learner of 200 reviews has about 50), a pool of short logs was adopted by chance and then drew
-# every learner's fit toward noise (bench/fsrs_sim.py, 200 reviews, near the defaults).
+# ... and its held-out learners this many predictable reviews (fewer adopt noise by chance).
 MIN_POOL_HELD_OUT_ITEMS = 100
-# fsrs-rs's own default number of epochs (10 or 20 fitted no better in the simulation).
+# fsrs-rs's own default number of epochs.
 TRAINING_EPOCHS = 5
 # A learner's own fit weighs items / (items + PRIOR_ITEMS) against the module's pooled
-# parameters (bench/fsrs_sim.py: at 1,000 reviews, about 400 predictable ones, a learner's own
-# fit is mostly sampling noise, and the pooled parameters of the module's learners predict them
-# better; at 5,000 the own fit weighs two thirds). Toward the defaults nothing is drawn beyond
-# fsrs-rs's own regularisation: for a learner far from them that only hurt.
+# parameters: a short log's own fit is mostly sampling noise.
 PRIOR_ITEMS = 1_000
 
 
@@ -162,13 +146,8 @@ def parameters_fit(
     current: Sequence[float],
     prior: Sequence[float] | None = None,
 ) -> FitOutcome | None:
-    """Fit FSRS to one learner's reviews and judge the fit on the most recent ones.
-
-    The optimizer sees the earlier 80 % of the predictable reviews (drawn toward ``prior``, the
-    module's pooled parameters, if given); both the fit and ``current`` (the parameters in use)
-    predict the latest 20 %. None when the log is too small to judge (fewer than
-    ``MIN_REVIEWS_FOR_FIT`` reviews, or nothing predictable on either side).
-    """
+    """Fit FSRS to the earlier 80 % of a learner's reviews (drawn toward ``prior``) and judge it
+    against ``current`` on the latest 20 %; None when the log is too small to judge."""
     if len(reviews) < MIN_REVIEWS_FOR_FIT:
         return None
     items = [item.item for item in _items(reviews, time_zone=time_zone)]
@@ -194,9 +173,8 @@ class LearnerLog:
 
 
 def parameters_pool(*, learners: Sequence[LearnerLog]) -> FitOutcome | None:
-    """Fit FSRS to the pooled reviews of a module's learners, judged against the defaults on
-    every fifth learner (held out whole). None with fewer than ``MIN_LEARNERS_FOR_POOL``, or
-    fewer than ``MIN_POOL_HELD_OUT_ITEMS`` predictable reviews held out."""
+    """Fit FSRS to a module's pooled reviews, judged against the defaults on every fifth learner;
+    None when there are too few learners or held-out reviews."""
     logs = [learner for learner in learners if learner.reviews]
     if len(logs) < MIN_LEARNERS_FOR_POOL:
         return None

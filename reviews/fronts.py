@@ -1,10 +1,5 @@
-"""What a review card shows on its front, so that it can be answered on its own. Plain Python.
-
-A definition card shows its step's term. A quick-check card shows its question, and in front of
-it the step's term unless the question already names it: "Was ist der Zweck?" alone cannot be
-answered, "GPU compute: Was ist der Zweck?" can. Both come with the module's title as context
-(``DueCard.module_title``), which the review page shows above the front.
-"""
+"""What a review card shows on its front, so it can be answered on its own: the term, or the
+question with the term in front unless it names it. Plain Python."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Spaced repetition and reminders: review cards with their FSRS state, the review log, the
-reminder claim rows that make digests exactly-once in effect, and in-app notifications.
-
-Cards point at course steps and quick checks through foreign keys (kept across re-imports,
-because steps are retired, never deleted); the reviews app never imports the courses models.
-"""
+"""Spaced repetition and reminders: review cards with their FSRS state, the review log,
+reminder claims and in-app notifications."""
 
 from __future__ import annotations
 
@@ -71,8 +67,7 @@ class ReviewCard(models.Model):
     difficulty = models.FloatField(null=True, blank=True, verbose_name=_("difficulty"))
     due = models.DateTimeField(verbose_name=_("due"))
     last_review = models.DateTimeField(null=True, blank=True, verbose_name=_("last review"))
-    # Set by an admin. Cards of retired steps / inactive quick checks are left out of the queue
-    # by the selectors (joined on content status), so a revived step brings its cards back.
+    # Set by an admin. Cards of retired content are left out by the selectors, not flagged here.
     suspended = models.BooleanField(default=False, verbose_name=_("suspended"))
     created_at = models.DateTimeField(verbose_name=_("created"))
 
@@ -103,9 +98,7 @@ class ReviewCard(models.Model):
             ),
         ]
         indexes = [
-            # Covering: the due counts and the due queue read every due card of a learner (a
-            # heavy learner has ~1,400) and filter them on these columns; with them in the index
-            # PostgreSQL answers from the index alone instead of visiting each card's row.
+            # Covering: the due queue filters a learner's due cards on these columns, index only.
             models.Index(
                 fields=["learner", "due"],
                 include=["id", "last_review", "suspended", "kind", "step", "quick_check"],
@@ -199,11 +192,7 @@ class ReviewLog(models.Model):
 
 
 class ReminderDigest(models.Model):
-    """The claim for one reminder e-mail: at most one per learner, local date and kind.
-
-    The planner inserts the row (ON CONFLICT DO NOTHING) before anything is sent; the send task
-    turns it from claimed to sent (or skipped) under a row lock.
-    """
+    """The claim for one reminder e-mail: at most one per learner, local date and kind."""
 
     class Kind(models.TextChoices):
         DIGEST = "digest", _("daily review digest")
@@ -236,9 +225,7 @@ class ReminderDigest(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0, verbose_name=_("send attempts"))
     due_count = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("cards due"))
     last_error = models.TextField(blank=True, verbose_name=_("last error"))
-    # The random key the unsubscribe link of this e-mail carries (signed, with its time:
-    # reviews.services.reminder_unsubscribe), set when it is sent. Opaque on purpose: the link
-    # names neither the learner nor this row.
+    # The opaque key this e-mail's unsubscribe link carries: it names neither learner nor row.
     unsubscribe_key = models.CharField(
         max_length=32, null=True, blank=True, unique=True, verbose_name=_("unsubscribe key")
     )
@@ -309,12 +296,8 @@ class Notification(models.Model):
 
 
 class CalendarFeed(models.Model):
-    """A learner's private iCalendar address (reviews due per day, the exam date).
-
-    The token in the address is the credential, kept as it is so the settings page can show
-    the address again (like a calendar service's "secret address"). Revoking keeps the row, so
-    the old address answers 410 instead of 404; at most one feed per learner is live.
-    """
+    """A learner's private iCalendar address; the token is the credential. A revoked row stays, so
+    the old address answers 410; at most one live feed per learner."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -343,13 +326,8 @@ class CalendarFeed(models.Model):
 
 
 class ParameterFit(models.Model):
-    """One fit of FSRS parameters: a learner's own (``learner``) or pooled over a module's
-    learners (``module``), with its losses on held-out reviews and whether it was adopted.
-
-    ``run_key`` names the run (the month of the monthly refit, or ``request-<time>`` for the
-    settings page's "Optimize"); the unique constraints make a run fit each learner and each
-    module once, however many beats or workers start it.
-    """
+    """One fit of FSRS parameters, a learner's own or a module's pooled, with its held-out losses;
+    unique per run key, so a run fits each learner and module once."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,

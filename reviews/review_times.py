@@ -1,13 +1,5 @@
-"""When a review happened: the time a client reports for a review done offline, checked against
-the server's clock and the card. No queries; the review service applies it to the card it read.
-
-A review is scheduled from its own time (FSRS reads the days elapsed since the card's last
-review), so a review done offline and synced a day later must not count from the sync. The
-client's clock is believed as far as lms.client_time says (the same rule as the offline progress
-events): up to 5 minutes ahead counts as "now", further ahead is refused. A review cannot have
-happened before the card existed or before its last review: the review log would no longer be
-in time order, and FSRS would see a negative elapsed time.
-"""
+"""When a review happened: a client's offline review time, checked against the server's clock
+and the card (FSRS counts days from the card's last review, so the log must stay in time order)."""
 
 from __future__ import annotations
 
@@ -32,21 +24,11 @@ def review_time(
     created_at: datetime.datetime | None,
     last_review: datetime.datetime | None,
 ) -> datetime.datetime:
-    """The instant a review counts at: ``now`` when the client sent no time (but after the
-    card's last review), else its ``reviewed_at`` (timezone-aware), no later than ``now``.
+    """The instant a review counts at: ``reviewed_at`` (or ``now``), never later than ``now`` and
+    never before the card's last review; of two concurrent reviews the later one counts 1 µs after.
 
-    ``now`` is taken when the request starts. Of two requests reviewing one card at once, the
-    one that applies second (it waited for the card's lock until the other committed) may hold
-    the earlier ``now``. Its review still comes after the
-    other one, so it counts a microsecond (PostgreSQL's resolution) after it, 0 days elapsed:
-    the card's ``last_review`` never goes back, stays its newest log's ``reviewed_at``, and each
-    review applied without a client time has a time of its own (tests/cluster/test_failures.py
-    and tests/reliability/test_races.py check that under load).
-
-    Refused (InvalidInput, 400): more than CLOCK_SKEW_TOLERANCE ahead of ``now``
-    (``reviewed_at_in_future``, detail ``server_time``), or before the card's creation, its
-    last review or EARLIEST_CLIENT_TIME (``reviewed_at_too_early``, detail ``earliest`` and
-    ``server_time``). A review at the very instant of the last one is allowed (0 days elapsed).
+    Refused (InvalidInput): over CLOCK_SKEW_TOLERANCE ahead (``reviewed_at_in_future``), or before
+    the card's creation, last review or EARLIEST_CLIENT_TIME (``reviewed_at_too_early``).
     """
     if reviewed_at is None:
         if last_review is None or now > last_review:

@@ -1,9 +1,4 @@
-"""FSRS scheduling as plain Python (no Django, no database); local days and reminder instants
-are lms.local_time.
-
-A card's scheduling state lives in database columns; ``CardState`` is that row's state as a value,
-converted to and from ``fsrs.Card``. All instants are timezone-aware UTC.
-"""
+"""FSRS scheduling as plain Python (no Django, no database); all instants are aware UTC."""
 
 from __future__ import annotations
 
@@ -69,9 +64,7 @@ class CardState:
     def is_new(self) -> bool:
         return self.last_review is None
 
-    # A card's row (reviews.ReviewCard) keeps the state in columns named like these fields, a
-    # review log keeps it as before_<field> and after_<field>: the one mapping between a state
-    # and a row, in both directions.
+    # A card keeps the state in columns named like these fields, a log as before_/after_<field>.
     def columns(self, *, prefix: str = "") -> dict[str, Any]:
         """The state as column values by field name (``prefix`` + the CardState field)."""
         return {prefix + name: getattr(self, name) for name in CARD_STATE_FIELDS}
@@ -101,9 +94,7 @@ DEFAULT_PARAMETERS: tuple[float, ...] = tuple(fsrs.scheduler.DEFAULT_PARAMETERS)
 Parameters = tuple[float, ...]
 
 
-# Per learner with their own parameters (and once more unfuzzed for the due queue's previews):
-# room for the learners active in one process at a time; a miss costs a Scheduler and its bounds
-# check.
+# Room for the parameter sets of the learners active in one process at a time.
 @functools.lru_cache(maxsize=4096)
 def scheduler_for(
     *,
@@ -193,15 +184,8 @@ def exam_interval_shorten(
     parameters: Parameters,
     desired_retention: float,
 ) -> CardState:
-    """The exam-date rule: a card (just reviewed, in ``state``) whose interval ends after the
-    exam with its predicted recall at the exam below the desired retention comes back when its
-    recall reaches the desired retention, which is before the exam. It never lengthens an
-    interval (``min``) and leaves a card alone after the exam or once it is due before it.
-
-    Plain FSRS already lands at the desired retention on the due date; what puts cards below it
-    on exam day are the intervals that fuzzing, rounding to whole days and the maximum interval
-    lengthen past that point, and a card due on the exam day itself.
-    """
+    """The exam-date rule: a card whose interval ends after the exam with its predicted recall
+    there below the desired retention comes back when it reaches it; never a longer interval."""
     exam_at = as_utc(exam_at)
     if state.last_review is None or state.stability is None:
         return state
@@ -270,11 +254,7 @@ def intervals_preview(
     parameters: Parameters = DEFAULT_PARAMETERS,
     exam_at: datetime.datetime | None = None,
 ) -> list[IntervalPreview]:
-    """The due date each rating 1–4 would give, under the card's parameters and exam day.
-
-    Unfuzzed: like Anki, the buttons show the plain interval, and the review itself then adds
-    the fuzz (a few percent on intervals of three days and more).
-    """
+    """The unfuzzed due date each rating 1–4 would give (as Anki's buttons show)."""
     at = as_utc(at)
     days_since_review = (at - state.last_review).days if state.last_review else None
     outcomes = _preview_intervals(
@@ -287,9 +267,7 @@ def intervals_preview(
         parameters,
     )
     if exam_at is None:
-        # The common case: each due is the review time plus the cached interval, whose seconds
-        # are cached with it (the due queue previews ten cards per request). Positional: by
-        # keyword, building the four frozen previews cost half again as much.
+        # The common case: the review time plus the cached interval (positional: cheaper).
         return [
             IntervalPreview(rating, name, at + interval, seconds)
             for rating, name, interval, _stability, seconds in outcomes
@@ -315,12 +293,8 @@ def intervals_preview(
     return previews
 
 
-# The four unfuzzed intervals of a card state under (parameters, desired retention). FSRS
-# (fsrs 6) reads the review time only as whole days since the last review and adds the interval
-# to it, so the intervals are a function of the parameters, the state and that day count: the
-# same card shown again in the due queue (most of the queue, each time a learner opens it)
-# costs a dictionary look-up instead of four FSRS reviews. A test checks the cached intervals
-# against FSRS for many states and review times.
+# The four unfuzzed intervals of a card state: FSRS reads the review time only as whole days
+# since the last review, so they are cached by that day count (a test checks them against FSRS).
 _PREVIEW_ANCHOR = datetime.datetime(2000, 1, 1, tzinfo=UTC)
 
 

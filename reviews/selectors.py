@@ -1,8 +1,4 @@
-"""Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications.
-
-Every function runs a fixed number of queries, whatever the number of cards or reviews. The
-live-card rule is written here (``live_cards_q``); its SQL twin is in the due queue (reviews.sql).
-"""
+"""Reads of the reviews app: the due queue with today's limits, card faces, stats, notifications."""
 
 from __future__ import annotations
 
@@ -60,17 +56,13 @@ class Learner(Protocol):
 
 DUE_PAGE_DEFAULT = 10
 DUE_PAGE_MAX = 50
-# With the backs (an offline session): the most a day's limits can leave (reviews_per_day's
-# default is 200), in one page.
+# With the backs (an offline session): a whole day's default limits in one page.
 DUE_PAGE_OFFLINE_MAX = 500
 HEATMAP_DAYS = 90
 
 
 def live_cards_q(retired: RetiredContent) -> Q:
-    """The "live card" rule: a card can be reviewed when an admin has not suspended it and its
-    content is still in the course (a definition card's step is active, a quick-check card's
-    quick check still makes a card). Written as "not one of the few retired ones", by id, rather
-    than a join of every card to its step and quick check."""
+    """The live-card rule: not suspended, and its step or quick check not retired."""
     return Q(suspended=False) & ~(
         Q(kind=ReviewCard.Kind.DEFINITION, step_id__in=retired.step_ids)
         | Q(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id__in=retired.quick_check_ids)
@@ -146,9 +138,8 @@ class DueCard:
 
 @dataclass(frozen=True)
 class DueQueue:
-    """``due_count`` is what the learner can review now within today's limits; ``due_total``
-    every live card due now (the rest waits for the limits), ``due_later_today`` the live cards
-    that come due later, before the learner's local midnight."""
+    """``due_count``: reviewable now within today's limits; ``due_total``: every live card due
+    now; ``due_later_today``: live cards due later, before local midnight."""
 
     due_count: int
     new_count: int
@@ -199,13 +190,8 @@ def due_queue(
     limit: int = DUE_PAGE_DEFAULT,
     include_back: bool = False,
 ) -> DueQueue:
-    """The due count and the next ``limit`` cards (front only, or with their backs when
-    ``include_back``: up to DUE_PAGE_OFFLINE_MAX cards, a session to review offline) with each
-    rating's interval.
-
-    The retired content's ids, one statement, the fronts (and the backs) of the shown cards. Cards
-    already seen come first (oldest due first), then new cards up to today's new-card budget.
-    """
+    """The due counts and the next ``limit`` cards with each rating's interval (and their backs
+    when ``include_back``): seen cards first, then new ones up to today's new-card budget."""
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
     summary, page = _due_read(learner=learner, at=at, limit=limit)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
@@ -217,8 +203,6 @@ def due_queue(
                 continue
             new_allowed -= 1
         shown.append(card)
-    # The fronts of the shown cards: every card names its step's term and module, a quick-check
-    # card its question too (courses.api).
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
@@ -260,17 +244,13 @@ def due_queue(
 
 
 def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
-    # As card_faces: a definition card's back is its step's definition, a quick-check card's the
-    # answer.
     if card.kind == ReviewCard.Kind.DEFINITION:
         return backs.step_definitions.get(card.step_id, "")
     return backs.quick_check_answers.get(card.quick_check_id, "")
 
 
 def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
-    """``due_queue``'s counts without a card (``cards`` empty): what the dashboard and the
-    statistics page show: the due queue's statement with an empty page (and the retired
-    content's ids); no card fronts, no interval previews."""
+    """``due_queue``'s counts without cards (the dashboard and statistics page)."""
     return _due_read(learner=learner, at=at, limit=0)[0]
 
 
@@ -361,14 +341,8 @@ class ReviewStats:
 def review_stats(
     *, learner: Learner, at: datetime.datetime, due_today: int | None = None
 ) -> ReviewStats:
-    """Due today, reviewed today, the streak, a 90-day heatmap and the recall share.
-
-    Two queries: the review counts grouped by local day (over all time, so a streak longer than
-    the heatmap is counted right; one row per active day) and the cards due before local midnight.
-    Only reviews from the review queue count, not quick-check self-ratings. A caller that read
-    the due queue at ``at`` passes ``due_today`` (its ``due_total + due_later_today``: the live
-    cards due before local midnight) and saves the second query.
-    """
+    """Due today, reviewed today, the streak, a 90-day heatmap and the recall share; a caller
+    that read the due queue passes ``due_today`` and saves a query."""
     today = local_day(time_zone=learner.time_zone, at=at)
     if due_today is None:
         due_today = live_cards(learner_id=learner.id).filter(due__lt=today.end).count()
@@ -437,12 +411,7 @@ class ReviewForecast:
 
 
 def review_forecast(*, learner: Learner, at: datetime.datetime) -> ReviewForecast:
-    """Reviews due per local day for the next FORECAST_DAYS days: one query (the retired
-    content's ids from courses.api), one row per local due day whatever the number of cards.
-
-    Cards the learner has seen (as Anki, new cards are not forecast: the new-card limit decides
-    when they come); suspended and retired ones left out; no daily limit applied.
-    """
+    """Seen cards due per local day for the next FORECAST_DAYS days (as Anki, no daily limit)."""
     today = local_day(time_zone=learner.time_zone, at=at)
     last = local_day_of(
         time_zone=learner.time_zone,
@@ -501,8 +470,7 @@ class RetentionPeriod:
         )
 
 
-# The periods of Anki's "True Retention" table, as the local days they go back (None: all time;
-# "yesterday" is the one day before today).
+# Anki's "True Retention" periods, as the local days they go back (None: all time).
 RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
     ("today", 0),
     ("yesterday", 1),
@@ -514,11 +482,7 @@ RETENTION_PERIODS: tuple[tuple[str, int | None], ...] = (
 
 
 def true_retention(*, learner: Learner, at: datetime.datetime) -> list[RetentionPeriod]:
-    """Anki's "True Retention": of the reviews of cards in review state (not new, learning or
-    relearning), the share recalled, for young cards (an interval under 21 days when reviewed)
-    and mature ones, per period of local days. One query (24 filtered counts), whatever the
-    reviews.
-    """
+    """Anki's "True Retention" per period of local days, for young and mature review-state cards."""
     today = local_day(time_zone=learner.time_zone, at=at)
     mature = Q(before_due__gte=F("before_last_review") + MATURE_INTERVAL)
     ages = {"young": ~mature, "mature": mature}
@@ -565,9 +529,7 @@ class UpcomingExam:
 def learner_exam_date(
     *, learner_id: int, today: datetime.date | None = None
 ) -> UpcomingExam | None:
-    """The learner's next exam date, for the calendar feed's exam event: the nearest one that is
-    today or later, of their own exam dates and the module exam dates (admin) of the modules
-    they have cards in without a date of their own. Three queries at most."""
+    """The learner's next exam date (today or later): their own, else the module's plan."""
     today = today or datetime.datetime.now(datetime.UTC).date()
     own = dict(ExamDate.objects.filter(learner_id=learner_id).values_list("module_id", "exam_on"))
     planned = ModuleExamPlan.objects.filter(
@@ -668,9 +630,7 @@ def learner_reviews(learner_id: int) -> list[LoggedReview]:
 
 
 def parameters_in_use(learner_id: int) -> tuple[Parameters, str]:
-    """The parameters the learner's reviews are scheduled with and where they come from:
-    ``"own"``, ``"module"`` (the pooled ones of the module with most of their cards; each card
-    uses its own module's) or ``"default"``. Two queries at most."""
+    """The parameters the learner is scheduled with and their source: own, module or default."""
     own = LearnerParameters.objects.filter(learner_id=learner_id).first()
     if own is not None:
         return tuple(own.parameters), "own"
@@ -772,9 +732,8 @@ class ExamReadiness:
 
 
 def exam_date_for(*, learner_id: int, module_id: int) -> tuple[datetime.date | None, str, int]:
-    """The exam date that schedules the learner's cards of the module (their own, else the
-    module's), who set it, and how far ahead one may be set. One query for the learner's date
-    and the module's plan, whichever exist (the module page reads it on every request)."""
+    """The exam date for the learner's cards of the module (their own, else the module's), who
+    set it, and how far ahead one may be set."""
     own = ExamDate.objects.filter(learner_id=learner_id, module_id=module_id).values_list(
         "exam_on", Value(None, output_field=IntegerField())
     )
@@ -802,9 +761,7 @@ def exam_readiness(
     at: datetime.datetime,
     exam_date: tuple[datetime.date | None, str, int] | None = None,
 ) -> ExamReadiness | None:
-    """The learner's readiness for the module's exam date (None without a date, or once it has
-    begun). A fixed number of queries (the date unless the caller read it, ``exam_date`` as
-    ``exam_date_for`` returns it; the parameters, the cards, the steps)."""
+    """The learner's readiness for the module's exam date (None without a date, or once begun)."""
     if exam_date is None:
         exam_date = exam_date_for(learner_id=learner.id, module_id=module_id)
     exam_on, set_by, max_days_ahead = exam_date

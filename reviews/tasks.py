@@ -1,6 +1,4 @@
-"""Celery tasks of the reviews app: the reminder planner (every 15 minutes, via beat), the
-digest sender and the FSRS parameter refit (daily beat, a monthly run). Thin wrappers around
-reviews.services.reminder_planning, reminder_sending and parameters."""
+"""Celery tasks of the reviews app: the reminder planner, the digest sender, the FSRS refit."""
 
 from __future__ import annotations
 
@@ -58,11 +56,8 @@ def _message_specific(exc: OSError) -> bool:
 
 @shared_task(bind=True, acks_late=True, ignore_result=True, max_retries=REMINDER_SEND_MAX_RETRIES)
 def reminder_digests_send(self, digest_ids: list[int], now: str | None = None) -> dict:
-    """Send a chunk of claimed digests over one SMTP connection.
-
-    Digests already sent (a duplicate delivery) or gone are passed over. Mail-server errors
-    (smtplib errors are OSErrors) retry just the failed digests with exponential backoff.
-    """
+    """Send a chunk of claimed digests over one SMTP connection; mail-server errors retry just the
+    failed digests with exponential backoff."""
     at = _parse(now)
     outcomes: dict[str, int] = {}
     failed: list[int] = []

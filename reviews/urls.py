@@ -1,6 +1,4 @@
-"""Web routes of the reviews app (outside the API): the unsubscribe link of reminder e-mails,
-the private calendar feed, and /reviews/ — the review link in the e-mails — which forwards to
-the web review page."""
+"""Web routes of the reviews app: unsubscribe, the calendar feed and the /reviews/ redirect."""
 
 from django.urls import path
 from django.views.generic import RedirectView

@@ -1,10 +1,5 @@
-"""The unsubscribe page linked from reminder e-mails (no log-in; a signed, expiring token), and
-the private calendar address (no log-in; a random token, revocable).
-
-GET only shows a confirmation with a button: mail scanners and link previews open every link,
-and must not unsubscribe anyone. POST turns the reminders off — the page's button, or a mail
-client's RFC 8058 one-click POST (body ``List-Unsubscribe=One-Click``, no cookies).
-"""
+"""The unsubscribe page of reminder e-mails and the private calendar address (no log-in). GET
+only shows a confirmation (mail scanners open every link); POST unsubscribes (RFC 8058)."""
 
 from urllib.parse import urlsplit
 
@@ -49,8 +44,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
             return _page(request, {"state": "done", "language": language})
         target = reminder_unsubscribe_target(token=token)
     except DomainError as exc:
-        # An expired link still says whose it was; otherwise the page speaks the browser's
-        # language.
+        # An expired link still names its learner's language; else the browser's.
         detail = exc.detail if isinstance(exc.detail, dict) else {}
         language = detail.get("language") or fallback
         state = "expired" if exc.code == "unsubscribe_link_expired" else "invalid"
@@ -62,10 +56,8 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD"])
 def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
-    """The private calendar address (no log-in: the token is the credential): the reviews due on
-    each of the next 30 days and the exam date, as iCalendar. 404 unknown, 410 revoked. A fixed
-    number of queries (the feed with its learner, the retired content, the forecast, the exam
-    dates), whatever the number of cards."""
+    """The private calendar address as iCalendar: reviews due per day and the exam date (404
+    unknown, 410 revoked)."""
     try:
         feed = calendar_feed_by_token(token=token)
     except DomainError as exc:

@@ -66,8 +66,7 @@ class RegisterSerializer(serializers.Serializer):
     )
     email = serializers.CharField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
-    # The optional fields have no schema default: a generated client leaves out what it was not
-    # given (a default of "" made clients send "", and minLength 1 refused it). Left out, the
+    # The optional fields have no schema default, so a generated client leaves them out and the
     # server's value applies (``validate``).
     display_name = serializers.CharField(
         max_length=150,
@@ -136,8 +135,7 @@ class TokenRequestSerializer(serializers.Serializer):
     """Log-in for a mobile app: the password and exactly one of ``login`` (the username or the
     e-mail address, as the web form's one field), ``username`` or ``email``."""
 
-    # All three optional without a default, so a generated client sends only the one it is
-    # given; an empty one counts as left out.
+    # Optional without a default, so a client sends only the one given; empty is left out.
     login = serializers.CharField(
         max_length=254,
         required=False,

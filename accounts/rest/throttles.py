@@ -1,6 +1,4 @@
-"""The per-address rate of the registration endpoint (and of privacy's erasure password).
-
-Log-ins are not rated: django-axes counts their failures (accounts/lockout.py)."""
+"""The per-address rate of registration and account mails (log-ins: django-axes)."""
 
 from django.core.cache import caches
 from django.utils.connection import ConnectionProxy
@@ -9,12 +7,8 @@ from rest_framework.throttling import ScopedRateThrottle
 
 
 class LoginRateThrottle(ScopedRateThrottle):
-    """The view's ``throttle_scope`` rate per client address (scope "login": registration, the
-    password that confirms an erasure).
-
-    DRF copies the rates onto the throttle class at import; reading them per request lets
-    settings overrides (tests, a changed THROTTLE_LOGIN) take effect.
-    """
+    """The view's ``throttle_scope`` rate per client address, read per request so settings
+    overrides take effect (DRF copies the rates at import)."""
 
     # Counted in the "login" cache, which production shares among all web workers.
     cache = ConnectionProxy(caches, "login")

@@ -30,11 +30,7 @@ from lms.openapi import error_codes
 
 
 class _AnonymousLoginView(APIView):
-    """Open to anyone.
-
-    No authentication classes: a stale session cookie must not turn these into CSRF-checked
-    requests, and there is no account yet to authenticate.
-    """
+    """Open to anyone; no authentication, so a stale session cookie does not trigger CSRF."""
 
     authentication_classes = []
     permission_classes = [AllowAny]
@@ -45,9 +41,7 @@ def _accepted(message: str) -> Response:
 
 
 class _RatedAnonymousView(_AnonymousLoginView):
-    """Rated per client address (THROTTLE_LOGIN): creating accounts and asking for mails check
-    no password, so django-axes does not see them, and nothing else stops one address from
-    filling the user table or a mailbox."""
+    """Rated per client address (THROTTLE_LOGIN): no password is checked, so axes sees none."""
 
     throttle_classes = [LoginRateThrottle]
     throttle_scope = "login"

@@ -1,8 +1,5 @@
-"""Reviews API: the due queue, reviewing and undo, stats, card faces, notifications, the FSRS
-parameters ("Optimize") and exam dates with their readiness.
-
-Thin views: a serializer parses the input, one service or selector does the work.
-"""
+"""Reviews API: the due queue, reviewing and undo, stats, cards, notifications, FSRS parameters
+and exam dates."""
 
 from django.utils import timezone
 from django.utils.translation import gettext as _

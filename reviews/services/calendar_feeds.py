@@ -1,8 +1,4 @@
-"""The learner's private calendar address: create (a new one replaces the live one) and revoke.
-
-The token is 256 random bits (secrets.token_urlsafe(32), 43 characters); a revoked feed's row
-stays, so its address answers 410 Gone rather than 404.
-"""
+"""The learner's private calendar address: create (replacing the live one) and revoke."""
 
 from __future__ import annotations
 

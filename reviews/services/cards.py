@@ -39,13 +39,7 @@ def _new_card(
 @transaction.atomic
 def cards_for_step_ensure(*, learner_id: int, step_id: int, at: datetime.datetime) -> None:
     """Create the definition card and one card per distinct flashcard quick check of the step
-    (idempotent). A quick check that repeats the definition, recurs in most steps or is an
-    instruction makes none (``QuickCheckData.makes_card``; courses.quick_check_roles).
-
-    Two queries. The partial unique constraints (one definition card per learner and step, one
-    quick-check card per learner and quick check) make a repeat, or a quick check another step
-    already showed, an ignored conflict.
-    """
+    (idempotent: the partial unique constraints make a repeat an ignored conflict)."""
     quick_checks = courses_api.step_quick_checks(step_id)
     cards = [_new_card(learner_id=learner_id, step_id=step_id, quick_check_id=None, at=at)]
     cards += [
@@ -64,14 +58,9 @@ def quick_check_rating_record(
     rating: str,
     at: datetime.datetime,
     is_definition: bool = False,
-) -> ReviewCard:
-    """A quick-check self-rating ("knew"/"partly"/"not_yet") is its card's first review.
-
-    The card is created if needed. Only the first rating counts: once the card has been reviewed
-    it follows its FSRS schedule, and rating the quick check again on the step page leaves it be.
-    A quick check that repeats the step's definition (``is_definition``) has no card of its own:
-    its rating is the step's definition card's first review.
-    """
+) -> None:
+    """A quick-check self-rating is its card's first review (the card is created if needed); later
+    ratings leave its schedule alone. A definition quick check rates the step's definition card."""
     fsrs_rating = QUICK_CHECK_RATINGS.get(rating)
     if fsrs_rating is None:
         raise InvalidInput(
@@ -94,7 +83,7 @@ def quick_check_rating_record(
     else:
         card = cards.get(kind=ReviewCard.Kind.QUICK_CHECK, quick_check_id=quick_check_id)
     if card.last_review is not None:
-        return card
+        return
     preferences = accounts_api.review_preferences(learner_id)
     retention = preferences.desired_retention if preferences else DEFAULT_DESIRED_RETENTION
     before = CardState.from_columns(card)
@@ -112,12 +101,12 @@ def quick_check_rating_record(
         reviewed_at=at,
         **log_states(before=before, after=after),
     )
-    card_state_apply(card=card, state=after)
-    return card
+    for name, value in after.columns().items():
+        setattr(card, name, value)
+    card.save(update_fields=CARD_STATE_FIELDS)
 
 
-# The log keeps the whole state before the review (for undo) and what it needs of the state after
-# it (the result a replayed client review id returns; the new last review is the review's time).
+# The log keeps the whole state before the review (undo) and what a replay returns after it.
 _LOG_FIELDS = frozenset(field.name for field in ReviewLog._meta.concrete_fields)
 _LOG_AFTER_FIELDS = [name for name in CARD_STATE_FIELDS if f"after_{name}" in _LOG_FIELDS]
 
@@ -128,10 +117,3 @@ def log_states(*, before: CardState, after: CardState) -> dict:
     for name in _LOG_AFTER_FIELDS:
         columns[f"after_{name}"] = getattr(after, name)
     return columns
-
-
-def card_state_apply(*, card: ReviewCard, state: CardState) -> None:
-    """Write a new FSRS state to the card's columns (one UPDATE; the caller holds the lock)."""
-    for name, value in state.columns().items():
-        setattr(card, name, value)
-    card.save(update_fields=CARD_STATE_FIELDS)

@@ -1,6 +1,5 @@
-"""The demo learner's review history (``manage.py demo_setup``, local use only): the review
-sessions a learner would have had on past days, replayed through the real due queue and
-``review_record`` at past times, so the heatmap, the streak and the due cards are real."""
+"""The demo learner's review history (``manage.py demo_setup``), replayed through the real due
+queue and ``review_record`` at past times."""
 
 from __future__ import annotations
 
@@ -20,10 +19,8 @@ _EARLY_REVIEW_HORIZON = datetime.timedelta(days=30)
 
 
 def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
-    """Review what was due on each of the last ``days`` days (``days`` ago … yesterday, at the
-    time of day of ``now``), one session a day, skipping one day in five so the streak is a real
-    one; yesterday's session ends early, today is left to the learner. A learner who has
-    reviewed before keeps their history: nothing is replayed. Returns the reviews recorded."""
+    """Review what was due on each of the last ``days`` days, skipping one day in five; a learner
+    who has reviewed before is left alone. Returns the reviews recorded."""
     if ReviewLog.objects.filter(learner_id=learner.pk).exists():
         return 0
     recorded = 0
@@ -31,15 +28,12 @@ def demo_reviews_replay(*, learner, days: int, now: datetime.datetime) -> int:
         if days_ago % 5 == 4 and days_ago > 3:
             continue  # a day off
         at = now - datetime.timedelta(days=days_ago)
-        # Learning steps come back within a session; yesterday's was cut short, so the cards
-        # it left in learning are due now.
+        # Yesterday's session was cut short, so the cards it left in learning are due now.
         for _round in range(1 if days_ago == 1 else 3):
-            # What comes due within the session's hour too: a card reviewed yesterday a few
-            # minutes later than today's session starts is not left out on a minute.
+            # What comes due within the session's hour too, so a minute does not leave one out.
             queue = due_queue(learner=learner, at=at + _SESSION_WINDOW, limit=DUE_PAGE_MAX)
             if not queue.cards and days_ago == 1 and _round == 0:
-                # Nothing came due yesterday (FSRS's fuzz decides): the learner reviewed the
-                # next card early, so the streak the pages show does not depend on chance.
+                # Nothing came due yesterday: review the next card early, so the streak is sure.
                 queue = due_queue(learner=learner, at=now + _EARLY_REVIEW_HORIZON, limit=1)
             if not queue.cards:
                 break

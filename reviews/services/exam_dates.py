@@ -1,10 +1,5 @@
-"""A learner's exam date for a module: set, moved or removed.
-
-The review service schedules the module's cards for it (reviews.scheduling's exam-date rule, at
-each review); setting, moving or removing the date changes no card's due date, so nothing is
-rescheduled backwards: a card the rule brought forward stays where it is, the next reviews
-follow the new date.
-"""
+"""A learner's exam date for a module: set, moved or removed. No card's due date changes: the
+next reviews follow the new date."""
 
 from __future__ import annotations
 
@@ -21,21 +16,12 @@ from reviews.models import ExamDate, ModuleExamPlan
 DEFAULT_MAX_DAYS_AHEAD = 365
 
 
-def exam_date_limits(*, module_id: int) -> int:
-    """How many days ahead a learner may set the module's exam (its plan's, else a year)."""
-    plan = ModuleExamPlan.objects.filter(module_id=module_id).values("max_days_ahead").first()
-    return plan["max_days_ahead"] if plan else DEFAULT_MAX_DAYS_AHEAD
-
-
 @transaction.atomic
 def exam_date_set(
     *, learner, module_slug: str, exam_on: datetime.date | None, at: datetime.datetime
 ) -> ExamDate | None:
-    """Set (or with ``None`` remove) the learner's exam date for the module.
-
-    Refused: a date before the learner's today, and one further ahead than the module's plan
-    allows. An unknown module is ``module_not_found``.
-    """
+    """Set (or with ``None`` remove) the learner's exam date for the module, within today and the
+    module plan's limit."""
     module = courses_api.module_by_slug(module_slug)
     if exam_on is None:
         ExamDate.objects.filter(learner_id=learner.pk, module_id=module.id).delete()
@@ -47,7 +33,8 @@ def exam_date_set(
             detail={"exam_on": [_("Choose today or a later day.")]},
             code="exam_date_past",
         )
-    days_ahead = exam_date_limits(module_id=module.id)
+    plan = ModuleExamPlan.objects.filter(module_id=module.id).values("max_days_ahead").first()
+    days_ahead = plan["max_days_ahead"] if plan else DEFAULT_MAX_DAYS_AHEAD
     latest = today + datetime.timedelta(days=days_ahead)
     if exam_on > latest:
         message = _(

@@ -1,13 +1,5 @@
-"""Fitting FSRS parameters to the review log: a learner's own (monthly and on request) and a
-module's pooled ones, each run exactly once per learner (or module) and run key.
-
-The arithmetic is reviews.fitting (pure); here are the reads, the claim and the writes. A run
-fits a learner under a PostgreSQL advisory lock on the learner and writes its ``ParameterFit``
-row (unique per learner and run key) in the same transaction, so two beats or two workers on the
-same run fit each learner once: the second waits for the first and finds its row. A learner's
-fit is drawn toward their module's pooled parameters (reviews.fitting.parameters_optimize). New
-parameters replace those in use only when they predict the held-out recent reviews better.
-"""
+"""Fitting FSRS parameters to the review log, a learner's own and a module's pooled, once per
+learner (or module) and run key: an advisory lock and a unique fit row in one transaction."""
 
 from __future__ import annotations
 
@@ -36,11 +28,6 @@ POOL_MAX_LEARNERS = 500
 def run_key_monthly(at: datetime.datetime) -> str:
     """The monthly refit's run key: the calendar month (UTC)."""
     return at.astimezone(datetime.UTC).strftime("%Y-%m")
-
-
-def run_key_requested(at: datetime.datetime) -> str:
-    """The run key of a fit the learner asked for on the settings page (one per second)."""
-    return "request-" + at.astimezone(datetime.UTC).strftime("%Y%m%dT%H%M%S")
 
 
 def _lock(namespace: int, subject_id: int) -> None:
@@ -224,4 +211,6 @@ def parameters_fit_requested(*, learner_id: int, at: datetime.datetime) -> FitRe
             code="fit_too_soon",
             detail={"retry_after_seconds": REQUESTED_FIT_EVERY_MINUTES * 60},
         )
-    return learner_parameters_fit(learner_id=learner_id, run_key=run_key_requested(at), at=at)
+    return learner_parameters_fit(
+        learner_id=learner_id, run_key=f"request-{at.astimezone(datetime.UTC):%Y%m%dT%H%M%S}", at=at
+    )

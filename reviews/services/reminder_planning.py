@@ -1,19 +1,5 @@
-"""Planning reminder digests: the planner that claims them and enqueues their sending.
-
-Exactly-once in effect (the send step is reviews.services.reminder_sending):
-- the planner *claims* a digest by inserting a ReminderDigest row, unique per (learner, local
-  date, kind), ignoring the conflict — two planners (or two beats) at once claim it once;
-- the send step locks the claim row with a conditional UPDATE (status still "claimed"), sends,
-  and marks it "sent" in the same transaction — a task delivered twice waits for the lock and
-  then finds the row sent;
-- a claim whose task was lost (worker killed, broker restarted) stays "claimed" and the next
-  planner run enqueues it again.
-Each learner's next reminder instant is stored (accounts.User.next_reminder_at, owned and
-written by accounts), so a run reads only the learners whose reminder has come, not every
-learner.
-The one window left is a crash after the mail server accepted the message and before the commit;
-then the redelivered task sends it a second time (at-least-once there, never zero).
-"""
+"""Planning reminder digests: claim each (a row unique per learner, local date and kind) and
+enqueue its sending; a lost task stays "claimed" and the next run enqueues it again."""
 
 from __future__ import annotations
 
@@ -51,8 +37,7 @@ class ReminderClaim:
 @dataclass(frozen=True)
 class PlannerReport:
     claim_chunks: int
-    # Learners whose next reminder instant had come; candidates: the new claims the run
-    # enqueued (a claim already there for that local day stays the only one).
+    # looked_at: learners whose instant had come; candidates: the new claims enqueued.
     looked_at: int
     candidates: int
     dispatched: int
@@ -65,26 +50,16 @@ def reminders_plan(
     enqueue: Callable[[list[int], datetime.datetime], None],
 ) -> PlannerReport:
     """Claim the digests whose local reminder time fell in the last window, then enqueue every
-    claimed-but-unsent digest (new ones, and old ones whose task was lost) in chunks.
-
-    Reads only the learners whose stored next reminder instant has come (accounts.api, not every
-    learner) and moves each of them on to their next one: per chunk the learners, the claims of
-    those with a live card due who have not reviewed that local day, and the move on, committed
-    together. Deliberately not one transaction for the run: each chunk commits on its own, so a
-    crash mid-run keeps what was claimed; enqueueing comes after every chunk committed.
-    """
+    claimed-but-unsent one. Each chunk commits on its own, so a crash keeps what was claimed."""
     now = now or timezone.now()
-    # A late or missed run loses nothing (accounts.api.REMINDER_LOOKBACK: twice the beat
-    # interval); the claim row makes the overlap harmless.
+    # The window overlaps the last run's (a late run loses nothing); the claim row dedupes.
     window_start = now - accounts_api.REMINDER_LOOKBACK
     claim_chunks = looked_at = 0
     live: Q | None = None
     for learners in accounts_api.reminder_learner_chunks(at=now, chunk_size=REMINDER_BATCH_SIZE):
         claims, next_at = _chunk_plan(learners, now=now, window_start=window_start)
         if claims and live is None:
-            # Read once per run: the rule "live card" over the content retired now.
             live = live_cards_q(courses_api.retired_content())
-        # One flush to disk per chunk, not two. Outside a transaction of the caller.
         with transaction.atomic(savepoint=False):
             if claims:
                 _claims_insert(claims, now=now, live=live)
@@ -104,10 +79,8 @@ def reminders_plan(
 
 
 def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live: Q) -> None:
-    """Claim the digests of the learners who have a ``live`` card (the live-card rule) due at
-    ``now`` and no review from the review queue since their local day began. A claim already
-    there for that local day stays the only one (the unique constraint; its conflict is
-    ignored)."""
+    """Claim the digests of learners with a live card due at ``now`` and no review since their
+    local day began; an existing claim for that day stays the only one."""
     learner_ids = [claim.learner_id for claim in claims]
     with_due = set(
         ReviewCard.objects.filter(live, learner_id__in=learner_ids, due__lte=now)
@@ -145,12 +118,7 @@ def _claims_insert(claims: list[ReminderClaim], *, now: datetime.datetime, live:
 def _dispatch(
     *, now: datetime.datetime, enqueue: Callable[[list[int], datetime.datetime], None]
 ) -> tuple[int, int, int]:
-    """Enqueue claimed digests never enqueued (new claims), or enqueued long ago and still
-    unsent (their task was lost, or the broker refused it): (new, resent, chunks).
-
-    One query when there are none; otherwise two per chunk (read the ids, stamp them),
-    keyset-paginated by id.
-    """
+    """Enqueue claims never enqueued, or long ago and still unsent: (new, resent, chunks)."""
     pending = ReminderDigest.objects.filter(status=ReminderDigest.Status.CLAIMED).filter(
         Q(enqueued_at__isnull=True) | Q(enqueued_at__lte=now - REMINDER_RESEND_AFTER)
     )
@@ -165,9 +133,7 @@ def _dispatch(
             break
         ids = [row_id for row_id, _enqueued_at in rows]
         ReminderDigest.objects.filter(id__in=ids).update(enqueued_at=now)
-        # Stamped before enqueueing: if the broker call fails, the stamp only delays the retry
-        # by REMINDER_RESEND_AFTER; if enqueueing came first, a crash could enqueue it twice
-        # (harmless too, the send step is idempotent).
+        # Stamped first: a failed broker call only delays the retry by REMINDER_RESEND_AFTER.
         enqueue(ids, now)
         fresh = sum(1 for _row_id, enqueued_at in rows if enqueued_at is None)
         new += fresh
@@ -179,15 +145,8 @@ def _dispatch(
     return new, resent, chunks
 
 
-# --- which learners of a chunk to claim: the stored next reminder instant ----------------------
-#
-# accounts.User.next_reminder_at holds, per learner, the instant from which the planner must look
-# at them again: their next local reminder instant (NULL: no reminders). Preference changes set it
-# (accounts.api.reminder_next_at), each run moves every learner it reads on to their next one. A
-# run therefore reads through the index only the learners whose instant has come, about 1/96 of
-# them, and works out time zones, DST and quiet hours in Python for those few (lms.local_time).
-# Whether they have a live card due and have not reviewed that local day are facts of reviews'
-# own tables: ``_claims_insert`` checks them.
+# Each run moves every learner it reads on to their next reminder instant, so a run reads only
+# those whose instant has come.
 
 
 def _chunk_plan(
@@ -196,15 +155,8 @@ def _chunk_plan(
     now: datetime.datetime,
     window_start: datetime.datetime,
 ) -> tuple[list[ReminderClaim], dict[int, datetime.datetime | None]]:
-    """The candidate claims of a chunk, and every learner's next reminder instant.
-
-    A learner is a candidate when a local date's reminder instant lies in (window_start, now]
-    and they are not in their quiet hours now; ``_claims_insert`` then keeps those with a live
-    card due who have not reviewed since that local day began. Every learner read moves on to
-    the first reminder instant after ``now``, claimed or not: nothing due, reviewed today, quiet
-    hours and an instant older than the window (the planner was down) all wait for the next
-    local day, as a claim would.
-    """
+    """The candidate claims of a chunk, and every learner's next reminder instant (after ``now``,
+    claimed or not: whatever kept a learner from a claim waits for the next local day)."""
     claims: list[ReminderClaim] = []
     next_at: dict[int, datetime.datetime | None] = {}
     for learner in learners:

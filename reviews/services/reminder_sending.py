@@ -33,13 +33,8 @@ EMAIL_LANGUAGES = ("de", "en")
 def reminder_digest_send(
     *, digest_id: int, now: datetime.datetime | None = None, connection=None
 ) -> str:
-    """Send one claimed digest, at most once; returns what happened ("sent", or why not).
-
-    The conditional UPDATE locks the claim row for the whole transaction, and the mail goes out
-    inside it: a second delivery of the same task waits, then finds the row no longer claimed.
-    A mail-server error rolls everything back (the row stays claimed) and propagates, so the task
-    retries.
-    """
+    """Send one claimed digest at most once; returns "sent" or why not. The claim row stays locked
+    while the mail goes out, so a duplicate delivery waits and then finds it sent."""
     now = now or timezone.now()
     with transaction.atomic():
         locked = ReminderDigest.objects.filter(
@@ -63,10 +58,31 @@ def reminder_digest_send(
 
         language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
         digest.unsubscribe_key = reminder_unsubscribe_key()
-        context = _digest_context(
-            learner=learner, count=count, language=language, unsubscribe_key=digest.unsubscribe_key
+        token = reminder_unsubscribe_token(digest.unsubscribe_key)
+        context = {
+            "name": learner.name,
+            "count": count,
+            "review_url": settings.SITE_URL + REVIEW_PAGE_PATH,
+            "unsubscribe_url": settings.SITE_URL + UNSUBSCRIBE_PATH.format(token=token),
+        }
+        title = render_to_string(f"reviews/email/digest_subject.{language}.txt", context).strip()
+        message = EmailMultiAlternatives(
+            subject=title,
+            body=render_to_string(f"reviews/email/digest.{language}.txt", context),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            to=[learner.reminders.email],
+            connection=connection,
+            headers={
+                # RFC 2369 and RFC 8058: mail clients offer their own one-click unsubscribe.
+                "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
+                "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+                "Content-Language": language,
+            },
         )
-        _digest_message(learner=learner, context=context, connection=connection).send()
+        message.attach_alternative(
+            render_to_string(f"reviews/email/digest.{language}.html", context), "text/html"
+        )
+        message.send()
         digest.status = ReminderDigest.Status.SENT
         digest.sent_at = timezone.now()
         digest.due_count = count
@@ -77,8 +93,10 @@ def reminder_digest_send(
         Notification.objects.create(
             learner_id=learner.id,
             kind=Notification.Kind.REVIEW_DIGEST,
-            title=context["title"],
-            body=context["notification_body"],
+            title=title,
+            body=render_to_string(
+                f"reviews/email/digest_notification.{language}.txt", context
+            ).strip(),
             payload={
                 "due_count": count,
                 "url": context["review_url"],
@@ -114,51 +132,6 @@ def _skip_reason(
     ).exists():
         return "reviewed_today"
     return None
-
-
-def _digest_context(
-    *, learner: ReminderRecipient, count: int, language: str, unsubscribe_key: str
-) -> dict:
-    review_url = settings.SITE_URL + REVIEW_PAGE_PATH
-    unsubscribe_url = settings.SITE_URL + UNSUBSCRIBE_PATH.format(
-        token=reminder_unsubscribe_token(unsubscribe_key)
-    )
-    context = {
-        "name": learner.name,
-        "count": count,
-        "review_url": review_url,
-        "unsubscribe_url": unsubscribe_url,
-    }
-    context["title"] = render_to_string(
-        f"reviews/email/digest_subject.{language}.txt", context
-    ).strip()
-    context["notification_body"] = render_to_string(
-        f"reviews/email/digest_notification.{language}.txt", context
-    ).strip()
-    return context
-
-
-def _digest_message(
-    *, learner: ReminderRecipient, context: dict, connection
-) -> EmailMultiAlternatives:
-    language = learner.language if learner.language in EMAIL_LANGUAGES else "de"
-    message = EmailMultiAlternatives(
-        subject=context["title"],
-        body=render_to_string(f"reviews/email/digest.{language}.txt", context),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        to=[learner.reminders.email],
-        connection=connection,
-        headers={
-            # RFC 2369 and RFC 8058: mail clients offer their own one-click unsubscribe button.
-            "List-Unsubscribe": f"<{context['unsubscribe_url']}>",
-            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-            "Content-Language": language,
-        },
-    )
-    message.attach_alternative(
-        render_to_string(f"reviews/email/digest.{language}.html", context), "text/html"
-    )
-    return message
 
 
 def reminder_digest_attempt_failed(*, digest_id: int, error: str) -> None:

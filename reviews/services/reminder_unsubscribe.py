@@ -1,11 +1,5 @@
-"""The unsubscribe link of reminder e-mails: turns them off without a log-in.
-
-The link carries a random key of the one e-mail it came in (``ReminderDigest.unsubscribe_key``),
-signed with the time it was made, so it names no learner and no row id, cannot be forged or
-changed, and stops working after ``UNSUBSCRIBE_MAX_AGE``. Opening it (GET) only reads: mail
-scanners and link previews fetch every link. A POST turns the reminders off — the button of the
-page GET shows, or a mail client's RFC 8058 one-click POST.
-"""
+"""The unsubscribe link of reminder e-mails: a signed, expiring key of one e-mail, no log-in.
+GET only reads (mail scanners open every link); POST turns the reminders off (RFC 8058)."""
 
 from __future__ import annotations
 
@@ -19,11 +13,8 @@ from accounts import api as accounts_api
 from lms.errors import InvalidInput, NotFound
 from reviews.models import ReminderDigest
 
-# A new salt for the keyed links: the earlier, never-expiring links (which named the learner)
-# are refused as not valid.
 UNSUBSCRIBE_SALT = "reviews.reminder-unsubscribe.v2"
-# Two months: long after anyone still acts on a reminder, short enough that an old mail in a
-# forwarded thread or a leaked archive stops being a switch for somebody's reminders.
+# Two months: long after anyone acts on a reminder; an old leaked mail stops being a switch.
 UNSUBSCRIBE_MAX_AGE = datetime.timedelta(days=60)
 
 
@@ -60,12 +51,8 @@ def _learner_of_key(key: str):
 
 
 def reminder_unsubscribe_target(*, token: str) -> UnsubscribeTarget:
-    """Whose reminders the link turns off (reads only: what a GET may do); two queries.
-
-    Raises InvalidInput for a changed link ("invalid_unsubscribe_token") or an expired one
-    ("unsubscribe_link_expired", with the learner's language in ``detail`` for its page), and
-    NotFound when its e-mail or account is gone.
-    """
+    """Whose reminders the link turns off (reads only); InvalidInput for a changed or expired
+    link, NotFound when its e-mail or account is gone."""
     try:
         key = _signer().unsign(token, max_age=UNSUBSCRIBE_MAX_AGE)
     except signing.SignatureExpired as exc:
@@ -91,11 +78,7 @@ def reminder_unsubscribe_target(*, token: str) -> UnsubscribeTarget:
 
 
 def reminder_email_unsubscribe(*, token: str) -> str:
-    """Turn reminder e-mails off for the learner the link is for (idempotent, no log-in).
-
-    Returns the learner's language for the confirmation page; raises like
-    ``reminder_unsubscribe_target``.
-    """
+    """Turn reminder e-mails off for the link's learner (idempotent); returns their language."""
     target = reminder_unsubscribe_target(token=token)
     language = accounts_api.reminder_email_turn_off(learner_id=target.learner_id)
     return language or target.language

@@ -1,13 +1,5 @@
-"""A phone's queue of offline reviews, applied in the order sent (POST /api/v1/reviews/batch/).
-
-One transaction per review, not one for the batch: each review is ``review_record`` as if it had
-been posted alone, scheduled from its own ``reviewed_at``. A review that is refused (its card
-gone, its time out of bounds, its client review id used for another card) is reported and the
-rest still apply, so one bad entry cannot hold back a day's queue; a phone that re-sends a batch
-whose answer it lost gets "duplicate" with the original result for every review that applied,
-and nothing changes. The order sent is the order applied: two reviews of one card must come in
-the order they were done (a later one timed before the card's last review is refused).
-"""
+"""A phone's offline reviews, applied in the order sent, each in its own transaction: a refused
+review is reported and the rest still apply; a re-sent review answers "duplicate"."""
 
 from __future__ import annotations
 
@@ -23,8 +15,7 @@ from lms.errors import DomainError, InvalidInput
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
 from reviews.services.reviewing import ReviewResult, review_record
 
-# The most reviews one batch takes: a phone offline for a few days at the default 200 reviews a
-# day sends one batch, a longer absence several. Each review costs two statements.
+# The most reviews one batch takes: a few offline days at the default daily limit.
 REVIEW_BATCH_MAX = 500
 CLIENT_REVIEW_ID_MAX = 64
 
@@ -91,11 +82,8 @@ def review_batch_apply(
     parse: Callable[[Any], BatchReview],
     now: datetime.datetime | None = None,
 ) -> BatchResult:
-    """Apply the reviews (as sent, each read by ``parse``, which raises a DomainError for an
-    entry it cannot read) in the order sent. Over REVIEW_BATCH_MAX reviews the whole batch is
-    refused before any applies. Two statements per new review on PostgreSQL (a duplicate:
-    five), whatever the number of cards (tests/reviews/test_review_batches.py).
-    """
+    """Apply the reviews (each read by ``parse``) in the order sent; over REVIEW_BATCH_MAX the
+    whole batch is refused before any applies."""
     if len(reviews) > REVIEW_BATCH_MAX:
         raise InvalidInput(
             _("At most %(limit)s reviews per batch; send the rest in another batch.")

@@ -149,25 +149,14 @@ class UndoResult:
     state: int
 
 
-# Each further attempt means another undo deleted the log this one found; the bound only keeps
-# an undo from running on while the learner's other devices undo faster than it can look.
+# Each retry means a concurrent undo took the log first; the bound keeps this from spinning.
 _UNDO_ATTEMPTS = 50
 
 
 @transaction.atomic
 def review_undo(*, learner) -> UndoResult:
-    """Undo the learner's last applied review from the review queue: restore the card, delete
-    the log. Repeating it undoes the review before that, and so on. Quick-check self-ratings are
-    not undone here (the step page owns them).
-
-    "Last applied" is the highest log id, read under the card's row lock. Every review draws its
-    log's id while it holds that lock and keeps it to its commit, so per card the ids are in the
-    order the reviews were applied. ``reviewed_at`` is not: it is taken when the request starts,
-    and a request that waited for the lock applies later with the earlier time. The lock also
-    keeps a review from landing between reading the last log and restoring the state before it.
-
-    Savepoint, the card's lock, its last log, the restore, the delete, release.
-    """
+    """Undo the learner's last review from the queue: restore the card, delete the log. "Last" is
+    the highest log id (drawn under the card's lock, unlike ``reviewed_at``), read under it."""
     for _attempt in range(_UNDO_ATTEMPTS):
         reviews = ReviewLog.objects.filter(learner_id=learner.pk, source=ReviewLog.Source.REVIEW)
         card_id = (
