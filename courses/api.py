@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import (
     BooleanField,
     Count,
@@ -33,7 +34,7 @@ from courses.models import (
     active_step_q,
     quick_check_makes_no_card_q,
 )
-from courses.selectors import module_outline_get
+from courses.selectors import CONTENT_CACHE_SECONDS, content_generation, module_outline_get
 from courses.services import importing as _importing
 from lms.errors import ModuleNotFound, StepNotFound
 
@@ -101,8 +102,13 @@ def _kind(is_quick_check: bool) -> Value:
 
 
 def retired_content() -> RetiredContent:
-    """The retired steps and the quick checks that make no review card: one query, each kind
-    through its partial index."""
+    """The retired steps and the quick checks that make no review card, cached under the
+    content generation (the due queue asks on every request)."""
+    key = f"courses:all:{content_generation()}:retired"
+    return cache.get_or_set(key, _retired_content_read, CONTENT_CACHE_SECONDS)
+
+
+def _retired_content_read() -> RetiredContent:
     steps = Step.objects.retired().order_by()
     quick_checks = QuickCheck.objects.filter(quick_check_makes_no_card_q()).order_by()
     rows = steps.values_list("id", _kind(False)).union(
@@ -136,14 +142,32 @@ def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> Ca
 
 
 def _card_faces(step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> list[tuple]:
-    """(is quick check, id, front, module title, back) of each step and quick check."""
-    steps = Step.objects.filter(pk__in=set(step_ids)).values_list(
-        _kind(False), "id", "term", "module__title", "definition"
-    )
-    quick_checks = QuickCheck.objects.filter(pk__in=set(quick_check_ids)).values_list(
-        _kind(True), "id", "question", Value(""), "answer"
-    )
-    return list(steps.order_by().union(quick_checks.order_by(), all=True))
+    """(is quick check, id, front, module title, back) of each step and quick check, each
+    cached under the content generation; the missing ones read in one query."""
+    generation = content_generation()
+
+    def key(is_quick_check: bool, pk: int) -> str:
+        return f"courses:all:{generation}:face:{'q' if is_quick_check else 's'}{pk}"
+
+    wanted = {
+        key(is_quick_check, pk): (is_quick_check, pk)
+        for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids))
+        for pk in set(ids)
+    }
+    found = cache.get_many(wanted)
+    missing = [wanted[key] for key in wanted.keys() - found.keys()]
+    if missing:
+        steps = Step.objects.filter(pk__in=[pk for is_qc, pk in missing if not is_qc])
+        quick_checks = QuickCheck.objects.filter(pk__in=[pk for is_qc, pk in missing if is_qc])
+        read = steps.values_list(_kind(False), "id", "term", "module__title", "definition")
+        read = read.order_by().union(
+            quick_checks.values_list(_kind(True), "id", "question", Value(""), "answer").order_by(),
+            all=True,
+        )
+        fresh = {key(face[0], face[1]): face for face in read}
+        cache.set_many(fresh, CONTENT_CACHE_SECONDS)
+        found.update(fresh)
+    return list(found.values())
 
 
 def module_slugs() -> list[str]:

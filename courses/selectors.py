@@ -72,11 +72,14 @@ def _cached(module_slug: str, part: str, read: Callable[[], _T]) -> _T:
     """``read()`` through Django's cache, keyed by the module's content version (one query more),
     so a publish on any host is seen by all at once."""
     key = f"courses:{module_slug}:{module_content_version(module_slug)}:{part}"
-    value = cache.get(key)
-    if value is None:
-        value = read()
-        cache.set(key, value, CONTENT_CACHE_SECONDS)
-    return value
+    return cache.get_or_set(key, read, CONTENT_CACHE_SECONDS)
+
+
+def content_generation() -> str:
+    """Every module's content version at once (one query): the key part of what is cached
+    across modules, such as the retired content and the faces of review cards."""
+    versions = Module.objects.order_by("pk").values_list("content_version", flat=True)
+    return hashlib.sha256(b"".join(version.bytes for version in versions)).hexdigest()[:32]
 
 
 def _plain(instance: Model | None) -> dict | None:

@@ -117,8 +117,9 @@ def test_the_feed_costs_the_same_queries_with_few_or_many_cards(learner, bulk_ca
     def run():
         events.append(_events(client.get(_feed_url(feed))))
 
-    # The feed with its learner, the retired content's ids, the forecast, the learner's exam
-    # dates and the module exam dates of their cards' modules (none here, so no module title).
+    run()  # the retired content's ids, cached under the content's version
+    # The feed with its learner, the content version, the forecast, the learner's exam dates and
+    # the module exam dates of their cards' modules (none here, so no module title).
     assert_queries_constant(
         run, grow=lambda: bulk_cards(learner, 4_999, due=due, reviewed=True, start=1), budget=6
     )
