@@ -144,6 +144,9 @@ def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> Ca
 def _card_faces(step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> list[tuple]:
     """(is quick check, id, front, module title, back) of each step and quick check, each
     cached under the content generation; the missing ones read in one query."""
+    step_ids, quick_check_ids = set(step_ids), set(quick_check_ids)
+    if not step_ids and not quick_check_ids:
+        return []
     generation = content_generation()
 
     def key(is_quick_check: bool, pk: int) -> str:
@@ -152,7 +155,7 @@ def _card_faces(step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> list
     wanted = {
         key(is_quick_check, pk): (is_quick_check, pk)
         for is_quick_check, ids in ((False, step_ids), (True, quick_check_ids))
-        for pk in set(ids)
+        for pk in ids
     }
     found = cache.get_many(wanted)
     missing = [wanted[key] for key in wanted.keys() - found.keys()]
