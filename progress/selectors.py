@@ -21,7 +21,6 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 
 from courses import api as courses_api
@@ -450,15 +449,10 @@ class StepReaderState:
     status: str
     sections_viewed: tuple[str, ...]
     notes: dict[str, str]
-    # The value of the caller's column (``step_reader_state``'s ``column``), else None.
-    carried: Any = None
 
 
-def step_reader_state(
-    *, learner_id: int, module_id: int, step_id: int, column: tuple[str, list] | None = None
-) -> StepReaderState | None:
-    """The learner's state on one step for its page, None when not enrolled: one query, which
-    also carries ``column`` (another app's scalar subquery as SQL and params) as ``carried``."""
+def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
+    """The learner's state on one step for its page, None when not enrolled: one query."""
     progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
     notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
     row = (
@@ -466,7 +460,6 @@ def step_reader_state(
         .values(
             status=Subquery(progress.values("status")),
             sections_viewed=Subquery(progress.values("sections_viewed")),
-            carried=RawSQL(*column) if column else Value(None),
             **{
                 f"note_{prompt}": Subquery(notes.filter(prompt=prompt).values("text"))
                 for prompt in StepNote.Prompt.values
@@ -484,5 +477,4 @@ def step_reader_state(
             for prompt in StepNote.Prompt.values
             if row[f"note_{prompt}"] is not None
         },
-        carried=row["carried"],
     )

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.aggregates import JSONBAgg
 from django.db.models import (
     Count,
     F,
@@ -25,7 +23,7 @@ from django.db.models import (
     Subquery,
     Value,
 )
-from django.db.models.functions import Coalesce, JSONArray
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -608,30 +606,6 @@ def quick_check_ratings_get(*, learner_id: int, quick_check_ids: Iterable[int]) 
     already has the step's quick checks (the step reader): one query."""
     rows = _ratings(learner_id=learner_id, quick_check_ids=quick_check_ids)
     return dict(rows.values_list("quick_check_id", "rating"))
-
-
-def quick_check_ratings_column(
-    *, learner_id: int, quick_check_ids: Sequence[int]
-) -> tuple[str, list] | None:
-    """The learner's ratings as a scalar subquery (SQL, params) that the step page's progress
-    read carries; ``quick_check_ratings_from_column`` reads it. None without ids."""
-    if not quick_check_ids:
-        return None
-    pairs = (
-        _ratings(learner_id=learner_id, quick_check_ids=quick_check_ids)
-        .values("learner_id")
-        .annotate(pairs=JSONBAgg(JSONArray("quick_check_id", "rating")))
-        .values("pairs")
-    )
-    sql, params = pairs.query.sql_with_params()
-    return f"({sql})", list(params)
-
-
-def quick_check_ratings_from_column(value: Any) -> dict[int, str]:
-    """The ratings a ``quick_check_ratings_column`` carried, as ``quick_check_ratings_get``
-    gives them."""
-    pairs = json.loads(value) if isinstance(value, str) else value or []
-    return {int(quick_check_id): rating for quick_check_id, rating in pairs}
 
 
 # --- certificates -----------------------------------------------------------------------------

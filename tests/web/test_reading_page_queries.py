@@ -14,8 +14,9 @@ from tests.web.test_web_queries import MODULE, fill_learner_data
 
 pytestmark = pytest.mark.django_db
 
-# Session and user; the learner's status, sections read, notes and quick-check ratings.
-STEP_PAGE_BUDGET = 4
+# The content version, session and user; the learner's status, sections read and notes; the
+# quick-check ratings.
+STEP_PAGE_BUDGET = 5
 # Session and user; enrollments with progress; the module list; per module the exam overview
 # (with the content version it is cached by); reviews due; the exam date for the readiness.
 DASHBOARD_BUDGET = 14

@@ -27,8 +27,6 @@ from progress.services.notes import step_notes_put
 from progress.services.step_events import step_complete, step_event_record
 from quizzes.selectors import (
     exam_rule_get,
-    quick_check_ratings_column,
-    quick_check_ratings_from_column,
     quick_check_ratings_get,
 )
 from quizzes.services import quick_checks
@@ -223,28 +221,18 @@ def _step_learner_state(
 ) -> dict:
     """Read the learner's status, sections read, notes and ratings. The GET records nothing:
     the page sends the "opened" event itself (web/static/web/app.js), as an app does; without
-    JavaScript the step counts as opened once the learner completes or reopens it (README,
-    "API"). One query for the state and the quick-check ratings on PostgreSQL, two elsewhere
-    (STEP_PAGE_QUERIES in the tests)."""
+    JavaScript the step counts as opened once the learner completes or reopens it."""
     step = content.step
     learner_id = request.user.pk
-    quick_check_ids = [qc["id"] for qc in quick_checks]
-    # The ratings ride along the progress read where they can (PostgreSQL): one statement.
-    ratings_column = quick_check_ratings_column(
-        learner_id=learner_id, quick_check_ids=quick_check_ids
-    )
-    state = step_reader_state(
-        learner_id=learner_id, module_id=step.module_id, step_id=step.pk, column=ratings_column
-    )
+    state = step_reader_state(learner_id=learner_id, module_id=step.module_id, step_id=step.pk)
     if state is None:
         return {"enrolled": False}
     for block in blocks:
         block.note = state.notes.get(block.section.kind, "")
         block.read = block.section.kind in state.sections_viewed
+    quick_check_ids = [qc["id"] for qc in quick_checks]
     ratings = {}
-    if ratings_column is not None:
-        ratings = quick_check_ratings_from_column(state.carried)
-    elif quick_check_ids:
+    if quick_check_ids:
         ratings = quick_check_ratings_get(learner_id=learner_id, quick_check_ids=quick_check_ids)
     for qc in quick_checks:
         qc["rating"] = ratings.get(qc["id"])
