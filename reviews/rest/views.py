@@ -57,7 +57,7 @@ class DueView(APIView):
             limit=query.validated_data["limit"],
             include_back=query.validated_data.get("include") == "back",
         )
-        return Response(DueQueueSerializer(queue).data)
+        return Response(DueQueueSerializer.represent(queue))
 
 
 class ReviewCreateView(APIView):

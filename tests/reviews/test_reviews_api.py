@@ -213,6 +213,23 @@ def test_undo_only_touches_my_reviews(learner, make_learner, studied, login, ste
     assert ReviewLog.objects.filter(learner=learner).count() == 1
 
 
+def test_due_body_is_what_the_declared_fields_give(learner, studied, login):
+    """DueQueueSerializer writes its dict directly; DRF's generic walk over the declared fields
+    (the OpenAPI contract) must give the same, for new and for reviewed cards."""
+    from rest_framework import serializers
+
+    from reviews.rest.serializers import DueQueueSerializer
+    from reviews.selectors import due_queue
+
+    client = login(learner)
+    _review(client, client.get(DUE).json()["cards"][0]["id"], rating=1)
+    at = timezone.now() + datetime.timedelta(minutes=5)
+    queue = due_queue(learner=learner, at=at, limit=50)
+    assert {card.is_new for card in queue.cards} == {True, False}
+    generic = serializers.Serializer.to_representation(DueQueueSerializer(), queue)
+    assert DueQueueSerializer(queue).data == generic
+
+
 def test_daily_limits_cap_new_cards_and_reviews(learner, studied, login):
     learner.new_cards_per_day = 2
     learner.reviews_per_day = 3
