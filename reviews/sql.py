@@ -19,9 +19,10 @@ from reviews.scheduling import CARD_STATE_FIELDS, DEFAULT_PARAMETERS, CardState,
 
 # ``live``: the learner's live cards due before the local day ends, read from the covering index.
 # The live-card condition is the SQL twin of reviews.selectors.live_cards_q (a test compares them).
-# The page: seen cards first (oldest due first), then new ones.
+# The page: seen cards first (oldest due first), then new ones; each part read in the index's
+# order with its own LIMIT, so a learner with thousands of due cards is not sorted whole.
 _DUE_QUEUE_SQL = """
-WITH live AS (
+WITH live AS NOT MATERIALIZED (
     SELECT c.id, c.due, c.last_review IS NULL AS is_new
     FROM reviews_reviewcard c
     WHERE c.learner_id = %(learner)s AND c.due < %(day_end)s
@@ -43,7 +44,12 @@ today AS (
       AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
 ),
 page AS (
-    SELECT id, is_new, due FROM live WHERE due <= %(at)s ORDER BY is_new, due, id LIMIT %(limit)s
+    (SELECT id, is_new, due FROM live WHERE due <= %(at)s AND NOT is_new
+     ORDER BY due, id LIMIT %(limit)s)
+    UNION ALL
+    (SELECT id, is_new, due FROM live WHERE due <= %(at)s AND is_new
+     ORDER BY due, id LIMIT %(limit)s)
+    ORDER BY is_new, due, id LIMIT %(limit)s
 )
 SELECT today.reviewed_today, today.new_today,
        counts.due_total, counts.due_new, counts.due_later_today,
