@@ -104,11 +104,12 @@ def _kind(is_quick_check: bool) -> Value:
 def retired_content() -> RetiredContent:
     """The retired steps and the quick checks that make no review card, cached under the
     content generation (the due queue asks on every request)."""
-    key = f"courses:all:{content_generation()}:retired"
-    return cache.get_or_set(key, _retired_content_read, CONTENT_CACHE_SECONDS)
+    generation = content_generation()
+    key = f"courses:all:{generation}:retired"
+    return cache.get_or_set(key, lambda: _retired_content_read(generation), CONTENT_CACHE_SECONDS)
 
 
-def _retired_content_read() -> RetiredContent:
+def _retired_content_read(generation: str) -> RetiredContent:
     steps = Step.objects.retired().order_by()
     quick_checks = QuickCheck.objects.filter(quick_check_makes_no_card_q()).order_by()
     rows = steps.values_list("id", _kind(False)).union(
@@ -118,13 +119,21 @@ def _retired_content_read() -> RetiredContent:
     quick_check_ids: set[int] = set()
     for row_id, is_quick_check in rows:
         (quick_check_ids if is_quick_check else step_ids).add(row_id)
-    return RetiredContent(step_ids=frozenset(step_ids), quick_check_ids=frozenset(quick_check_ids))
+    return RetiredContent(
+        step_ids=frozenset(step_ids),
+        quick_check_ids=frozenset(quick_check_ids),
+        generation=generation,
+    )
 
 
-def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardFronts:
-    """The term and module title of each step and the question of each quick check: one query."""
+def card_fronts(
+    *, step_ids: Iterable[int], quick_check_ids: Iterable[int], generation: str
+) -> CardFronts:
+    """The term and module title of each step and the question of each quick check, cached under
+    the content ``generation`` (``RetiredContent.generation``): one query for those not cached."""
     fronts = CardFronts(step_terms={}, quick_check_questions={}, step_module_titles={})
-    for is_quick_check, pk, front, module_title, _ in _card_faces(step_ids, quick_check_ids):
+    faces = _card_faces(step_ids, quick_check_ids, generation)
+    for is_quick_check, pk, front, module_title, _ in faces:
         if is_quick_check:
             fronts.quick_check_questions[pk] = front
         else:
@@ -133,21 +142,24 @@ def card_fronts(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> C
     return fronts
 
 
-def card_backs(*, step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> CardBacks:
-    """The definition of each step and the answer of each quick check: one query."""
+def card_backs(
+    *, step_ids: Iterable[int], quick_check_ids: Iterable[int], generation: str
+) -> CardBacks:
+    """The definition of each step and the answer of each quick check, as ``card_fronts``."""
     backs = CardBacks(step_definitions={}, quick_check_answers={})
-    for is_quick_check, pk, _, _, back in _card_faces(step_ids, quick_check_ids):
+    for is_quick_check, pk, _, _, back in _card_faces(step_ids, quick_check_ids, generation):
         (backs.quick_check_answers if is_quick_check else backs.step_definitions)[pk] = back
     return backs
 
 
-def _card_faces(step_ids: Iterable[int], quick_check_ids: Iterable[int]) -> list[tuple]:
+def _card_faces(
+    step_ids: Iterable[int], quick_check_ids: Iterable[int], generation: str
+) -> list[tuple]:
     """(is quick check, id, front, module title, back) of each step and quick check, each
     cached under the content generation; the missing ones read in one query."""
     step_ids, quick_check_ids = set(step_ids), set(quick_check_ids)
     if not step_ids and not quick_check_ids:
         return []
-    generation = content_generation()
 
     def key(is_quick_check: bool, pk: int) -> str:
         return f"courses:all:{generation}:face:{'q' if is_quick_check else 's'}{pk}"

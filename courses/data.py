@@ -86,6 +86,8 @@ class RetiredContent:
 
     step_ids: frozenset[int]
     quick_check_ids: frozenset[int]
+    # The content generation they were read under, which the card faces read with them take.
+    generation: str
 
 
 @dataclass(frozen=True)

@@ -151,7 +151,7 @@ class DueQueue:
 
 
 def _due_read(
-    *, learner: Learner, at: datetime.datetime, limit: int
+    *, learner: Learner, at: datetime.datetime, limit: int, retired: RetiredContent
 ) -> tuple[DueQueue, list[sql.DueQueueCard]]:
     """The due queue's counts for the learner's local day with today's budget split of what is
     due (no cards), and the next ``limit`` due cards: the due queue's one statement."""
@@ -162,7 +162,7 @@ def _due_read(
         day_start=day.start,
         day_end=day.end,
         limit=limit,
-        retired=courses_api.retired_content(),
+        retired=retired,
     )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
@@ -193,7 +193,8 @@ def due_queue(
     """The due counts and the next ``limit`` cards with each rating's interval (and their backs
     when ``include_back``): seen cards first, then new ones up to today's new-card budget."""
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
-    summary, page = _due_read(learner=learner, at=at, limit=limit)
+    retired = courses_api.retired_content()
+    summary, page = _due_read(learner=learner, at=at, limit=limit, retired=retired)
     # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
     new_allowed = summary.new_count
     shown = []
@@ -206,11 +207,13 @@ def due_queue(
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+        generation=retired.generation,
     )
     backs = (
         courses_api.card_backs(
             step_ids=[card.step_id for card in shown if card.kind == ReviewCard.Kind.DEFINITION],
             quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
+            generation=retired.generation,
         )
         if include_back
         else None
@@ -251,7 +254,7 @@ def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:
 
 def due_summary(*, learner: Learner, at: datetime.datetime) -> DueQueue:
     """``due_queue``'s counts without cards (the dashboard and statistics page)."""
-    return _due_read(learner=learner, at=at, limit=0)[0]
+    return _due_read(learner=learner, at=at, limit=0, retired=courses_api.retired_content())[0]
 
 
 def due_count(*, learner: Learner, at: datetime.datetime) -> int:

@@ -217,12 +217,13 @@ def test_the_due_queue_s_live_rule_is_live_cards_q(learner, steps, bulk_cards, r
     quick_checks = bulk_cards(learner, 3, due=AT)
     quick_checks += bulk_cards(learner, 1, due=AT, step=steps[1], start=3)
     ReviewCard.objects.filter(pk=quick_checks[0].pk).update(suspended=True)
-    retired = RetiredContent(step_ids=frozenset(), quick_check_ids=frozenset())
+    retired = RetiredContent(step_ids=frozenset(), quick_check_ids=frozenset(), generation="")
     if retiring:
         # Step 2's definition card leaves; its quick-check card stays (its quick check does).
         retired = RetiredContent(
             step_ids=frozenset({steps[1].pk}),
             quick_check_ids=frozenset({quick_checks[1].quick_check_id}),
+            generation="",
         )
     page = due_queue_read(
         learner_id=learner.pk,
