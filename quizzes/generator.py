@@ -71,37 +71,24 @@ class GeneratedItem:
         return [{"key": option.key, "text": option.text} for option in self.options]
 
 
-# Pure string helpers called for every pair of steps: cached.
+# The pure string helpers below are called for every pair of steps: each is an lru_cache.
 _text_cache = functools.lru_cache(maxsize=16384)
-_text_cached: list = []
 
 
-def _remembered(function):
-    cached = _text_cache(function)
-    _text_cached.append(cached)
-    return cached
-
-
-def text_caches_clear() -> None:
-    """Forget the remembered text helpers (a benchmark's cold run)."""
-    for cached in _text_cached:
-        cached.cache_clear()
-
-
-@_remembered
+@_text_cache
 def normalized(text: str) -> str:
     """Text compared for sameness: case-folded, punctuation and hyphens as single spaces."""
     return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
 
 
-@_remembered
+@_text_cache
 def _term_pattern(term: str) -> re.Pattern[str]:
     tokens = [t for t in re.split(r"[\s\-_]+", term.strip()) if t]
     joined = r"[\s\-_]+".join(re.escape(t) for t in tokens)
     return re.compile(rf"(?<!\w){joined}(?![\w-])", re.IGNORECASE)
 
 
-@_remembered
+@_text_cache
 def _words_of(phrase: str) -> frozenset[str]:
     """The words of a term or subject, case-folded, a format code also in its parts:
     "FP32" → fp32, fp, 32; "GPU-Gerät" → gpu, gerät. Articles are not words of a term."""
@@ -114,7 +101,7 @@ def _words_of(phrase: str) -> frozenset[str]:
     return frozenset(words)
 
 
-@_remembered
+@_text_cache
 def _mask_words(text: str, words: frozenset[str]) -> str:
     """``text`` with each of ``words`` standing alone or in a compound (GPU-Gerät, 32-Bit)
     replaced by the mask; runs of masks and what joined them collapse into one."""
@@ -126,7 +113,7 @@ def _mask_words(text: str, words: frozenset[str]) -> str:
     return re.sub(rf"{MASK}(?:[\s\-_]*{MASK})+", MASK, masked)
 
 
-@_remembered
+@_text_cache
 def definition_split(term: str, definition: str) -> tuple[str, str]:
     """Split a definition into its subject and the rest: ``("", definition)`` without a subject,
     ``(subject, "")`` when it is nothing but its subject."""
@@ -184,19 +171,19 @@ def _sentence_rest(step: StepSource) -> str:
     return definition_split(step.term, step.definition)[1]
 
 
-@_remembered
+@_text_cache
 def _term_tokens(term: str) -> frozenset[str]:
     return frozenset(t for t in re.split(r"[\W_]+", term.casefold()) if t)
 
 
-@_remembered
+@_text_cache
 def _stems(text: str) -> frozenset[str]:
     # A six-letter prefix is a crude but deterministic German stem (Speicher/Speicherbedarf).
     words = re.findall(r"\w+", text.casefold())
     return frozenset(w[:6] for w in words if len(w) >= 4 and w not in _STOPWORDS)
 
 
-@_remembered
+@_text_cache
 def _code_family(term: str) -> tuple[str, str] | None:
     """('fp', '16') for format codes such as FP16, BF16, INT8; None for other terms."""
     match = re.fullmatch(r"([a-z]+)(\d+)", normalized(term).replace(" ", ""))
