@@ -603,10 +603,6 @@ class Certificate(models.Model):
             models.UniqueConstraint(fields=["learner", "module"], name="certificate_unique"),
         ]
 
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked_at is not None
-
     def __str__(self) -> str:
         return f"certificate {self.code[:6]}… for learner {self.learner_id}"
 
