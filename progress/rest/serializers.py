@@ -7,6 +7,7 @@ from rest_framework import serializers
 from courses.api import SECTION_KIND_CHOICES
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
 from lms.openapi import ErrorDetailField
+from lms.rendering import datetime_formatter
 from lms.text import text_is_storable
 from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH
 from progress.models import NOTE_MAX_LENGTH, Enrollment, ProgressEvent, StepNote, StepProgress
@@ -126,7 +127,9 @@ class ResumePointSerializer(serializers.Serializer):
 
 
 class ModuleProgressSerializer(serializers.Serializer):
-    """A learner's progress in a module."""
+    """A learner's progress in a module. The fields below are the contract (and the OpenAPI
+    schema); ``to_representation`` writes the same dict directly: DRF's walk over 32 steps ×
+    10 fields cost a third of the request's CPU (9.6 → 6.5 ms). A test compares the two."""
 
     module = serializers.CharField(source="module_slug")
     module_title = serializers.CharField()
@@ -139,6 +142,44 @@ class ModuleProgressSerializer(serializers.Serializer):
     not_started_steps = serializers.IntegerField()
     next_step = ResumePointSerializer(allow_null=True)
     steps = StepStatusSerializer(many=True)
+
+    def to_representation(self, instance):
+        resume = instance.next_step
+        iso = datetime_formatter()
+        return {
+            "module": instance.module_slug,
+            "module_title": instance.module_title,
+            "enrolled_at": iso(instance.enrolled_at),
+            "last_activity_at": iso(instance.last_activity_at),
+            "percent_complete": instance.percent_complete,
+            "total_steps": instance.total_steps,
+            "completed_steps": instance.completed_steps,
+            "in_progress_steps": instance.in_progress_steps,
+            "not_started_steps": instance.not_started_steps,
+            "next_step": None
+            if resume is None
+            else {
+                "number": resume.number,
+                "slug": resume.slug,
+                "term": resume.term,
+                "section": resume.section,
+            },
+            "steps": [
+                {
+                    "number": step.number,
+                    "slug": step.slug,
+                    "term": step.term,
+                    "status": step.status,
+                    "sections_total": len(step.section_kinds),
+                    "sections_viewed": list(step.sections_viewed),
+                    "missing_sections": list(step.missing_sections),
+                    "last_section": step.last_section,
+                    "first_opened_at": iso(step.first_opened_at),
+                    "completed_at": iso(step.completed_at),
+                }
+                for step in instance.steps
+            ],
+        }
 
 
 class _SyncEventSerializer(serializers.Serializer):

@@ -312,6 +312,39 @@ def test_progress_counts_percent_and_resume_point(enrolled, lena):
     assert body["last_activity_at"] is not None
 
 
+def test_progress_body_is_what_the_declared_fields_give(enrolled, lena):
+    """ModuleProgressSerializer writes its dict directly; DRF's generic walk over the declared
+    fields (the OpenAPI contract) must give the same: completed, started and untouched steps,
+    with a resume point and without one."""
+    from rest_framework import serializers
+
+    from progress.rest.serializers import ModuleProgressSerializer
+    from progress.selectors import module_progress_get
+
+    def both():
+        progress = module_progress_get(learner_id=lena.pk, module_slug="self-hosting-27")
+        generic = serializers.Serializer.to_representation(ModuleProgressSerializer(), progress)
+        return ModuleProgressSerializer(progress).data, generic
+
+    direct, generic = both()
+    assert direct == generic and direct["last_activity_at"] is None
+    complete(enrolled, 1)
+    event(enrolled, 2, "section_viewed", "verstehen")
+    direct, generic = both()
+    assert direct == generic
+    assert [step["status"] for step in direct["steps"][:3]] == [
+        "completed",
+        "in_progress",
+        "not_started",
+    ]
+    now = timezone.now()
+    StepProgress.objects.filter(learner=lena).update(
+        status="completed", completed_at=now, updated_at=now
+    )
+    direct, generic = both()
+    assert direct == generic and direct["next_step"] is None
+
+
 def test_resume_goes_to_the_next_unfinished_step_and_wraps(enrolled, lena):
     complete(enrolled, 3)
     assert enrolled.get(MODULE + "progress/").json()["next_step"]["number"] == 4
