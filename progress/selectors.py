@@ -452,29 +452,17 @@ class StepReaderState:
 
 
 def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
-    """The learner's state on one step for its page, None when not enrolled: one query."""
-    progress = StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
-    notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
-    row = (
-        Enrollment.objects.filter(learner_id=learner_id, module_id=module_id)
-        .values(
-            status=Subquery(progress.values("status")),
-            sections_viewed=Subquery(progress.values("sections_viewed")),
-            **{
-                f"note_{prompt}": Subquery(notes.filter(prompt=prompt).values("text"))
-                for prompt in StepNote.Prompt.values
-            },
-        )
-        .first()
-    )
-    if row is None:
+    """The learner's state on one step for its page, None when not enrolled: three queries."""
+    if not Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists():
         return None
+    status, sections_viewed = (
+        StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
+        .values_list("status", "sections_viewed")
+        .first()
+    ) or (_NOT_STARTED, None)
+    notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
     return StepReaderState(
-        status=row["status"] or _NOT_STARTED,
-        sections_viewed=tuple(row["sections_viewed"] or ()),
-        notes={
-            prompt: row[f"note_{prompt}"]
-            for prompt in StepNote.Prompt.values
-            if row[f"note_{prompt}"] is not None
-        },
+        status=status,
+        sections_viewed=tuple(sections_viewed or ()),
+        notes=dict(notes.values_list("prompt", "text")),
     )
