@@ -189,7 +189,7 @@ STATIC_ROOT = Path(env("LERNPFAD_STATIC_ROOT", default=str(BASE_DIR / "staticfil
 CACHES = {
     # Without CACHE_URL, memory of each process, with room for the courses' content and page
     # fragments: at Django's default of 300 entries a quarter of the step page's fragments were
-    # culled and rendered again (step page CPU 16.5 → 13.3 ms per request, bench.profile-style).
+    # culled and rendered again (bench/results/simplification.md).
     "default": env.cache("CACHE_URL", default="locmemcache://?max_entries=20000"),
     # The per-address rates of registration, sign-up, password reset and erasure count here;
     # production shares it among all gunicorn workers (lms/settings/production.py).
