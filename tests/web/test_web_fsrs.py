@@ -68,6 +68,7 @@ def test_the_exam_date_form_refuses_bad_dates_with_a_message(client, reviewer, c
 
 @pytest.mark.parametrize("cards", [1, 60])
 def test_readiness_costs_the_same_queries_for_one_card_or_many(make_learner, course, cards):
+    from lms.local_time import local_day
     from reviews.scheduling import CardState
     from reviews.selectors import exam_readiness
 
@@ -89,8 +90,10 @@ def test_readiness_costs_the_same_queries_for_one_card_or_many(make_learner, cou
         )
     # Definition cards are one per step: the rest are the same step's quick checks.
     ReviewCard.objects.bulk_create(rows[: len(steps)])
+    # Nine days after the learner's own day (their zone may already be on the next date).
+    today = local_day(time_zone=learner.time_zone, at=now).date
     ExamDate.objects.create(
-        learner=learner, module=course, exam_on=now.date() + datetime.timedelta(days=9), set_at=now
+        learner=learner, module=course, exam_on=today + datetime.timedelta(days=9), set_at=now
     )
     # The date (the learner's own with the module's plan, one statement), the parameters
     # (own, pooled), the cards, the steps; the retired content's ids come from courses.api's
