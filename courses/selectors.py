@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from django.contrib.postgres.expressions import ArraySubquery
 from django.core.cache import cache
 from django.db.models import (
     Count,
     F,
     IntegerField,
-    Model,
     OuterRef,
     Prefetch,
     Q,
@@ -30,7 +30,6 @@ from courses.models import (
     STEP_ACTIVE,
     Module,
     ModuleContentVersion,
-    QuickCheck,
     Section,
     Step,
     StepQuickCheck,
@@ -82,41 +81,13 @@ def content_generation() -> str:
     return hashlib.sha256(b"".join(version.bytes for version in versions)).hexdigest()[:32]
 
 
-def _plain(instance: Model | None) -> dict | None:
-    """A model instance's column values, which the cache keeps instead of the instance."""
-    if instance is None:
-        return None
-    return {
-        field.attname: getattr(instance, field.attname) for field in instance._meta.concrete_fields
-    }
-
-
-def _term_card_set(step: Step, values: dict | None) -> TermCard | None:
-    """Give a step built from cached values its term card (or none) without a query."""
-    if values is None:
-        Step.term_card.related.set_cached_value(step, None)
-        return None
-    step.term_card = TermCard(**values)
-    return step.term_card
-
-
 def module_get(*, slug: str) -> Module:
     """The module with its ``active_steps``, each with its term card, ``section_kinds`` and
     ``body_chars`` (for a reading time), through the cache; new instances on every call."""
-    data = _cached(slug, "module", lambda: _module_read(slug=slug))
-    module = Module(**data["module"])
-    module.active_steps = []
-    for step_values, card_values, section_kinds, body_chars in data["steps"]:
-        step = Step(**step_values)
-        step.module = module
-        _term_card_set(step, card_values)
-        step.section_kinds = section_kinds
-        step.body_chars = body_chars
-        module.active_steps.append(step)
-    return module
+    return _cached(slug, "module", lambda: _module_read(slug=slug))
 
 
-def _module_read(*, slug: str) -> dict:
+def _module_read(*, slug: str) -> Module:
     body_chars = (
         Section.objects.filter(step_id=OuterRef("pk"))
         .order_by()
@@ -127,8 +98,12 @@ def _module_read(*, slug: str) -> dict:
     active_steps = (
         Step.objects.active()
         .select_related("term_card")
-        .annotate(body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()))
-        .prefetch_related(Prefetch("sections", queryset=Section.objects.only("step_id", "kind")))
+        .annotate(
+            body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()),
+            section_kinds=ArraySubquery(
+                Section.objects.filter(step_id=OuterRef("pk")).order_by("position").values("kind")
+            ),
+        )
         .order_by("number")
     )
     module = (
@@ -138,18 +113,7 @@ def _module_read(*, slug: str) -> dict:
     )
     if module is None:
         raise ModuleNotFound(slug)
-    return {
-        "module": _plain(module),
-        "steps": [
-            (
-                _plain(step),
-                _plain(getattr(step, "term_card", None)),
-                tuple(section.kind for section in step.sections.all()),
-                step.body_chars,
-            )
-            for step in module.active_steps
-        ],
-    }
+    return module
 
 
 def module_id_get(*, slug: str) -> int:
@@ -192,29 +156,12 @@ def step_get(*, module_slug: str, number: int) -> StepContent:
     """An active step with its module, sections, quick checks and term card, through the cache
     (3 queries on a miss); new instances on every call."""
     try:
-        data = _cached(module_slug, f"step:{number}", lambda: _step_read(module_slug, number))
+        return _cached(module_slug, f"step:{number}", lambda: _step_read(module_slug, number))
     except ModuleNotFound:
         raise StepNotFound(module_slug, number) from None
-    step = Step(**data["step"])
-    step.module = Module(**data["module"])
-    card = _term_card_set(step, data["card"])
-    links = []
-    for link_values, quick_check_values in data["links"]:
-        link = StepQuickCheck(**link_values)
-        link.quick_check = QuickCheck(**quick_check_values)
-        links.append(link)
-    return StepContent(
-        step=step,
-        sections=[Section(**values) for values in data["sections"]],
-        card=card,
-        card_sections=[Section(**values) for values in data["card_sections"]],
-        quick_check_links=links,
-        previous_number=data["previous_number"],
-        next_number=data["next_number"],
-    )
 
 
-def _step_read(module_slug: str, number: int) -> dict:
+def _step_read(module_slug: str, number: int) -> StepContent:
     step = (
         Step.objects.select_related("module", "term_card")
         .filter(active_step_q(), module__slug=module_slug, number=number)
@@ -222,17 +169,7 @@ def _step_read(module_slug: str, number: int) -> dict:
     )
     if step is None:
         raise StepNotFound(module_slug, number)
-    content = _step_contents([step])[0]
-    return {
-        "step": _plain(step),
-        "module": _plain(step.module),
-        "card": _plain(content.card),
-        "sections": [_plain(section) for section in content.sections],
-        "card_sections": [_plain(section) for section in content.card_sections],
-        "links": [(_plain(link), _plain(link.quick_check)) for link in content.quick_check_links],
-        "previous_number": content.previous_number,
-        "next_number": content.next_number,
-    }
+    return _step_contents([step])[0]
 
 
 def _step_contents(steps: list[Step]) -> list[StepContent]:
