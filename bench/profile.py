@@ -1,5 +1,8 @@
 """Profile one line of the benchmark in-process: ``python -m bench.profile due [-n 200] [--cpu]``.
 
+``--plain`` times without a profiler instead: CPU per request over ``--runs`` runs of ``-n``
+requests each after 20 warm-up ones, and their median (the sweeps in bench/results).
+
 Sends the line's own requests (same tokens, cards, attempts) through Django's test client against
 the benchmark database (built by ``bench.run`` or ``bench.build_data``) and prints where the time
 goes: pyinstrument's call tree (wall time, database waits included), or with ``--cpu`` cProfile
@@ -14,6 +17,7 @@ import cProfile
 import io
 import os
 import pstats
+import statistics
 import time
 
 
@@ -23,6 +27,8 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=200, help="requests to profile")
     parser.add_argument("--cpu", action="store_true", help="cProfile on a CPU clock")
     parser.add_argument("--smoke", action="store_true", help="profile the smoke database")
+    parser.add_argument("--plain", action="store_true", help="time without a profiler")
+    parser.add_argument("--runs", type=int, default=3, help="with --plain: runs of -n requests")
     args = parser.parse_args()
 
     from bench.run import bench_database_url
@@ -65,6 +71,18 @@ def main() -> None:
         if response.status_code != scenario.expect:
             raise SystemExit(f"{request.path}: {response.status_code} {response.content[:300]!r}")
 
+    if args.plain:
+        for index in range(20):
+            send(index)
+        runs = []
+        for run in range(args.runs):
+            cpu_started = time.process_time()
+            for index in range(args.n):
+                send(20 + run * args.n + index)
+            runs.append((time.process_time() - cpu_started) / args.n * 1000)
+        shown = ", ".join(f"{ms:.2f}" for ms in runs)
+        print(f"{args.line}: {statistics.median(runs):.2f} ms CPU per request (runs: {shown})")
+        return
     send(0)  # warm-up
     started, cpu_started = time.perf_counter(), time.process_time()
     if args.cpu:
