@@ -34,7 +34,12 @@ from courses.models import (
     active_step_q,
     quick_check_makes_no_card_q,
 )
-from courses.selectors import CONTENT_CACHE_SECONDS, content_generation, module_outline_get
+from courses.selectors import (
+    CONTENT_CACHE_SECONDS,
+    content_generation,
+    module_outline_get,
+    section_kinds,
+)
 from courses.services import importing as _importing
 from lms.errors import ModuleNotFound, StepNotFound
 
@@ -229,31 +234,23 @@ def step_module_id(step_id: Any) -> Subquery:
 
 def step_sections_by_number(module_ids: Iterable[int]) -> dict[tuple[int, int], OutlineStep]:
     """Every active step of these modules by (module id, number), with its section kinds."""
-    steps: dict[tuple[int, int], OutlineStep] = {}
-    kinds: dict[int, list[str]] = {}
     rows = (
         Step.objects.active()
         .filter(module_id__in=list(module_ids))
-        .order_by("number", "sections__position")
-        .values_list("id", "module_id", "number", "slug", "term", "content_hash", "sections__kind")
+        .order_by("number")
+        .values_list("id", "module_id", "number", "slug", "term", "content_hash", section_kinds())
     )
-    for step_id, module_id, number, slug, term, content_hash, kind in rows:
-        if step_id not in kinds:
-            kinds[step_id] = []
-            steps[(module_id, number)] = (step_id, number, slug, term, content_hash)
-        if kind is not None:
-            kinds[step_id].append(kind)
     return {
-        key: OutlineStep(
+        (module_id, number): OutlineStep(
             id=step_id,
             number=number,
             slug=slug,
             term=term,
             is_active=True,
             content_hash=content_hash,
-            section_kinds=tuple(kinds[step_id]),
+            section_kinds=tuple(kinds),
         )
-        for key, (step_id, number, slug, term, content_hash) in steps.items()
+        for step_id, module_id, number, slug, term, content_hash, kinds in rows
     }
 
 

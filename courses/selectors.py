@@ -87,6 +87,14 @@ def module_get(*, slug: str) -> Module:
     return _cached(slug, "module", lambda: _module_read(slug=slug))
 
 
+def section_kinds(step: str = "pk") -> ArraySubquery:
+    """The kinds of a step's sections in document order, as an annotation of a query whose
+    ``step`` field is the step's id."""
+    return ArraySubquery(
+        Section.objects.filter(step_id=OuterRef(step)).order_by("position").values("kind")
+    )
+
+
 def _module_read(*, slug: str) -> Module:
     body_chars = (
         Section.objects.filter(step_id=OuterRef("pk"))
@@ -100,9 +108,7 @@ def _module_read(*, slug: str) -> Module:
         .select_related("term_card")
         .annotate(
             body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()),
-            section_kinds=ArraySubquery(
-                Section.objects.filter(step_id=OuterRef("pk")).order_by("position").values("kind")
-            ),
+            section_kinds=section_kinds(),
         )
         .order_by("number")
     )
@@ -277,7 +283,7 @@ def _module_outline_read(slug: str) -> ModuleOutline:
     # Active steps first ("active" sorts before "retired"), each in number order.
     rows = list(
         Module.objects.filter(slug=slug)
-        .order_by("steps__status", "steps__number", "steps__id", "steps__sections__position")
+        .order_by("steps__status", "steps__number", "steps__id")
         .values(
             "id",
             "title",
@@ -287,36 +293,27 @@ def _module_outline_read(slug: str) -> ModuleOutline:
             step_term=F("steps__term"),
             step_status=F("steps__status"),
             step_hash=F("steps__content_hash"),
-            kind=F("steps__sections__kind"),
+            kinds=section_kinds("steps__id"),
         )
     )
     if not rows:
         raise ModuleNotFound(slug)
-    steps: dict[int, dict] = {}
-    kinds: dict[int, list[str]] = {}
-    for row in rows:
-        if row["step_id"] is None:
-            continue
-        if row["step_id"] not in steps:
-            steps[row["step_id"]] = row
-            kinds[row["step_id"]] = []
-        if row["kind"] is not None:
-            kinds[row["step_id"]].append(row["kind"])
     return ModuleOutline(
         id=rows[0]["id"],
         slug=slug,
         title=rows[0]["title"],
         steps=tuple(
             OutlineStep(
-                id=step_id,
+                id=row["step_id"],
                 number=row["step_number"],
                 slug=row["step_slug"],
                 term=row["step_term"],
                 is_active=row["step_status"] == STEP_ACTIVE,
                 content_hash=row["step_hash"],
-                section_kinds=tuple(kinds[step_id]),
+                section_kinds=tuple(row["kinds"]),
             )
-            for step_id, row in steps.items()
+            for row in rows
+            if row["step_id"] is not None
         ),
     )
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 import dataclasses
 import datetime
 
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from courses import api as courses_api
 from progress.models import Enrollment, StepProgress
 from progress.selectors import enrolled_step_id, step_unavailable
 
-# The columns of a progress row read together with the step (see step_context_lock).
+# The columns an event may change (progress_write, and the offline sync's bulk update).
 PROGRESS_FIELDS = (
-    "id",
     "status",
     "first_opened_at",
     "completed_at",
@@ -38,10 +37,10 @@ class StepContext:
     progress: StepProgress
 
 
-def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> list[dict]:
-    """The learner's progress row of the step, locked, one result row per section kind, only
+def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> StepProgress | None:
+    """The learner's progress row of the step, locked, with the step's ``section_kinds``, only
     while the learner is enrolled: one statement."""
-    return list(
+    return (
         StepProgress.objects.select_for_update(of=("self",))
         .filter(
             Exists(
@@ -54,16 +53,16 @@ def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> lis
             step__module__slug=module_slug,
             step__number=number,
         )
-        .order_by("step__sections__position")
-        .values(*PROGRESS_FIELDS, "step_id", section_kind=F("step__sections__kind"))
+        .annotate(section_kinds=courses_api.section_kinds("step_id"))
+        .first()
     )
 
 
 def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> StepContext | None:
     """Lock and read the learner's progress on a step; None when not enrolled or no such step.
     One statement when the row exists, 3 more once for a step added after the enrollment."""
-    rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
-    if not rows:
+    progress = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
+    if progress is None:
         step_id = enrolled_step_id(learner_id=learner_id, module_slug=module_slug, number=number)
         if step_id is None:
             return None
@@ -72,16 +71,9 @@ def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> Step
             [StepProgress(learner_id=learner_id, step_id=step_id, updated_at=timezone.now())],
             ignore_conflicts=True,
         )
-        rows = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
-    values = {**rows[0], "learner_id": learner_id}
-    names = [field.attname for field in StepProgress._meta.concrete_fields]
-    progress = StepProgress.from_db(
-        StepProgress.objects.db, names, [values[name] for name in names]
-    )
+        progress = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
     return StepContext(
-        step_id=progress.step_id,
-        section_kinds=tuple(row["section_kind"] for row in rows if row["section_kind"]),
-        progress=progress,
+        step_id=progress.step_id, section_kinds=tuple(progress.section_kinds), progress=progress
     )
 
 
@@ -95,4 +87,4 @@ def step_context_lock_or_raise(*, learner_id: int, module_slug: str, number: int
 
 def progress_write(progress: StepProgress, *, now: datetime.datetime) -> None:
     progress.updated_at = now
-    progress.save(update_fields=[name for name in PROGRESS_FIELDS if name != "id"])
+    progress.save(update_fields=PROGRESS_FIELDS)

@@ -186,9 +186,7 @@ def _sync_apply(
         )
         results[event.index] = SyncEventResult(event.client_event_id, result)
 
-    StepProgress.objects.bulk_update(
-        [rows[i] for i in sorted(dirty)], [name for name in PROGRESS_FIELDS if name != "id"]
-    )
+    StepProgress.objects.bulk_update([rows[i] for i in sorted(dirty)], PROGRESS_FIELDS)
     ProgressEvent.objects.bulk_create(log)
     for step_id, at in completions:
         reviews_api.cards_for_step_ensure(learner_id=learner_id, step_id=step_id, at=at)
