@@ -442,28 +442,16 @@ def attempt_view(
 
 
 def exam_attempt_get(
-    *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
+    *,
+    learner_id: int,
+    attempt_id: int,
+    now: datetime.datetime | None = None,
+    time_up: bool = False,
 ) -> AttemptView:
     """One of the learner's attempts with its items and answers (another's: 404), and its
-    result once finalized."""
-    return _attempt_read(
-        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=False
-    )
-
-
-def exam_attempt_result_get(
-    *, learner_id: int, attempt_id: int, now: datetime.datetime | None = None
-) -> AttemptView:
-    """``exam_attempt_get`` for the result page: once time is up, the result the periodic task
-    will store, computed here and written nowhere."""
-    return _attempt_read(
-        learner_id=learner_id, attempt_id=attempt_id, now=now or timezone.now(), time_up=True
-    )
-
-
-def _attempt_read(
-    *, learner_id: int, attempt_id: int, now: datetime.datetime, time_up: bool
-) -> AttemptView:
+    result once finalized. With ``time_up`` (the result page), once time is up also the result
+    the periodic task will store, computed here and written nowhere."""
+    now = now or timezone.now()
     attempt = (
         ExamAttempt.objects.filter(pk=attempt_id, learner_id=learner_id)
         .select_related("policy", "result")

@@ -26,7 +26,6 @@ from lms.errors import DomainError
 from quizzes.data import PRACTICE, AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
     exam_attempt_get,
-    exam_attempt_result_get,
     exam_overview,
 )
 from quizzes.services.attempt_answers import exam_attempt_answers_save
@@ -212,10 +211,10 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
     """Score, pass/fail, and as much review as the module's policy allows now.
 
     A read only: once the time is up the page shows the result even before the periodic task
-    has stored it (``exam_attempt_result_get``); while time is left it sends back to the
+    has stored it (``exam_attempt_get`` with ``time_up``); while time is left it sends back to the
     attempt.
     """
-    view = exam_attempt_result_get(learner_id=request.user.pk, attempt_id=attempt)
+    view = exam_attempt_get(learner_id=request.user.pk, attempt_id=attempt, time_up=True)
     if view.result is None:
         return redirect("web:attempt", attempt)
     result = view.result
