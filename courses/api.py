@@ -43,7 +43,7 @@ from courses.selectors import (
 from courses.services import importing as _importing
 from lms.errors import ModuleNotFound, StepNotFound
 
-__all__ = ["active_step_q"]  # re-exported: the rule "a step is active" for other apps' filters
+__all__ = ["active_step_q", "section_kinds"]  # re-exported for other apps' queries
 
 # Every section kind, as (value, label) choices: the API's SectionKindEnum in other apps' inputs.
 SECTION_KIND_CHOICES = Section.Kind.choices
