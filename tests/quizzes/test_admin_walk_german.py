@@ -33,9 +33,9 @@ def german_catalog_misses():
 
     def gettext(self, message):
         result = plain(self, message)
-        if self.to_language() == "de" and result == message and message.strip():
-            if self._catalog.get(message) is None:
-                misses.add(message.split(CONTEXT_SEPARATOR)[-1])
+        missing = result == message and message.strip() and self._catalog.get(message) is None
+        if self.to_language() == "de" and missing:
+            misses.add(message.split(CONTEXT_SEPARATOR)[-1])
         return result
 
     def ngettext(self, singular, plural_, number):
