@@ -17,6 +17,13 @@ from lms.svg_charts import Point, scatter_chart
 from quizzes.admin_dashboard import ModuleDashboardMixin
 from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
+from quizzes.item_analysis import (
+    CIC_SATISFACTORY_FROM,
+    CIC_UNSATISFACTORY_BELOW,
+    DOUBTFUL_EFFICIENCY_BELOW,
+    ERROR_RATIO_ACCEPTABLE_BELOW,
+    ItemFigures,
+)
 from quizzes.models import (
     Certificate,
     ExamAccommodation,
@@ -26,7 +33,7 @@ from quizzes.models import (
     ExamPolicy,
     QuickCheckRating,
 )
-from quizzes.selectors import exam_bank_states, grades_rows, item_statistics_rows
+from quizzes.selectors import exam_bank_states, grades_rows, item_analysis
 from quizzes.services.certificates import certificates_reinstate, certificates_revoke
 from quizzes.services.item_review import exam_item_edit_review, exam_items_review
 
@@ -237,80 +244,93 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         ]
 
     def statistics_view(self, request):
-        """Per item: times answered, share correct, discrimination (upper vs lower 27%)."""
+        """Moodle's item analysis of the certifying exam (quizzes.item_analysis): the test's
+        figures, and per item its figures now and before its last edit."""
         if not self.has_view_permission(request):
             raise PermissionDenied
         slugs = courses_api.module_slugs()
         slug = request.GET.get("module") or (slugs[0] if slugs else None)
-        rows = []
+        analysis = None
         if slug in slugs:
-            module = courses_api.module_by_slug(slug)
-            rows = item_statistics_rows(module_id=module.id)
+            analysis = item_analysis(module_id=courses_api.module_by_slug(slug).id)
         kinds = dict(ExamItem.Kind.choices)
-        origins = dict(ExamItem.Origin.choices)
+        statuses = dict(ExamItem.Status.choices)
         shown = [
             {
                 "row": row,
                 "kind": kinds.get(row.kind, row.kind),
-                "origin": origins.get(row.origin, row.origin),
-                "flags": item_flags(row),
+                "status": statuses.get(row.status, row.status),
+                "flags": item_flags(row.figures),
             }
-            for row in rows
+            for row in (analysis.rows if analysis else [])
         ]
-        measured = [item for item in shown if item["row"].discrimination is not None]
+        measured = [
+            item
+            for item in shown
+            if item["row"].figures and item["row"].figures.discriminative_efficiency is not None
+        ]
         chart = scatter_chart(
             [
                 Point(
-                    x=item["row"].correct_share,
-                    y=item["row"].discrimination,
-                    title=_("Item %(id)d (%(kind)s): share correct %(p).2f, discrimination %(d).2f")
+                    x=item["row"].figures.facility / 100,
+                    y=item["row"].figures.discriminative_efficiency / 100,
+                    title=_(
+                        "Item %(id)d (%(kind)s): facility %(f).0f %%, discriminative "
+                        "efficiency %(e).0f %%"
+                    )
                     % {
                         "id": item["row"].id,
                         "kind": item["kind"],
-                        "p": item["row"].correct_share,
-                        "d": item["row"].discrimination,
+                        "f": item["row"].figures.facility,
+                        "e": item["row"].figures.discriminative_efficiency,
                     },
                     flagged=bool(item["flags"]),
                 )
                 for item in measured
             ],
-            label=_("Share correct against discrimination, one point per item"),
-            x_label=_("share correct (easier →)"),
-            y_label=_("discrimination"),
-            y_threshold=DISCRIMINATION_FLAG_BELOW,
+            label=_("Facility against discriminative efficiency, one point per item"),
+            x_label=_("facility (easier →)"),
+            y_label=_("discriminative efficiency"),
+            y_threshold=DOUBTFUL_EFFICIENCY_BELOW / 100,
         )
         context = {
             **self.admin_site.each_context(request),
-            "title": _("Exam item statistics"),
+            "title": _("Item analysis of the exam"),
             "opts": self.model._meta,
             "modules": slugs,
             "module": slug,
-            "rows": rows,
+            "exam": analysis.exam if analysis else None,
             "shown": shown,
             "chart": chart,
             "measured": len(measured),
             "flagged": [item for item in measured if item["flags"]],
+            "doubtful_below": DOUBTFUL_EFFICIENCY_BELOW,
+            "cic_satisfactory_from": CIC_SATISFACTORY_FROM,
+            "cic_unsatisfactory_below": CIC_UNSATISFACTORY_BELOW,
+            "error_ratio_below": ERROR_RATIO_ACCEPTABLE_BELOW,
         }
         return TemplateResponse(request, "admin/quizzes/examitem/statistics.html", context)
 
 
-# An item is flagged when it hardly separates strong from weak learners, or when (nearly)
-# everyone or (nearly) no one answers it right.
-DISCRIMINATION_FLAG_BELOW = 0.2
-EASY_ABOVE = 0.95
-HARD_BELOW = 0.2
+# Besides Moodle's doubtful efficiency: an item (nearly) everyone or (nearly) no one answers
+# right tells little, and one the weaker learners answer better than the stronger is likely
+# miskeyed.
+EASY_ABOVE = 95.0
+HARD_BELOW = 20.0
 
 
-def item_flags(row) -> list[str]:
-    """Why an item's statistics call for a look (empty: none, or too few answers)."""
-    if row.discrimination is None or row.correct_share is None:
+def item_flags(figures: ItemFigures | None) -> list[str]:
+    """Why an item's figures call for a look (empty: none, or too few answers to say)."""
+    if figures is None or figures.discriminative_efficiency is None:
         return []
     flags = []
-    if row.discrimination < DISCRIMINATION_FLAG_BELOW:
-        flags.append(_("hardly discriminates"))
-    if row.correct_share > EASY_ABOVE:
+    if figures.doubtful:
+        flags.append(_("doubtful: discriminative efficiency below 15 %"))
+    if figures.discrimination_index is not None and figures.discrimination_index < 0:
+        flags.append(_("weaker learners do better: check the key"))
+    if figures.facility > EASY_ABOVE:
         flags.append(_("almost everyone right"))
-    if row.correct_share < HARD_BELOW:
+    if figures.facility < HARD_BELOW:
         flags.append(_("almost no one right"))
     return flags
 

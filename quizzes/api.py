@@ -136,11 +136,12 @@ def learner_export(learner_id: int) -> dict[str, Any]:
 
 @transaction.atomic
 def learner_erase(learner_id: int) -> int:
-    """Before an account is deleted: keep the answers item statistics count anonymously (a random
-    key per module) and delete its certificates. Returns the number of answers kept."""
+    """Before an account is deleted: keep the answers the item analysis counts (the first
+    finalized certifying attempt per module) anonymously, under a random key per module, and
+    delete its certificates. Returns the number of answers kept."""
     first_attempts: dict[int, ExamAttempt] = {}
     for attempt in (
-        ExamAttempt.objects.filter(learner_id=learner_id, result__isnull=False)
+        ExamAttempt.objects.filter(learner_id=learner_id, certifying=True, result__isnull=False)
         .select_related("result")
         .order_by("module_id", "number")
     ):
@@ -155,6 +156,7 @@ def learner_erase(learner_id: int) -> int:
             attempt_number=by_id[item.attempt_id].number,
             attempt_score=by_id[item.attempt_id].result.score_percent,
             is_correct=bool(item.is_correct),
+            position=item.position,
         )
         # Items deleted from the bank since (item NULL) are left out, as the statistics do.
         for item in ExamAttemptItem.objects.filter(attempt_id__in=by_id, item__isnull=False)

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from quizzes.attempt_rules import CERTIFYING, PRACTICE
 from quizzes.eligibility import Eligibility
+from quizzes.item_analysis import ExamFigures, ItemFigures
 
 __all__ = ["CERTIFYING", "PRACTICE"]  # the values of every ``mode`` field, for other apps
 
@@ -246,15 +247,23 @@ class GradesRow:
 
 
 @dataclass(frozen=True)
-class ItemStatisticsRow:
-    """A bank item with how often it was answered, the share correct and its discrimination."""
+class ItemAnalysisRow:
+    """A bank item with its figures (quizzes.item_analysis): over every first attempt that drew
+    it, over those that drew it as it reads now, and over those that drew an earlier version."""
 
     id: int
     step: int | None
     kind: str
     origin: str
+    status: str
     is_active: bool
     prompt: str
-    answered: int
-    correct_share: float | None
-    discrimination: float | None
+    figures: ItemFigures | None
+    current: ItemFigures | None
+    earlier: ItemFigures | None
+
+
+@dataclass(frozen=True)
+class ItemAnalysis:
+    exam: ExamFigures
+    rows: list[ItemAnalysisRow]

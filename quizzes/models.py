@@ -670,6 +670,9 @@ class ArchivedItemResponse(models.Model):
         max_digits=5, decimal_places=2, verbose_name=_("attempt score")
     )
     is_correct = models.BooleanField(verbose_name=_("correct"))
+    # Where the attempt showed the item: the exam's internal consistency counts by position.
+    # Empty for answers kept before positions were.
+    position = models.PositiveSmallIntegerField(null=True, verbose_name=_("position"))
 
     class Meta:
         verbose_name = _("archived item response")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -68,7 +69,8 @@ from quizzes.data import (
     ExamOverview,
     FinalGrade,
     GradesRow,
-    ItemStatisticsRow,
+    ItemAnalysis,
+    ItemAnalysisRow,
     LearnerLimits,
     Option,
     Pair,
@@ -81,11 +83,13 @@ from quizzes.data import (
 )
 from quizzes.eligibility import Eligibility, StepState, exam_eligibility, step_gate
 from quizzes.gift import GiftItem, gift_write
-from quizzes.grading import (
-    CORRECT_ANSWERS,
-    CORRECTNESS,
-    ItemResponse,
-    item_statistics,
+from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
+from quizzes.item_analysis import (
+    AttemptMarks,
+    attempt_version,
+    bank_version,
+    exam_figures,
+    item_figures,
 )
 from quizzes.models import (
     ArchivedItemResponse,
@@ -743,62 +747,115 @@ def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
     return rows
 
 
-def item_statistics_rows(*, module_id: int) -> list[ItemStatisticsRow]:
-    """Per bank item: how often shown, share correct, discrimination index (finalized only)."""
-    responses = [
-        ItemResponse(
-            item_id=row["item_id"],
-            learner_id=row["attempt__learner_id"],
-            attempt_number=row["attempt__number"],
-            attempt_score=row["attempt__result__score_percent"] or Decimal(0),
-            is_correct=bool(row["is_correct"]),
-        )
-        for row in ExamAttemptItem.objects.filter(
-            attempt__module_id=module_id,
-            attempt__result__isnull=False,
-            item__isnull=False,
-        ).values(
+def item_analysis(*, module_id: int) -> ItemAnalysis:
+    """Moodle's item analysis of the certifying exam (quizzes.item_analysis) from each learner's
+    first finalized certifying attempt, erased learners' kept answers included; per item also
+    the figures of the attempts that drew it as it reads now and of those that drew an earlier
+    version, side by side."""
+    attempts: list[AttemptMarks] = []
+    drawn_versions: list[dict[int, tuple]] = []
+    # DISTINCT ON (learner): each learner's lowest-numbered finalized certifying attempt.
+    first = (
+        ExamAttempt.objects.filter(module_id=module_id, certifying=True, result__isnull=False)
+        .order_by("learner_id", "number")
+        .distinct("learner_id")
+        .values("pk")
+    )
+    attempt_items = (
+        # Items deleted from the bank since are left out, as for erased learners' answers.
+        ExamAttemptItem.objects.filter(attempt_id__in=first, item__isnull=False)
+        .order_by("attempt_id", "position")
+        .values_list(
+            "attempt_id",
             "item_id",
             "is_correct",
-            "attempt__learner_id",
-            "attempt__number",
-            "attempt__result__score_percent",
+            "kind",
+            "prompt",
+            "options",
+            "correct_keys",
+            "choices",
+            "answer_key",
         )
-    ]
-    # Erased learners' kept answers: each respondent gets a negative id, so counts once.
-    respondents: dict = {}
-    for row in ArchivedItemResponse.objects.filter(module_id=module_id).values(
-        "item_id", "respondent", "attempt_number", "attempt_score", "is_correct"
-    ):
-        responses.append(
-            ItemResponse(
-                item_id=row["item_id"],
-                learner_id=respondents.setdefault(row["respondent"], -1 - len(respondents)),
-                attempt_number=row["attempt_number"],
-                attempt_score=row["attempt_score"],
-                is_correct=row["is_correct"],
+    )
+    by_attempt: dict[int, list[tuple]] = defaultdict(list)
+    for row in attempt_items:
+        by_attempt[row[0]].append(row)
+    for rows in by_attempt.values():
+        attempts.append(
+            AttemptMarks(
+                items=tuple(row[1] for row in rows),
+                marks=tuple(1.0 if row[2] else 0.0 for row in rows),
             )
         )
-    statistics = item_statistics(responses)
-    items = ExamItem.objects.filter(module_id=module_id).order_by("step_id", "id")
-    steps = courses_api.steps_by_ids({item.step_id for item in items if item.step_id})
-    rows = []
+        drawn_versions.append(
+            {
+                row[1]: attempt_version(
+                    kind=row[3],
+                    prompt=row[4],
+                    options=row[5] or [],
+                    correct_keys=row[6] or [],
+                    choices=row[7],
+                    answer_key=row[8],
+                )
+                for row in rows
+            }
+        )
+    # Erased learners' kept answers, in the order shown (answers kept before positions were:
+    # by item id).
+    archived: dict[tuple, list[tuple[int, bool]]] = defaultdict(list)
+    for respondent, number, item_id, correct in (
+        ArchivedItemResponse.objects.filter(module_id=module_id)
+        .order_by("respondent", "attempt_number", "position", "item_id")
+        .values_list("respondent", "attempt_number", "item_id", "is_correct")
+    ):
+        archived[(respondent, number)].append((item_id, correct))
+    first_number: dict = {}
+    for respondent, number in archived:
+        first_number.setdefault(respondent, number)
+    for respondent, number in first_number.items():
+        answers = archived[(respondent, number)]
+        attempts.append(
+            AttemptMarks(
+                items=tuple(item for item, _ in answers),
+                marks=tuple(1.0 if correct else 0.0 for _, correct in answers),
+            )
+        )
+    items = list(ExamItem.objects.filter(module_id=module_id).order_by("step_id", "id"))
+    current: dict[int, set[int]] = defaultdict(set)
+    earlier: dict[int, set[int]] = defaultdict(set)
     for item in items:
-        stat = statistics.get(item.pk)
-        rows.append(
-            ItemStatisticsRow(
+        version = bank_version(
+            kind=item.kind,
+            prompt=item.prompt,
+            options=item.options or [],
+            correct_keys=item.correct_keys or [],
+            answer_key=item.answer_key or {},
+        )
+        for index, versions in enumerate(drawn_versions):
+            if item.pk in versions:
+                (current if versions[item.pk] == version else earlier)[item.pk].add(index)
+    overall = item_figures(attempts)
+    now = item_figures(attempts, only=current)
+    before = item_figures(attempts, only=earlier)
+    steps = courses_api.steps_by_ids({item.step_id for item in items if item.step_id})
+    return ItemAnalysis(
+        exam=exam_figures(attempts),
+        rows=[
+            ItemAnalysisRow(
                 id=item.pk,
                 step=steps[item.step_id].number if item.step_id in steps else None,
                 kind=item.kind,
                 origin=item.origin,
+                status=item.status,
                 is_active=item.is_active and not item.is_retired,
                 prompt=item.prompt,
-                answered=stat.answered if stat else 0,
-                correct_share=stat.correct_share if stat else None,
-                discrimination=stat.discrimination if stat else None,
+                figures=overall.get(item.pk),
+                current=now.get(item.pk),
+                earlier=before.get(item.pk),
             )
-        )
-    return rows
+            for item in items
+        ],
+    )
 
 
 # --- the item bank in GIFT (quizzes/gift.py) ------------------------------------------------

@@ -43,7 +43,7 @@ def two_learners_took_the_exam(make_learner, enroll, client_for, exam, bank):
 def test_item_bank_list_and_filters(admin_client_, course, bank, query):
     response = admin_client_.get(f"/admin/quizzes/examitem/{query}")
     assert response.status_code == 200
-    assert b"Item statistics" in response.content
+    assert b"Item analysis" in response.content
 
 
 def test_item_bank_filters_by_module_and_step(admin_client_, course, bank):
@@ -167,19 +167,24 @@ def test_grades_csv_needs_staff(client, two_learners_took_the_exam):
     assert response.status_code == 302 and "/login/" in response["Location"]
 
 
-def test_item_statistics_page(admin_client_, two_learners_took_the_exam):
+def test_item_analysis_page(admin_client_, two_learners_took_the_exam):
     response = admin_client_.get("/admin/quizzes/examitem/statistics/?module=self-hosting-27")
     assert response.status_code == 200
-    rows = [row for row in response.context["rows"] if row.answered]
-    assert sum(row.answered for row in rows) == 20  # two learners, ten items each
+    assert response.context["exam"].attempts == 2
+    rows = [item["row"] for item in response.context["shown"] if item["row"].figures]
+    assert sum(row.figures.answered for row in rows) == 20  # two learners, ten items each
     for row in rows:
-        assert row.correct_share in (0.0, 0.5, 1.0)
-        # One learner in each group: only items both saw can discriminate.
-        if row.answered == 2:
-            assert row.discrimination in (-1.0, 0.0, 1.0)
+        assert row.figures.facility in (0.0, 50.0, 100.0)
+        # Two answers that differ correlate fully with the rest of the test, one way or the other.
+        if row.figures.answered == 2 and row.figures.facility == 50.0:
+            assert row.figures.discrimination_index == pytest.approx(100.0) or (
+                row.figures.discrimination_index == pytest.approx(-100.0)
+            )
         else:
-            assert row.discrimination is None
-    assert b"Exam item statistics" in response.content
+            assert row.figures.discrimination_index is None
+        # Nothing was edited since: every answer counts for the item as it reads now.
+        assert row.current == row.figures and row.earlier is None
+    assert b"Item analysis of the exam" in response.content
 
 
 def test_policy_is_editable(admin_client_, course, policy):

@@ -19,11 +19,9 @@ from quizzes.attempt_rules import (
 )
 from quizzes.eligibility import AttemptState, StepState, exam_eligibility, step_gate
 from quizzes.grading import (
-    ItemResponse,
     answer_is_correct,
     attempt_score,
     final_grade,
-    item_statistics,
     passes,
     review_level,
 )
@@ -114,50 +112,6 @@ def test_after_last_attempt_waits_for_the_running_attempt():
     assert review_level(**arguments, attempts_left=0, attempt_in_progress=False) == (
         "correct_answers"
     )
-
-
-def response(item, learner, score, correct, number=1):
-    return ItemResponse(
-        item_id=item,
-        learner_id=learner,
-        attempt_number=number,
-        attempt_score=Decimal(score),
-        is_correct=correct,
-    )
-
-
-def test_item_statistics_share_and_discrimination():
-    # Ten learners ranked by score 100, 90, …, 10: the upper and lower groups hold 3 each.
-    responses = []
-    for learner in range(10):
-        score = 100 - 10 * learner
-        # Item 1 separates: the strong get it right, the weak wrong.
-        responses.append(response(1, learner, score, correct=learner < 5))
-        # Item 2 everyone gets right: no discrimination.
-        responses.append(response(2, learner, score, correct=True))
-        # Item 3 is the wrong way round (a miskeyed item): negative discrimination.
-        responses.append(response(3, learner, score, correct=learner >= 7))
-    stats = item_statistics(responses)
-    assert stats[1].answered == 10 and stats[1].correct_share == 0.5
-    assert stats[1].discrimination == 1.0
-    assert stats[2].correct_share == 1.0 and stats[2].discrimination == 0.0
-    assert stats[3].discrimination == -1.0
-
-
-def test_item_statistics_use_each_learners_first_attempt_only():
-    responses = [
-        response(1, 1, 20, correct=False, number=1),
-        response(1, 1, 100, correct=True, number=2),  # a retake after seeing the item
-        response(1, 2, 90, correct=True, number=1),
-    ]
-    stats = item_statistics(responses)
-    assert stats[1].answered == 2 and stats[1].correct_share == 0.5
-    assert stats[1].discrimination == 1.0
-
-
-def test_item_statistics_without_both_groups_have_no_discrimination():
-    stats = item_statistics([response(1, 1, 50, True)])
-    assert stats[1].correct_share == 1.0 and stats[1].discrimination is None
 
 
 def eligibility(**overrides):
