@@ -1,17 +1,16 @@
 """What other apps may ask of the quizzes app: the learner's data export and account erasure,
-and the demo data's approval of the item banks."""
+and the demo data's authored item bank."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.db import transaction
 
-from courses import api as courses_api
 from lms.privacy import export_rows
 from quizzes.answers import accepted_answers
 from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
@@ -28,7 +27,8 @@ from quizzes.models import (
     QuickCheckRatingEvent,
 )
 from quizzes.selectors import attempt_item_view, attempt_policy
-from quizzes.services.item_review import exam_bank_approve
+from quizzes.services.gift_import import exam_items_gift_import
+from quizzes.services.item_review import exam_items_review
 from quizzes.services.items import GenerationReport, exam_items_changes, exam_items_generate
 
 
@@ -166,13 +166,35 @@ def learner_erase(learner_id: int) -> int:
     return len(archived)
 
 
-def exam_banks_approve(*, reviewer_id: int | None) -> dict[str, int]:
-    """Approve every draft item of every module's bank (``manage.py demo_setup``: the demo
-    shows a certifying exam). Per module slug, how many items were approved."""
-    return {
-        module.slug: exam_bank_approve(module_id=module.id, reviewer_id=reviewer_id)
-        for module in courses_api.modules_all()
-    }
+@dataclass(frozen=True)
+class DemoBank:
+    """What ``demo_bank_author`` did to a module's bank."""
+
+    imported: int
+    returned_to_draft: int
+    approved: int
+
+
+@transaction.atomic
+def demo_bank_author(*, module_id: int, data: bytes, source: str, reviewer_id: int) -> DemoBank:
+    """``manage.py demo_setup``: import the module's authored GIFT bank approved by the demo
+    admin (questions already there are skipped), and return generated items that admin approved
+    in an earlier demo to draft: the certifying exam draws the authored items only, generated
+    ones stay for practice. A broken file raises ``InvalidInput`` and writes nothing."""
+    report = exam_items_gift_import(
+        module_id=module_id, data=data, source=source, approved_by_id=reviewer_id
+    )
+    generated = ExamItem.objects.filter(
+        module_id=module_id,
+        origin=ExamItem.Origin.GENERATED,
+        status=ExamItem.Status.APPROVED,
+        reviewed_by_id=reviewer_id,
+    ).values_list("id", flat=True)
+    drafted = exam_items_review(
+        item_ids=list(generated), status=ExamItem.Status.DRAFT, reviewer_id=None
+    )
+    approved = ExamItem.objects.filter(module_id=module_id).approved().count()
+    return DemoBank(imported=report.created, returned_to_draft=drafted, approved=approved)
 
 
 def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> GenerationReport:

@@ -101,16 +101,40 @@ def _words_of(phrase: str) -> frozenset[str]:
     return frozenset(words)
 
 
+# A word as a gap replaces it: letters, digits and underscores together with the parts a hyphen
+# joins ("GPU-Gerät", "16-Bit-Gleitkomma") and a hyphen that opens or closes it ("Speicher- und").
+_WORD = re.compile(r"-?\w+(?:-\w+)*-?")
+# A gap that touches a letter, a digit, an underscore or a hyphen breaks a word.
+_BROKEN_GAP = re.compile(rf"[\w-]{MASK}|{MASK}[\w-]")
+
+
 @_text_cache
 def _mask_words(text: str, words: frozenset[str]) -> str:
-    """``text`` with each of ``words`` standing alone or in a compound (GPU-Gerät, 32-Bit)
-    replaced by the mask; runs of masks and what joined them collapse into one."""
+    """``text`` with every word that is one of ``words`` or holds one as a hyphen-joined part
+    replaced by the mask, as a whole ("ein physisches GPU-Gerät" → "ein physisches …", never
+    "…-Gerät"); masks next to each other collapse into one."""
     if not words:
         return text
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    pattern = re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
-    masked = pattern.sub(MASK, text)
-    return re.sub(rf"{MASK}(?:[\s\-_]*{MASK})+", MASK, masked)
+
+    def masked(match: re.Match[str]) -> str:
+        parts = re.split(r"[\W_]+", match.group(0).casefold())
+        return MASK if words.intersection(parts) else match.group(0)
+
+    return _gaps_joined(_WORD.sub(masked, text))
+
+
+def _gaps_joined(text: str) -> str:
+    """Masks with only space between them become one: a gap is one gap."""
+    return re.sub(rf"{MASK}(?:\s*{MASK})+", MASK, text)
+
+
+def gap_is_clean(text: str) -> bool:
+    """Whether every gap of ``text`` stands for whole words and a word with content is left
+    ("ist ein …" says nothing)."""
+    if _BROKEN_GAP.search(text):
+        return False
+    left = re.findall(r"\w+", text.replace(MASK, " ").casefold())
+    return any(word not in _STOPWORDS and word not in _ARTICLES for word in left)
 
 
 @_text_cache
@@ -163,7 +187,7 @@ def predicate(step: StepSource) -> str:
 
 def description(step: StepSource) -> str:
     """What a learner sees instead of the definition: '… ist …-Bit-Gleitkomma …'."""
-    return f"{MASK} {predicate(step)}"
+    return _gaps_joined(f"{MASK} {predicate(step)}")
 
 
 def _sentence_rest(step: StepSource) -> str:
@@ -328,9 +352,12 @@ def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedI
         return []
     definition_line = f"{step.term}: {' '.join(step.definition.split())} (Schritt {step.number})"
     related = relatives(step, steps)
-    distractors = _distinct(related, DISTRACTOR_COUNT)
+    # An item whose gaps cannot stand for whole words is not made (its options neither).
+    distractors = _distinct(
+        [other for other in related if gap_is_clean(description(other))], DISTRACTOR_COUNT
+    )
     items: list[GeneratedItem] = []
-    if len(distractors) == DISTRACTOR_COUNT:
+    if gap_is_clean(description(step)) and len(distractors) == DISTRACTOR_COUNT:
         key = f"{step.slug}:{TEMPLATE_TERM_FOR_DESCRIPTION}"
         items.append(
             _choice_item(

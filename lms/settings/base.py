@@ -314,6 +314,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Where the course documents live; import_course and build_fixtures default to these.
 LERNPFAD_DOCUMENTS_DIR = BASE_DIR / "fixtures" / "documents"
 LERNPFAD_FIXTURES_DIR = BASE_DIR / "fixtures"
+# Authored exam item banks in GIFT, one per module (``<module slug>.gift``): demo_setup imports
+# and approves them.
+LERNPFAD_EXAM_ITEMS_DIR = BASE_DIR / "fixtures" / "exam-items"
 
 LOGGING = {
     "version": 1,

@@ -76,8 +76,8 @@ def exam_item_edit_review(
 def exam_bank_approve(
     *, module_id: int, reviewer_id: int | None, now: datetime.datetime | None = None
 ) -> int:
-    """Approve every draft item of the module that attempts may draw (demo data: the seed bank
-    as shipped). Rejected items stay rejected. Returns how many were approved."""
+    """Approve every draft item of the module that attempts may draw (the benchmark's and the
+    tests' certifying banks). Rejected items stay rejected. Returns how many were approved."""
     ids = list(
         ExamItem.objects.filter(module_id=module_id, status=ExamItem.Status.DRAFT)
         .drawable()

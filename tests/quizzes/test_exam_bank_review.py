@@ -347,7 +347,9 @@ def test_the_web_pages_say_practice(learner, learner_api, exam, draft_bank):
 # --- existing data and the demo -----------------------------------------------------------------
 
 
-def test_demo_setup_approves_the_seed_bank(course, draft_bank):
+def test_demo_setup_approves_the_authored_bank_not_the_generated_one(course, draft_bank):
+    """Issue 28: the demo certifies with the authored bank (tests/quizzes/test_authored_bank.py);
+    the generated items stay drafts for practice."""
     import io
 
     from django.core.management import call_command
@@ -355,6 +357,6 @@ def test_demo_setup_approves_the_seed_bank(course, draft_bank):
     out = io.StringIO()
     call_command("demo_setup", stdout=out)
     assert "self-hosting-27: " in out.getvalue()
-    statuses = set(ExamItem.objects.values_list("status", "reviewed_by__username"))
-    assert statuses == {("approved", "admin")}
+    statuses = set(ExamItem.objects.values_list("origin", "status", "reviewed_by__username"))
+    assert statuses == {("hand_written", "approved", "admin"), ("generated", "draft", None)}
     assert ExamPolicy.objects.exists()

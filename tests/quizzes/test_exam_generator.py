@@ -108,6 +108,74 @@ def test_description_hides_the_term():
         assert normalized(step.term) not in normalized(description(step)), step.term
 
 
+# A gap that touches a letter, a digit or a hyphen: part of a word masked ("…-Gerät").
+BROKEN_GAP = re.compile(r"[\w-]…|…[\w-]")
+
+
+def _texts(item: GeneratedItem) -> list[str]:
+    return [item.prompt, *(option.text for option in item.options)]
+
+
+@pytest.mark.parametrize("steps", [make_steps(), seed_steps()], ids=["sample", "seed module"])
+def test_gaps_mask_whole_words_never_part_of_a_compound(steps):
+    """Every gap of every generated item, over all 32 steps of the seed module, stands for
+    whole words: none touches a letter or a hyphen-joined part of a word."""
+    items = items_generate(steps)
+    gapped = [text for item in items for text in _texts(item) if "…" in text]
+    assert len(gapped) > len(steps)
+    broken = [text for text in gapped if BROKEN_GAP.search(text)]
+    assert broken == []
+
+
+@pytest.mark.parametrize(
+    ("term", "definition", "described"),
+    [
+        # The issue's examples: a compound is masked whole, not in part.
+        (
+            "GPU passthrough",
+            "GPU-Passthrough übergibt ein physisches GPU-Gerät oder Teilfunktionen an eine VM.",
+            "… übergibt ein physisches … oder Teilfunktionen an eine VM.",
+        ),
+        (
+            "Default runtime",
+            "Die Default Runtime ist die Container-Runtime, die ohne Auswahl verwendet wird.",
+            "… ist die …, die ohne Auswahl verwendet wird.",
+        ),
+        (
+            "FP16",
+            "FP16 ist 16-Bit-Gleitkomma mit kleinerem Zahlenbereich als FP32.",
+            "… ist … mit kleinerem Zahlenbereich als FP32.",
+        ),
+        # A hyphen that ends a word goes with it.
+        (
+            "Speicher",
+            "Speicher ist knapp, Speicher- und Bandbreitenbedarf sind hoch.",
+            "… ist knapp, … und Bandbreitenbedarf sind hoch.",
+        ),
+    ],
+)
+def test_description_masks_whole_words(term, definition, described):
+    step = StepSource(id=1, slug="s", number=1, term=term, definition=definition)
+    assert description(step) == described
+
+
+def test_no_item_with_a_gap_that_says_nothing():
+    """A description that is nothing but its gap and small words gives no choice items; the
+    statement about the step is still made, and the other steps keep theirs."""
+    empty = ("Tensor Core", "Ein Tensor Core ist ein Tensor-Core-Block.")
+    steps = make_steps([*DEFINITIONS[:8], empty])
+    items = items_generate(steps)
+    tensor = by_term(steps, "Tensor Core")
+    assert description(tensor) == "… ist ein …."
+    own = [item.generator_key.split(":")[1] for item in items if item.step_id == tensor.id]
+    assert own == ["statement-own"] or own == ["statement-own", "statement-other"]
+    # Nor is its term a wrong option elsewhere: beside it would stand a gap that says nothing.
+    offered = {o.text for item in items if item.kind == SINGLE_CHOICE for o in item.options}
+    assert tensor.term not in offered
+    others = [item for item in items if item.step_id != tensor.id and item.kind == SINGLE_CHOICE]
+    assert len(others) == 2 * 8
+
+
 @pytest.mark.parametrize(
     ("term", "closest"),
     [

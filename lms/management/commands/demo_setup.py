@@ -1,6 +1,7 @@
-"""manage.py demo_setup: create the demo admin, course admin and learner, approve the seed item
-bank (as a course admin would, so the demo's exam certifies), give the demo learner a study
-history and print how to log in.
+"""manage.py demo_setup: create the demo admin, course admin and learner, import the authored exam
+item banks (``fixtures/exam-items/<module slug>.gift``) approved by the demo admin, so the demo's
+exam certifies with questions a course author wrote (the generated items stay drafts, for
+practice), give the demo learner a study history and print how to log in.
 
 The history goes through the services a learner's pages use, at past times: eight steps of the
 first module read and completed over two and a half weeks (the last one today, so its cards are
@@ -9,12 +10,15 @@ through the due queue and ``review_record``. Run again, it adds nothing: complet
 idempotent and a learner who has reviewed keeps their reviews.
 """
 
+from pathlib import Path
+
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from accounts import api as accounts_api
 from courses import api as courses_api
+from lms.errors import InvalidInput, ModuleNotFound
 from progress import api as progress_api
 from quizzes import api as quizzes_api
 from reviews import api as reviews_api
@@ -34,8 +38,8 @@ DEMO_USERS = (
 
 class Command(BaseCommand):
     help = (
-        "Create (or reset) the demo admin, course admin and learner and approve the exam item "
-        "banks (run generate_exam_items first); for local use only."
+        "Create (or reset) the demo admin, course admin and learner and import the authored "
+        "exam item banks approved; for local use only."
     )
 
     def handle(self, *args, **options):
@@ -54,11 +58,8 @@ class Command(BaseCommand):
                 reviewer = user
             elif not course_admin:
                 self._learner_history(user)
-        # The demo admin stands behind the generated seed bank, so the demo shows the whole
-        # way to a certificate; a real course admin reviews each item (README "Item bank").
-        approved = quizzes_api.exam_banks_approve(reviewer_id=reviewer.pk if reviewer else None)
-        for slug, count in approved.items():
-            self.stdout.write(f"{slug}: {count} exam item(s) approved by the demo admin")
+        if reviewer is not None:
+            self._authored_banks(reviewer)
         site = settings.SITE_URL  # make run sets it to the address it serves
         self.stdout.write(
             self.style.SUCCESS(
@@ -69,6 +70,32 @@ class Command(BaseCommand):
                 f"  API docs: {site}/api/docs/"
             )
         )
+
+    def _authored_banks(self, reviewer) -> None:
+        # The demo admin stands behind the authored banks, so the demo shows the whole way to a
+        # certificate; a real course admin reviews each item (README "Item bank").
+        for path in sorted(Path(settings.LERNPFAD_EXAM_ITEMS_DIR).glob("*.gift")):
+            slug = path.stem
+            try:
+                module = courses_api.module_by_slug(slug)
+            except ModuleNotFound:
+                self.stdout.write(f"{path.name}: no module {slug!r} imported, bank skipped")
+                continue
+            try:
+                bank = quizzes_api.demo_bank_author(
+                    module_id=module.id,
+                    data=path.read_bytes(),
+                    source=path.name,
+                    reviewer_id=reviewer.pk,
+                )
+            except InvalidInput as exc:
+                raise CommandError("\n".join([exc.message, *(exc.detail or [])])) from exc
+            drafted = bank.returned_to_draft
+            self.stdout.write(
+                f"{slug}: {bank.imported} authored exam item(s) imported and approved by the "
+                f"demo admin ({bank.approved} approved in all); generated items are drafts for "
+                f"practice" + (f", {drafted} returned to draft" if drafted else "")
+            )
 
     def _learner_history(self, learner) -> None:
         slugs = courses_api.module_slugs()
