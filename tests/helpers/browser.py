@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PIL import Image
 from playwright.sync_api import Locator, Page, expect
 
 from tests.factories import learner_password
@@ -35,10 +36,32 @@ def doc_shot(page: Page, name: str, *, element: Locator | None = None) -> None:
     path = str(DOC_SCREENS / f"{name}.png")
     if element is not None:
         element.screenshot(path=path)
-        return
+    else:
+        _page_top_screenshot(page, path)
+    _palette_shrink(path)
+
+
+def _page_top_screenshot(page: Page, path: str) -> None:
+    # Down to the end of the page's main content, so a short page leaves no empty window below.
+    main_bottom = page.evaluate(
+        "() => { const main = document.querySelector('main');"
+        " return main ? main.getBoundingClientRect().bottom + window.scrollY : 0; }"
+    )
     size = page.viewport_size
-    top = {"x": 0, "y": 0, "width": size["width"], "height": size["height"]}
+    height = min(size["height"], int(main_bottom) + 24) if main_bottom else size["height"]
+    top = {"x": 0, "y": 0, "width": size["width"], "height": height}
     page.screenshot(path=path, full_page=True, clip=top)
+
+
+def _palette_shrink(path: str) -> None:
+    """256 colours, no dithering: the pages' flat colours and text look the same at about a
+    third of the bytes, and the pictures are committed again whenever a page changes. (Pillow
+    comes with fpdf2, the certificate PDF's library.)"""
+    with Image.open(path) as picture:
+        shrunk = picture.convert("RGB").quantize(
+            colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+    shrunk.save(path, optimize=True)
 
 
 class Shots:
