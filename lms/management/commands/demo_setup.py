@@ -55,7 +55,8 @@ class Command(BaseCommand):
             elif not course_admin:
                 self._learner_history(user)
         # The demo admin stands behind the generated seed bank, so the demo shows the whole
-        # way to a certificate; a real course admin reviews each item (README "Item bank").
+        # way to a certificate; a real course admin reviews each item
+        # (docs/admins/question-bank.md).
         approved = quizzes_api.exam_banks_approve(reviewer_id=reviewer.pk if reviewer else None)
         for slug, count in approved.items():
             self.stdout.write(f"{slug}: {count} exam item(s) approved by the demo admin")
