@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test lint bench bench-smoke fuzz install test-tools
+.PHONY: run test lint bench bench-smoke fuzz install test-tools docs
 
 $(RUN_STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ fuzz: $(DEV_STAMP)
 	LERNPFAD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) LERNPFAD_FUZZ_SEED=random LERNPFAD_REQUIRE_SERVICES=1 \
 	$(PY) -m pytest tests/reliability/test_schema_fuzz.py \
 	tests/reliability/test_document_import_fuzz.py $(PYTEST_ARGS)
+
+## The documentation site (docs/, mkdocs.yml) on http://127.0.0.1:$(DOCS_PORT)/, rebuilt on every
+## change; `make test` builds it with --strict (tests/lms/test_docs.py).
+DOCS_PORT ?= 8001
+docs: export NO_MKDOCS_2_WARNING = 1
+docs: $(DEV_STAMP)
+	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check .

@@ -2,8 +2,8 @@
 
 Each simulated learner is one locust user with a learner of its own: its own browser session
 cookie and its own knox token (``BENCH_SESSIONS_FILE``, written by bench.sessions). A minute of
-study is the README's model: two step pages read in the browser, one progress event, one read of
-the module progress, one due-queue read and three reviews, with think time between them (the
+study is bench/README.md's model: two step pages read in the browser, one progress event, one
+read of the module progress, one due-queue read and three reviews, with think time between them (the
 minute's eight requests spread over ``60 × BENCH_THINK_SCALE`` seconds), and one minute in ten
 the exam's page as well.
 """

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from tests.conftest import SEED_DIR
 from tests.factories import learner_create
-from tests.helpers.browser import log_in
+from tests.helpers.browser import doc_shot, log_in
 from tests.publishing.edits import ADDED_TERM, SEED_MODULE, broken_seed, edited_seed, seed_text
 
 pytestmark = pytest.mark.browser
@@ -79,8 +79,10 @@ def test_course_admin_imports_previews_publishes_and_undoes(
     failed = []
     page.on("response", lambda r: failed.append((r.status, r.url)) if r.status >= 400 else None)
 
-    def shot(name: str) -> None:
+    def shot(name: str, *, doc: str | None = None) -> None:
         page.screenshot(path=screenshot_dir / f"admin-import-{name}.png", full_page=True)
+        if doc is not None:
+            doc_shot(page, doc)
 
     try:
         log_in(page, live_server.url + "/admin/login/", "kursadmin")
@@ -93,7 +95,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         expect(page.locator(".import-dropzone-hint")).to_be_visible()
         page.locator("input[type=file]").set_input_files([edited, *cards])
         expect(page.locator("[data-chosen] li")).to_have_count(4)  # the drop zone's list
-        shot("02-upload")
+        shot("02-upload", doc="admin-import-upload-en")
         page.get_by_role("button", name="Preview").click()
 
         # The preview: exactly one added, one changed, one retired; the rest renumbered.
@@ -119,7 +121,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
             expect(line).to_have_attribute("data-sign", "-")
         for line in diff.filter(has_text="die Hardwarefunktionen einer").all():
             expect(line).to_have_attribute("data-sign", "+")
-        shot("03-preview")
+        shot("03-preview", doc="admin-import-preview-en")
         page.get_by_role("button", name="Publish").click()
         expect(page.locator(".messagelist")).to_contain_text("Published: self-hosting-27")
         shot("04-published")
@@ -133,7 +135,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         # Undo: publish the first import again from the history.
         page.goto(live_server.url + "/admin/publishing/courseimport/")
         expect(page.locator("#result_list tbody tr")).to_have_count(2)
-        shot("05-history")
+        shot("05-history", doc="admin-import-history-en")
         page.goto(live_server.url + f"/admin/publishing/courseimport/{first.pk}/change/")
         expect(page.locator(".import-documents")).to_contain_text(SEED_MODULE)
         shot("06-history-detail")
@@ -141,7 +143,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         expect(page.locator("tr.import-step[data-kind='added']")).to_contain_text(removed.term)
         expect(page.locator("tr.import-step[data-kind='added']")).to_contain_text("brought back")
         expect(page.locator("tr.import-step[data-kind='retired']")).to_contain_text(ADDED_TERM)
-        shot("07-undo-preview")
+        shot("07-undo-preview", doc="admin-import-undo-en")
         page.get_by_role("button", name="Publish").click()
         expect(page.locator(".messagelist")).to_contain_text("Published")
         removed.refresh_from_db()
@@ -160,7 +162,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         page.get_by_role("button", name="Preview").click()
         expect(page.locator("#import-problems")).to_contain_text(f"{SEED_MODULE}:393:")
         expect(page.locator(".import-problems")).to_contain_text("Nothing was changed.")
-        shot("08-broken")
+        shot("08-broken", doc="admin-import-broken-en")
         after = (
             Step.objects.count(),
             Section.objects.count(),
@@ -179,7 +181,7 @@ def test_course_admin_imports_previews_publishes_and_undoes(
         page.get_by_role("button", name="Vorschau").click()
         expect(page.locator("h1")).to_contain_text("Vorschau des Imports")
         expect(page.locator("tr.import-step[data-kind='retired']")).to_contain_text("stillgelegt")
-        shot("09-preview-de")
+        shot("09-preview-de", doc="admin-import-preview-de")
         german.close()
         # Nothing blocked by the CSP, no script error; the one failed response is the 400 of
         # the broken upload itself.

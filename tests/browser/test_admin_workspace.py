@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from tests.helpers.browser import log_in
+from tests.helpers.browser import doc_shot, log_in
 from tests.quizzes.test_course_admin_workspace import _learners
 
 pytestmark = pytest.mark.browser
@@ -30,8 +30,10 @@ def test_the_demo_course_admin_works_in_a_german_admin(
     )
     page = context.new_page()
 
-    def shot(name: str) -> None:
+    def shot(name: str, *, doc: str | None = None) -> None:
         page.screenshot(path=screenshot_dir / f"admin-workspace-{name}.png", full_page=True)
+        if doc is not None:
+            doc_shot(page, doc)
 
     try:
         log_in(page, live_server.url + "/admin/login/", "kurs", "lernpfad-kurs-demo")
@@ -42,7 +44,7 @@ def test_the_demo_course_admin_works_in_a_german_admin(
         expect(content).to_contain_text("Prüfungsaufgaben")
         for infrastructure in ("Geplante Aufgaben", "API-Tokens", "Anmeldesperren", "Geräte"):
             expect(content).not_to_contain_text(infrastructure)
-        shot("01-index")
+        shot("01-index", doc="admin-index-de")
 
         page.get_by_role("link", name="Module", exact=True).first.click()
         expect(page.locator("h1")).to_have_text("Modul zur Änderung auswählen")
@@ -51,7 +53,7 @@ def test_the_demo_course_admin_works_in_a_german_admin(
         expect(page.locator("h1")).to_contain_text("Übersicht:")
         expect(page.locator(".dashboard-figures")).to_contain_text("eingeschriebene Lernende")
         expect(page.locator("svg.chart--bars")).to_have_count(3)
-        shot("03-dashboard")
+        shot("03-dashboard", doc="admin-dashboard-de")
 
         page.goto(live_server.url + f"/admin/courses/step/{step.pk}/change/")
         expect(page.locator("h1")).to_contain_text("Schritt ändern")
@@ -62,7 +64,7 @@ def test_the_demo_course_admin_works_in_a_german_admin(
         expect(commands).not_to_have_value("[]")
         assert not (commands.input_value() or "").startswith("[")
         page.locator("textarea[name='lead']").fill(step.lead + " Geändert im Browser.")
-        shot("04-step-edit")
+        shot("04-step-edit", doc="admin-step-edit-de")
         page.get_by_role("button", name="Sichern und weiter bearbeiten").click()
         expect(page.locator(".messagelist")).to_contain_text("erfolgreich geändert")
         preview = page.get_by_role("link", name="Seite der Lernenden ansehen")
@@ -77,12 +79,12 @@ def test_the_demo_course_admin_works_in_a_german_admin(
         expect(page.locator("#result_list thead")).to_contain_text("Prüfung")
         expect(page.locator("#result_list tbody")).to_contain_text("85 % · bestanden")
         expect(page.locator("#result_list tbody")).to_contain_text("Zertifikat")
-        shot("06-enrollments")
+        shot("06-enrollments", doc="admin-enrollments-de")
 
         page.goto(live_server.url + f"/admin/quizzes/examitem/statistics/?module={course.slug}")
         expect(page.locator("svg.chart--scatter")).to_be_visible()
         expect(page.locator("h2#flagged-heading")).to_have_text("Auffällige Aufgaben")
-        shot("07-item-statistics")
+        shot("07-item-statistics", doc="admin-item-statistics-de")
 
         for url in ("/admin/django_celery_beat/periodictask/", "/admin/knox/authtoken/"):
             response = page.goto(live_server.url + url)

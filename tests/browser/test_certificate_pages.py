@@ -18,7 +18,7 @@ from tests.factories import (
     learner_create,
     steps_complete,
 )
-from tests.helpers.browser import log_in
+from tests.helpers.browser import doc_shot, log_in
 from tests.quizzes.conftest import ExamDriver
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -90,6 +90,7 @@ def test_public_verification_page_valid_then_revoked(
         expect(page.locator(".verification--valid")).to_have_count(0)
         expect(page.locator(".facts")).to_contain_text(FULL_NAME)
         _shot(page, screenshot_dir, f"public-{locale[:2]}-revoked")
+        doc_shot(page, f"certificate-revoked-{locale[:2]}")
         assert not errors, errors
     finally:
         context.close()

@@ -12,7 +12,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from tests.factories import enrollment_create, learner_create
-from tests.helpers.browser import log_in
+from tests.helpers.browser import doc_shot, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -81,6 +81,7 @@ def test_a_learner_sets_an_exam_date_and_sees_the_readiness(
     expect(steps.first).to_contain_text("%")
     expect(readiness.get_by_text("noch nicht gelernt").first).to_be_visible()
     page.screenshot(path=str(screenshot_dir / "exam-date-03-readiness.png"), full_page=True)
+    doc_shot(page, "learner-exam-date-de", element=page.locator("#exam-date"))
 
     page.goto(base + "/")
     expect(page.get_by_test_id("exam-readiness")).to_contain_text("Vorhergesagtes Prüfungsergebnis")

@@ -175,7 +175,7 @@ def test_a_course_admin_approves_the_generated_bank(
     page.locator(".actions .question a").click()
     expect(page.locator(".actions .all")).to_be_visible()
     page.locator("select[name='action']").select_option("approve")
-    shots("approve-selected")
+    shots("approve-selected", doc="admin-items-approve-de")
     page.locator(".actions button[name='index']").click()
     messages = page.locator(".messagelist")
     # The admin speaks the German browser's language.

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.factories import enrollment_create, learner_create
-from tests.helpers.browser import log_in
+from tests.helpers.browser import doc_shot, log_in
 
 pytestmark = pytest.mark.browser
 
@@ -45,8 +45,10 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
     page = context.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
-    def shot(name: str) -> None:
+    def shot(name: str, *, doc: str | None = None) -> None:
         page.screenshot(path=screenshot_dir / f"gift-{name}.png", full_page=True)
+        if doc is not None:
+            doc_shot(page, doc)
 
     try:
         # The admin: a broken file shows every problem at its line and imports nothing.
@@ -77,7 +79,7 @@ def test_admin_imports_gift_and_a_learner_answers_typed_items(
         expect(page.locator("#gift-warnings")).to_contain_text(
             "fragen.gift:14: Übersprungen: Eine Freitextfrage {} hat keine Antwort"
         )
-        shot("03-admin-preview")
+        shot("03-admin-preview", doc="admin-gift-preview-de")
         assert not ExamItem.objects.exists()
         page.get_by_role("button", name="3 Fragen importieren").click()
         expect(page.locator(".messagelist")).to_contain_text(

@@ -23,6 +23,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.axe import AxeAudit, axe_path
 from tests.browser.test_learner_journey import correct_keys_of, study_the_rest_and_approve_the_bank
+from tests.helpers.browser import doc_shot
 from tests.web.conftest import PASSWORD
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -162,18 +163,26 @@ ENGLISH = Words(
 
 
 class Visit:
-    """Screenshot and axe audit of each page the journey shows."""
+    """Screenshot and axe audit of each page the journey shows; with ``docs``, the pages named
+    with ``doc=`` are also saved as the learner guide's pictures (``doc_shot``)."""
 
-    def __init__(self, page: Page, directory, prefix: str, audit: AxeAudit):
+    def __init__(self, page: Page, directory, prefix: str, audit: AxeAudit, *, docs: bool):
         self.page, self.directory, self.prefix, self.audit = page, directory, prefix, audit
-        self.count = 0
+        self.count, self.docs = 0, docs
 
-    def __call__(self, name: str) -> None:
+    def __call__(self, name: str, *, doc: str | None = None, element=None) -> None:
         self.count += 1
         self.page.wait_for_load_state("load")
         path = self.directory / f"{self.prefix}-{self.count:02d}-{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
+        if self.docs and doc is not None:
+            doc_shot(self.page, doc, element=element)
         self.audit(self.page, name)
+
+
+def notes_section(page: Page):
+    """The step page's last section with a note field (its prompt, the note, the save button)."""
+    return page.locator("section:has(textarea[data-note])").last
 
 
 def complete_button(page: Page):
@@ -227,7 +236,7 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     seen("module")
     page.get_by_role("button", name=w.enroll).click()
     expect(page.locator("#module-progress")).to_be_visible()
-    seen("module-enrolled")
+    seen("module-enrolled", doc=f"learner-module-{w.code}")
 
     # Step 1: both notes written, one save keeps both.
     page.locator(f"a.button[href$='{MODULE}steps/1/']").first.click()
@@ -236,7 +245,7 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     assert notes.count() >= 2
     for index in range(notes.count()):
         notes.nth(index).fill(f"Notiz {index + 1} von {username}")
-    seen("step-1-notes-typed")
+    seen("step-1-notes-typed", doc=f"learner-notes-{w.code}", element=notes_section(page))
     page.get_by_role("button", name=re.compile("Notizen speichern|Save notes")).first.click()
     expect(page.locator(".messages")).to_contain_text(w.notes_saved)
     notes = page.locator("textarea[data-note]")
@@ -249,11 +258,11 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     page.keyboard.press("Enter")
     expect(first_check.locator(".quick-check__answer")).to_be_visible()
     first_check.get_by_role("button", name=w.knew_it).click()
-    seen("step-1-quick-check")
+    seen("step-1-quick-check", doc=f"learner-quick-check-{w.code}", element=first_check)
     complete_button(page).focus()
     page.keyboard.press("Enter")
     expect(page.locator(".messages")).to_contain_text(w.completed)
-    seen("step-1-completed")
+    seen("step-1-completed", doc=f"learner-step-{w.code}")
     page.goto(base + MODULE + "steps/2/")
     complete_button(page).click()
     expect(page.locator(".messages")).to_contain_text(w.completed)
@@ -269,10 +278,10 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     count_text = page.locator("#review-count").inner_text()
     due_now = int(re.search(r"(\d+)", count_text).group(1))
     assert w.due_now in count_text
-    seen("review-front")
+    seen("review-front", doc=f"learner-review-front-{w.code}")
     page.keyboard.press(" ")
     expect(page.locator("#review-back")).to_be_visible()
-    seen("review-back")
+    seen("review-back", doc=f"learner-review-back-{w.code}")
     front = page.locator("#review-front").inner_text()
     page.keyboard.press("3")
     expect(page.locator(".messages")).to_contain_text(w.rated_good)
@@ -290,7 +299,7 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     expect(page.locator(".chart--heatmap")).to_be_visible()
     box = page.locator(".chart--heatmap").bounding_box()
     assert box["width"] >= min(width - 48, 400), box  # large, not a thumbnail
-    seen("stats")
+    seen("stats", doc=f"learner-stats-{w.code}")
 
     # Settings: the retention in the page's number format, the zone from the picker, a limit.
     page.goto(base + "/settings/")
@@ -299,7 +308,7 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     retention.fill(w.retention_typed)
     page.get_by_label(w.time_zone).select_option("Europe/Vienna")
     page.get_by_label(w.new_cards).fill("12")
-    seen("settings")
+    seen("settings", doc=f"learner-settings-{w.code}")
     page.get_by_role("button", name=w.save_settings).click()
     expect(page.locator(".messages")).to_contain_text(w.settings_saved)
     expect(page.get_by_label(w.retention)).to_have_value(w.retention_shown)
@@ -326,28 +335,28 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     # certificate.
     study_the_rest_and_approve_the_bank(username)
     page.goto(base + MODULE + "exam/")
-    seen("exam-policy")
+    seen("exam-policy", doc=f"learner-exam-{w.code}")
     page.get_by_role("button", name=w.start_exam).click()
     attempt_id = int(re.search(r"/exam/attempts/(\d+)/", page.url).group(1))
     for item_id, correct in correct_keys_of(attempt_id).items():
         for key in correct:
             page.locator(f"#item-{item_id}-{key}").check()
     expect(page.locator("#exam-save-status")).to_have_text(w.all_saved)
-    seen("exam-attempt")
+    seen("exam-attempt", doc=f"learner-exam-attempt-{w.code}")
     page.get_by_role("button", name=w.review_and_submit).click()
     seen("exam-confirm")
     page.get_by_role("button", name=w.submit_now).click()
     expect(page.locator("#exam-result")).to_contain_text(w.passed)
-    seen("exam-result")
+    seen("exam-result", doc=f"learner-exam-result-{w.code}")
     page.get_by_role("link", name=w.open_certificate).click()
-    seen("certificate")
+    seen("certificate", doc=f"learner-certificate-{w.code}")
     page.goto(base + "/")
-    seen("dashboard")
+    seen("dashboard", doc=f"learner-dashboard-{w.code}")
 
     # The account deletion: a wrong password deletes nothing, the right one everything.
     page.goto(base + "/settings/")
     page.get_by_role("link", name=w.delete_account).click()
-    seen("delete")
+    seen("delete", doc=f"learner-delete-{w.code}")
     page.get_by_label(w.password, exact=False).fill("not-the-password")
     page.get_by_role("button", name=w.delete_confirm).click()
     expect(page.locator("main")).to_contain_text(w.wrong_password)
@@ -393,7 +402,7 @@ def test_the_whole_learner_journey_passes_axe_on_every_page(
             page,
             live_server.url,
             words,
-            Visit(page, screenshot_dir, prefix, audit),
+            Visit(page, screenshot_dir, prefix, audit, docs=width == 1280),
             username=f"{words.code}{width}",
             width=width,
         )

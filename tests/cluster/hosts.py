@@ -1,4 +1,4 @@
-"""Lernpfad as a small cluster of separate hosts on one machine (README "Scaling out").
+"""Lernpfad as a small cluster of separate hosts on one machine (docs/operations/scaling.md).
 
 Each host is a Linux network namespace (``ip netns``, iproute2) with one veth interface on a
 bridge and its own address 10.231.S.N/24; no host has a default route, so traffic goes only
@@ -19,7 +19,7 @@ proxy   9    Caddy with the shipped deploy/Caddyfile, both web hosts as upstream
 ====== ==== =============================================================================
 
 The PgBouncer on this machine kind is 1.18: no prepared statements in transaction mode, so the
-application runs with ``DATABASE_PREPARED_STATEMENTS=false`` as the README says.
+application runs with ``DATABASE_PREPARED_STATEMENTS=false`` as docs/operations/scaling.md says.
 
 Every process is started by this module with ``ip netns exec`` (which execs, so the PID is the
 process's own) in a session of its own, and stopped by that PID's process group; at the end every
@@ -335,7 +335,8 @@ class Cluster:
             "LERNPFAD_SITE_URL": f"https://{self.address('proxy')}",
             "DJANGO_NUM_PROXIES": "1",
             "DATABASE_URL": self.database_url(),
-            # PgBouncer 1.18 in transaction mode cannot keep prepared statements (README).
+            # PgBouncer 1.18 in transaction mode cannot keep prepared statements
+            # (docs/operations/scaling.md).
             "DATABASE_PREPARED_STATEMENTS": "false",
             "CELERY_BROKER_URL": f"redis://{redis}:{REDIS_PORT}/0",
             "CACHE_URL": f"redis://{redis}:{REDIS_PORT}/1",

@@ -1,5 +1,6 @@
-"""One budget per client and per learner across both web hosts (README "Scaling out"): requests
-alternate between web-a and web-b, and the limit is reached after as many requests as on one.
+"""One budget per client and per learner across both web hosts (docs/operations/scaling.md):
+requests alternate between web-a and web-b, and the limit is reached after as many requests as
+on one.
 
 The rates are the small ones of tests/cluster/conftest.py (THROTTLES). Requests go straight to
 each host with the headers the proxy writes (tests/cluster/hosts.py ``Cluster.direct``), so the

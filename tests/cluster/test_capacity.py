@@ -1,4 +1,4 @@
-"""How far a second web host carries the learner-session load (README "Scaling out").
+"""How far a second web host carries the learner-session load (docs/operations/scaling.md).
 
 The learner-session load of the performance issue (bench/locustfile.py, one stage at a time by
 bench.sessions.stage_run, CPU shares by its CpuMeter from /proc) runs through the proxy, first with
@@ -22,7 +22,7 @@ from tests.cluster.clients import learners_seed
 
 STAGES = [int(s) for s in os.environ.get("LERNPFAD_CLUSTER_STAGES", "40,80").split(",")]
 SECONDS = float(os.environ.get("LERNPFAD_CLUSTER_SECONDS", "8"))
-# A tenth of the README's think time: ten times the requests per learner, so a few dozen
+# A tenth of bench/README.md's think time: ten times the requests per learner, so a few dozen
 # simulated learners load the hosts as a few hundred would (and seeding them stays quick).
 THINK = os.environ.get("LERNPFAD_CLUSTER_THINK", "0.1")
 

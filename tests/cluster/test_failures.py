@@ -1,5 +1,5 @@
-"""Failures of single hosts (README "Scaling out"): a web host killed under load, a worker host
-killed mid-batch of reminder digests, a second beat started by mistake, PgBouncer restarted.
+"""Failures of single hosts (docs/operations/scaling.md): a web host killed under load, a worker
+host killed mid-batch of reminder digests, a second beat started by mistake, PgBouncer restarted.
 
 Every kill is SIGKILL to the host's process group (a power cut: no graceful shutdown); each test
 starts what it killed again, so the next test meets the whole cluster.
@@ -244,7 +244,7 @@ def test_a_worker_host_killed_mid_batch_still_sends_each_due_learner_exactly_one
         # digest before it (the mail goes out inside the digest's transaction, and the next one
         # begins after that commit). Killed just after the sink accepted a message, before that
         # commit, the worker would leave it claimed and it would go out twice (at-least-once
-        # delivery, README "Scaling out"): not what this test is about.
+        # delivery, docs/operations/scaling.md): not what this test is about.
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             holding = cluster_mailbox.holding_since

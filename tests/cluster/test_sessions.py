@@ -1,5 +1,5 @@
-"""Sessions and tokens live in PostgreSQL (README "Scaling out"): made on one web host, they work
-on the other; a log-out or a revoked token on one is refused on the other within a second."""
+"""Sessions and tokens live in PostgreSQL (docs/operations/scaling.md): made on one web host, they
+work on the other; a log-out or a revoked token on one is refused on the other within a second."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def test_the_proxy_service_mounts_this_caddyfile():
 
 
 def test_several_upstreams_from_the_environment_with_health_checks_and_dial_retries(caddy):
-    """README "Scaling out": LERNPFAD_UPSTREAMS names the web hosts; tests/cluster runs it."""
+    """docs/operations/scaling.md: LERNPFAD_UPSTREAMS names the web hosts; tests/cluster runs it."""
     adapted = caddy(
         "adapt",
         LERNPFAD_DOMAIN="lernpfad.example.org",

@@ -52,3 +52,10 @@ def test_make_run_addr_chooses_the_interface_and_a_site_url_set_stays(tmp_path):
         env={"LERNPFAD_SITE_URL": "https://lernpfad.example.org"},
     )
     assert calls[-1] == "https://lernpfad.example.org | manage.py runstack --addr 0.0.0.0:8124"
+
+
+def test_make_docs_serves_the_site_on_port_8001_by_default(tmp_path):
+    calls = _make(tmp_path, "-o", ".venv/.installed-dev", "docs")
+    assert calls == [" | -m mkdocs serve --dev-addr 127.0.0.1:8001"]
+    calls = _make(tmp_path, "-o", ".venv/.installed-dev", "docs", "DOCS_PORT=8125")
+    assert calls[-1] == " | -m mkdocs serve --dev-addr 127.0.0.1:8125"

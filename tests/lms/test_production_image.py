@@ -3,8 +3,8 @@
 The image's file system is built as the Dockerfile says (``image_build.py``: the context filtered
 by .dockerignore, a fresh virtualenv for the base image's Python, every RUN step). Each compose
 service then runs its ``command`` from its own copy of the image's application folder, with the
-environment docker-compose.yml gives it and a ``.env`` filled in from ``.env.example`` as the
-README says, pointed at CI's PostgreSQL (a fresh database of its own) and Redis:
+environment docker-compose.yml gives it and a ``.env`` filled in from ``.env.example`` as
+docs/operations/index.md says, pointed at CI's PostgreSQL (a fresh database of its own) and Redis:
 
 - ``migrate`` completes on the empty database;
 - ``web`` (gunicorn, production settings) answers ``200`` on ``/``, ``/admin/login/`` and
@@ -16,7 +16,7 @@ README says, pointed at CI's PostgreSQL (a fresh database of its own) and Redis:
 - ``proxy``: Caddy with the shipped Caddyfile (its site address on a loopback port, a local CA
   instead of Let's Encrypt) in front of that gunicorn: pages and static files over HTTPS, HTTP
   redirected, a client-written X-Forwarded-For opens no new throttle budget, and an admin
-  created as the README says logs in.
+  created as docs/operations/index.md says logs in.
 
 Requests to gunicorn itself carry ``X-Forwarded-Proto: https``, as Caddy's do. On two shared
 cores the build takes about two minutes with pip's cache warm, the whole module about four.
@@ -214,7 +214,7 @@ def image_database() -> str:
 
 
 def filled_env_example(overrides: dict[str, str]) -> str:
-    """.env.example as a self-hoster fills it in: every value the README says to set is a
+    """.env.example as a self-hoster fills it in: every value docs/operations/ says to set is a
     variable .env.example already names."""
     example = (CONTEXT / ".env.example").read_text(encoding="utf-8")
     documented = dotenv_read(example)
