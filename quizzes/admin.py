@@ -33,7 +33,7 @@ from quizzes.models import (
     ExamPolicy,
     QuickCheckRating,
 )
-from quizzes.selectors import exam_bank_states, grades_rows, item_analysis
+from quizzes.selectors import exam_bank_states, grades_rows, item_analysis, lookup_risk_ids
 from quizzes.services.certificates import certificates_reinstate, certificates_revoke
 from quizzes.services.item_review import exam_item_edit_review, exam_items_review
 
@@ -71,6 +71,20 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         "is_retired",
     )
     list_display_links = ("id", "short_prompt")
+
+    def get_list_display(self, request):
+        """The columns and the look-up risk: the items a script answers right from the public
+        course text alone (quizzes.lookup_solver), worked out once per module and request."""
+        risky: dict[int, set[int]] = {}
+
+        @admin.display(description=gettext_lazy("look-up risk"), boolean=True)
+        def lookup_risk(item):
+            if item.module_id not in risky:
+                risky[item.module_id] = lookup_risk_ids(module_id=item.module_id)
+            return item.pk in risky[item.module_id]
+
+        return (*self.list_display, lookup_risk)
+
     list_filter = (
         "module",
         ("step", admin.RelatedOnlyFieldListFilter),

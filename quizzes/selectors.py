@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import (
     Count,
     F,
@@ -91,6 +93,7 @@ from quizzes.item_analysis import (
     exam_figures,
     item_figures,
 )
+from quizzes.lookup_solver import answers_right, course_passages
 from quizzes.models import (
     ArchivedItemResponse,
     Certificate,
@@ -856,6 +859,33 @@ def item_analysis(*, module_id: int) -> ItemAnalysis:
             for item in items
         ],
     )
+
+
+def lookup_risk_ids(*, module_id: int) -> set[int]:
+    """The module's bank items that the look-up solver (quizzes.lookup_solver) answers right
+    from the public course text alone, cached until the text or an item changes."""
+    slug = courses_api.modules_by_ids([module_id])[module_id].slug
+    texts = courses_api.module_public_text(slug)
+    items = ExamItem.objects.filter(module_id=module_id)
+    stamp = items.aggregate(changed=Max("updated_at"), count=Count("id"))
+    digest = hashlib.sha256(repr((texts, stamp)).encode()).hexdigest()
+
+    def read() -> set[int]:
+        passages = course_passages(texts)
+        return {
+            item.pk
+            for item in items
+            if answers_right(
+                kind=item.kind,
+                prompt=item.prompt,
+                options=item.options or [],
+                correct_keys=item.correct_keys or [],
+                answer_key=item.answer_key or {},
+                passages=passages,
+            )
+        }
+
+    return cache.get_or_set(f"quizzes:lookup-risk:{module_id}:{digest}", read, 24 * 3600)
 
 
 # --- the item bank in GIFT (quizzes/gift.py) ------------------------------------------------

@@ -1,8 +1,8 @@
-"""The look-up solver of issue 28: answers exam items from the published course text alone.
+"""The look-up solver: answers exam items from the published course text alone (plain Python).
 
-It reads what an anonymous visitor can read through the public API (the module's outline and
-every step: lead, definition, sections, quick checks), cut into sentences, each known with the
-term of the step it stands under. For an item as a learner sees it (prompt, options, choices) it
+It reads what an anonymous visitor can read (every step's definition, lead, sections and quick
+checks: ``courses.api.module_public_text``), cut into sentences, each known with the term of the
+step it stands under. For an item as a learner sees it (prompt, options, choices) it
 searches the text for the item's words, treating each "…" gap as a wildcard, and picks the
 option the text supports best:
 
@@ -16,16 +16,22 @@ option the text supports best:
   best-matching sentence, a matching pair the best supported choice per left side.
 
 No answer key, no explanation, no knowledge beyond the text: what a script does that looks the
-answers up. Generated recall items fall to it (the test demands at least 90 %); an authored bank
-that asks to apply knowledge must not (below the pass mark).
+answers up. Generated recall items fall to it (tests/quizzes/test_lookup_solver.py demands at
+least 90 %); an authored bank that asks to apply knowledge must not (below the pass mark). The
+question bank's review list flags the items it answers right ("look-up risk"), so the course
+admin rewrites those first.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+import string
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from quizzes.answers import item_is_correct, matching_attempt_copy
 
 GAP = "…"
 _QUOTED = re.compile(r"„(.*?)“", re.DOTALL)
@@ -63,32 +69,44 @@ def _squash(text: str) -> str:
     return " ".join(text.replace("„", " ").replace("“", " ").split())
 
 
-def course_passages(get: Callable[[str], dict], module: str) -> list[Passage]:
-    """Every sentence an anonymous visitor can read of the module, through the public API;
-    ``get`` fetches a path and returns its JSON."""
-    outline = get(f"/api/v1/modules/{module}/")
-    passages: list[Passage] = []
+class Corpus(Sequence[Passage]):
+    """The passages with an index from each word to the passages that hold it: a search looks
+    only at passages that share a word with what it looks for (7.1 s → see the commit)."""
 
-    def add(term: str, text: str) -> None:
-        for line in (text or "").splitlines():
-            passages.extend(
-                Passage(term, sentence)
-                for sentence in _SENTENCE_END.split(_squash(line))
-                if sentence
-            )
+    def __init__(self, passages: Iterable[Passage]):
+        self._passages = list(passages)
+        self._index: dict[str, list[int]] = defaultdict(list)
+        for position, passage in enumerate(self._passages):
+            for word in words(passage.text):
+                self._index[word].append(position)
 
-    for entry in outline["outline"]:
-        add(entry["term"], entry["definition"])
-        step = get(f"/api/v1/modules/{module}/steps/{entry['number']}/")
-        add(step["term"], step["lead"])
-        for section in step["sections"]:
-            add(step["term"], section["heading"])
-            for line in section["lines"]:
-                add(step["term"], line)
-        for check in step["quick_checks"]:
-            add(step["term"], check["question"])
-            add(step["term"], check["answer"])
-    return passages
+    def __getitem__(self, position):
+        return self._passages[position]
+
+    def __len__(self) -> int:
+        return len(self._passages)
+
+    def sharing_a_word(self, text: str) -> list[Passage]:
+        found = set().union(*(self._index.get(word, ()) for word in words(text)))
+        return [self._passages[position] for position in sorted(found)]
+
+    def holding_every_word(self, text: str) -> list[Passage]:
+        found = None
+        for word in words(text):
+            held = set(self._index.get(word, ()))
+            found = held if found is None else found & held
+        return [self._passages[position] for position in sorted(found or ())]
+
+
+def course_passages(texts: Iterable[tuple[str, str]]) -> Corpus:
+    """Every sentence of the (term, text) pairs, each under its step's term."""
+    return Corpus(
+        Passage(term, sentence)
+        for term, text in texts
+        for line in (text or "").splitlines()
+        for sentence in _SENTENCE_END.split(_squash(line))
+        if sentence
+    )
 
 
 @functools.lru_cache(maxsize=4096)
@@ -99,11 +117,12 @@ def _pattern(claim: str) -> re.Pattern[str]:
     return re.compile(joined.replace(r"\ ", r"\s+"), re.IGNORECASE)
 
 
-def _matches(claim: str, passages: Sequence[Passage]) -> list[Passage]:
+def _matches(claim: str, passages: Corpus) -> list[Passage]:
+    """The passages the claim matches, its gaps as wildcards (a match holds every word)."""
     if not words(claim):
         return []
     pattern = _pattern(claim)
-    return [p for p in passages if pattern.search(p.text)]
+    return [p for p in passages.holding_every_word(claim) if pattern.search(p.text)]
 
 
 def _overlap(text: str, passage: Passage) -> float:
@@ -111,8 +130,10 @@ def _overlap(text: str, passage: Passage) -> float:
     return len(own & words(passage.text)) / len(own) if own else 0.0
 
 
-def _best(text: str, passages: Sequence[Passage]) -> Passage | None:
-    return max(passages, key=lambda p: _overlap(text, p), default=None)
+def _best(text: str, passages: Corpus) -> Passage | None:
+    """The passage sharing the most words with ``text`` (the first one when none shares any)."""
+    candidates = passages.sharing_a_word(text) or passages[:1]
+    return max(candidates, key=lambda p: _overlap(text, p), default=None)
 
 
 def _claim(prompt: str) -> str:
@@ -129,7 +150,7 @@ def _filled(claim: str, option: str) -> str:
     return f"{claim} {option}"
 
 
-def option_support(prompt: str, option: str, passages: Sequence[Passage]) -> float:
+def option_support(prompt: str, option: str, passages: Corpus) -> float:
     """How well the text supports ``option`` as the answer to ``prompt`` (higher: better)."""
     claim = _claim(prompt)
     found = _matches(_filled(claim, option), passages)
@@ -142,7 +163,7 @@ def option_support(prompt: str, option: str, passages: Sequence[Passage]) -> flo
             return 5.0
     context = words(prompt)
     best = 0.0
-    for passage in passages:
+    for passage in passages.sharing_a_word(option):
         shared = words(passage.text)
         if not shared:
             continue
@@ -152,7 +173,7 @@ def option_support(prompt: str, option: str, passages: Sequence[Passage]) -> flo
     return best
 
 
-def answer(item: dict, passages: Sequence[Passage]) -> dict:
+def answer(item: dict, passages: Corpus) -> dict:
     """The solver's answer to an item as the attempt shows it (``kind``, ``prompt``,
     ``options``, ``choices``), in the shape the answers endpoint takes."""
     kind, prompt = item["kind"], item["prompt"]
@@ -188,3 +209,31 @@ def answer(item: dict, passages: Sequence[Passage]) -> dict:
         }
         pairs[option["key"]] = max(support, key=support.get)
     return {"pairs": pairs}
+
+
+def answers_right(
+    *, kind: str, prompt: str, options: list, correct_keys: list, answer_key: dict, passages
+) -> bool:
+    """Whether the solver answers a bank item right, shown as an attempt shows it (matching:
+    relabelled as ``matching_attempt_copy`` does, in bank order)."""
+    view = {"kind": kind, "prompt": prompt, "options": options, "choices": []}
+    if kind == "matching":
+        pairs = answer_key["pairs"]
+        lefts = [pair for pair in pairs if pair["left"].strip()]
+        rights = list(dict.fromkeys(pair["right"] for pair in pairs))
+        shown, choices, answer_key = matching_attempt_copy(
+            pairs=pairs,
+            option_order=range(len(lefts)),
+            choice_order=range(len(rights)),
+            option_labels=string.ascii_lowercase,
+        )
+        view.update(options=shown, choices=choices)
+    given = answer(view, passages)
+    return item_is_correct(
+        kind=kind,
+        correct_keys=correct_keys,
+        answer_key=answer_key,
+        selected_keys=given.get("selected"),
+        answer_text=given.get("text") or given.get("number"),
+        answer_pairs=given.get("pairs"),
+    )
