@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from courses import api as courses_api
 from publishing.forms import DocumentUploadForm
@@ -32,6 +32,33 @@ KIND_LABELS = {
     "unchanged": gettext_lazy("unchanged"),
     "retired": gettext_lazy("retired"),
 }
+
+# Why an item returns to review: the fields whose substance changed (``quizzes`` CONTENT_FIELDS).
+REVIEW_REASON_LABELS = {
+    "kind": pgettext_lazy("what changed in an exam item", "kind"),
+    "prompt": pgettext_lazy("what changed in an exam item", "prompt"),
+    "options": pgettext_lazy("what changed in an exam item", "options"),
+    "correct_keys": pgettext_lazy("what changed in an exam item", "correct options"),
+    "explanation": pgettext_lazy("what changed in an exam item", "explanation"),
+}
+REVIEW_STATUS_LABELS = {
+    "approved": gettext_lazy("approved"),
+    "rejected": gettext_lazy("rejected"),
+}
+
+
+def _returned_items(exam) -> list[dict]:
+    """The items an import would send back to review, with their decision and why."""
+    return [
+        {
+            "id": item["id"],
+            "prompt": item["prompt"],
+            "status": item["status"],
+            "status_label": REVIEW_STATUS_LABELS.get(item["status"], item["status"]),
+            "reasons": [REVIEW_REASON_LABELS.get(name, name) for name in item["reasons"]],
+        }
+        for item in exam.returned_items
+    ]
 
 
 def _download(text: str, filename: str) -> HttpResponse:
@@ -81,6 +108,7 @@ def preview_context(preview: ImportPreview) -> dict:
                 "quick_checks_added": module.quick_checks_added,
                 "quick_checks_removed": module.quick_checks_removed,
                 "exam": preview.exam[module.slug],
+                "exam_returned": _returned_items(preview.exam[module.slug]),
                 "admin_edits": module.admin_edits_overwritten,
             }
         )
