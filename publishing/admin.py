@@ -254,7 +254,7 @@ class CourseImportAdmin(admin.ModelAdmin):
                 documents=form.cleaned_data["documents"], user_id=request.user.pk
             )
         except courses_api.DocumentErrors as failed:
-            problems = [str(error) for error in failed.errors]
+            problems = [error.localized(_) for error in failed.errors]
             return TemplateResponse(
                 request, template, {**context, "form": form, "problems": problems}, status=400
             )
@@ -273,6 +273,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(change_url)
         status = 200
         stale = False
+        converted = []
         if request.method == "POST":
             try:
                 done = course_import_publish(
@@ -295,9 +296,10 @@ class CourseImportAdmin(admin.ModelAdmin):
                 )
                 return HttpResponseRedirect(change_url)
         else:
-            documents = [(d.name, d.text) for d in course_import.documents.order_by("position")]
+            stored = list(course_import.documents.order_by("position"))
+            converted = [(d.name, d.source_encoding) for d in stored if d.source_encoding]
             try:
-                _plan, preview = import_preview(documents=documents)
+                _plan, preview = import_preview(documents=[(d.name, d.text) for d in stored])
             except courses_api.DocumentErrors as failed:
                 return self._no_longer_importable(request, failed)
         context = self._context(
@@ -305,6 +307,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             title=_("Preview of import #%(pk)s") % {"pk": pk},
             course_import=course_import,
             stale=stale,
+            converted=converted,
             **preview_context(preview),
         )
         return TemplateResponse(
@@ -320,7 +323,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             {
                 **self._context(request, title=_("Import documents")),
                 "form": DocumentUploadForm(),
-                "problems": [str(error) for error in failed.errors],
+                "problems": [error.localized(_) for error in failed.errors],
             },
             status=409,
         )
@@ -336,7 +339,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             draft, _preview = course_import_again(course_import_id=pk, user_id=request.user.pk)
         except courses_api.DocumentErrors as failed:
             for error in failed.errors:
-                messages.error(request, str(error))
+                messages.error(request, error.localized(_))
             return HttpResponseRedirect(reverse("admin:publishing_courseimport_change", args=[pk]))
         return HttpResponseRedirect(
             reverse("admin:publishing_courseimport_preview", args=[draft.pk])
