@@ -220,7 +220,12 @@ class ExamItem(models.Model):
     # The decision a regeneration undid when it changed the item's content, with the hash of the
     # content it vouched for: the same content again brings the decision back (an undo).
     # {} when there is none; any new decision clears it (``item_review.review_fields``).
-    review_before_change = models.JSONField(default=dict, blank=True, editable=False)
+    review_before_change = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        verbose_name=_("decision before the last content change"),
+    )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))
 

@@ -12,7 +12,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="examitem",
             name="review_before_change",
-            field=models.JSONField(blank=True, default=dict, editable=False),
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                editable=False,
+                verbose_name="decision before the last content change",
+            ),
         ),
         migrations.AlterField(
             model_name="examitem",
