@@ -14,6 +14,7 @@ from django.db.models import (
     Value,
 )
 
+from courses import documents as _documents
 from courses import import_preview as _import_preview
 from courses import module_document as _module_document
 from courses.data import (
@@ -264,6 +265,27 @@ content_fingerprint = _import_preview.content_fingerprint
 module_document = _module_document.module_document
 card_document = _module_document.card_document
 normalized_text = _module_document.normalized_text
+
+
+def documents_decode(
+    documents: Iterable[tuple[str, bytes | str]],
+) -> list[tuple[str, str, str]]:
+    """Per uploaded document: its name, its text and the encoding it was converted from ("" for
+    UTF-8 or text given as text). Raises ``DocumentErrors`` naming every empty or binary file."""
+    decoded, errors = [], []
+    for name, data in documents:
+        if isinstance(data, str):
+            decoded.append((name, data, ""))
+            continue
+        try:
+            document = _documents.document_decode(data, path=name)
+        except _documents.DocumentError as error:
+            errors.append(error)
+        else:
+            decoded.append((name, document.text, document.encoding))
+    if errors:
+        raise DocumentErrors(errors)
+    return decoded
 
 
 def plan_apply(*, plan: Any) -> Any:

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from courses.documents import DocumentError, ModuleDoc, SectionDoc, TermCardDoc, slugify_term
+from courses.documents import (
+    DocumentError,
+    ModuleDoc,
+    SectionDoc,
+    TermCardDoc,
+    gettext_noop,
+    slugify_term,
+)
 from courses.quick_check_roles import StepChecks, quick_check_roles
 
 
@@ -243,7 +250,8 @@ def plan_module(doc: ModuleDoc) -> ModuleRow:
             raise DocumentError(
                 doc.path,
                 step.line,
-                f"step {step.number} repeats the term of step {seen[slug]} ({step.term!r})",
+                gettext_noop("step %(step)s repeats the term of step %(other)s (%(term)s)"),
+                {"step": step.number, "other": seen[slug], "term": repr(step.term)},
             )
         seen[slug] = step.number
         steps.append(
@@ -306,7 +314,10 @@ def plan_documents(docs: Iterable[ModuleDoc | TermCardDoc]) -> CoursePlan:
             clash = next((m for m in modules if m.slug == row.slug), None)
             if clash:
                 raise DocumentError(
-                    doc.path, 1, f"module {row.slug!r} is also defined in {clash.source_path}"
+                    doc.path,
+                    1,
+                    gettext_noop("module %(slug)s is also defined in %(other)s"),
+                    {"slug": repr(row.slug), "other": clash.source_path},
                 )
             modules.append(row)
         else:
@@ -318,7 +329,10 @@ def plan_documents(docs: Iterable[ModuleDoc | TermCardDoc]) -> CoursePlan:
             )
             if twin:
                 raise DocumentError(
-                    doc.path, 2, f"term card {card.term!r} is also defined in {twin.source_path}"
+                    doc.path,
+                    2,
+                    gettext_noop("term card %(term)s is also defined in %(other)s"),
+                    {"term": repr(card.term), "other": twin.source_path},
                 )
             cards.append(card)
     return CoursePlan(modules=tuple(modules), cards=tuple(cards))

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from charset_normalizer import from_bytes
+
 # Section headings in the order they must appear within a step / a card (heading -> kind).
 MODULE_SECTION_KINDS: dict[str, str] = {
     "1. Verstehen": "verstehen",
@@ -104,15 +106,33 @@ _SENTENCE_END_RE = re.compile(r"[.!?…]+[\"'”“»’)\]]*(?=\s+\S)")
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
-class DocumentError(ValueError):
-    """A document that does not follow the format; ``str()`` is ``"path:line: message"``."""
+def gettext_noop(message: str) -> str:
+    """Marks a message for the catalogues (``makemessages`` knows the name); whoever shows a
+    ``DocumentError`` translates it (``DocumentError.localized``)."""
+    return message
 
-    def __init__(self, path: str, line: int, message: str) -> None:
+
+class DocumentError(ValueError):
+    """A document that does not follow the format; ``str()`` is ``"path:line: message"``
+    in English, ``localized(gettext)`` in the reader's language. ``message`` is a
+    ``%(name)s`` template filled from ``params``."""
+
+    def __init__(self, path: str, line: int, message: str, params: dict | None = None) -> None:
         # Positional args only, so the exception pickles (Celery) and compares by value.
-        super().__init__(path, line, message)
+        super().__init__(path, line, message, params or {})
         self.path = path
         self.line = line
-        self.message = message
+        self.template = message
+        self.params = params or {}
+
+    @property
+    def message(self) -> str:
+        return self.template % self.params if self.params else self.template
+
+    def localized(self, translate) -> str:
+        """``path:line: message`` with the message translated by ``translate`` (gettext)."""
+        text = translate(self.template)
+        return f"{self.path}:{self.line}: {text % self.params if self.params else text}"
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
@@ -228,22 +248,67 @@ class _Line(NamedTuple):
     text: str  # right-stripped, never empty
 
 
+# The encodings a course admin's text files come in besides UTF-8 (Windows and old Mac editors,
+# UTF-16 from "Unicode" in Notepad), by the name an admin knows them under.
+FALLBACK_ENCODINGS = {
+    "cp1252": "Windows-1252",
+    "iso8859_15": "ISO-8859-15",
+    "mac_roman": "Mac Roman",
+    "utf_16": "UTF-16",
+    "utf_32": "UTF-32",
+}
+_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 and UTF-32 start with one of these
+
+
+@dataclass(frozen=True)
+class DecodedDocument:
+    """An uploaded document's text; ``encoding`` names what it was converted from ("" for
+    UTF-8, which is taken as it is)."""
+
+    text: str
+    encoding: str
+
+
+def _line_at(raw: bytes, offset: int) -> int:
+    return len(_NEWLINE_BYTES_RE.findall(raw, 0, offset)) + 1
+
+
+def document_decode(data: bytes, *, path: str) -> DecodedDocument:
+    """The text of an uploaded document: UTF-8 as it is; another text encoding detected
+    (charset-normalizer, among ``FALLBACK_ENCODINGS``) and converted. An empty file or one
+    that is no text (an image renamed .txt) is a ``DocumentError``."""
+    if not data.removeprefix(b"\xef\xbb\xbf").strip():
+        raise DocumentError(path, 1, gettext_noop("the file is empty"))
+    try:
+        return DecodedDocument(data.decode("utf-8"), "")
+    except UnicodeDecodeError as error:
+        bad = error.start
+    # A NUL byte outside UTF-16/32 is binary data: no detector should guess a text into it.
+    match = None
+    if b"\x00" not in data or data.startswith(_WIDE_BOMS):
+        match = from_bytes(data, cp_isolation=list(FALLBACK_ENCODINGS)).best()
+    if match is None:
+        nul = data.find(b"\x00")
+        offset = min(bad, nul) if nul >= 0 else bad
+        raise DocumentError(
+            path,
+            _line_at(data, offset),
+            gettext_noop(
+                "not a text document (byte 0x%(byte)s is neither UTF-8 nor Windows-1252 text); "
+                "upload the document as a .txt file, saved as UTF-8"
+            ),
+            {"byte": f"{data[offset]:02x}"},
+        )
+    return DecodedDocument(str(match), FALLBACK_ENCODINGS.get(match.encoding, match.encoding))
+
+
 def normalize_lines(data: bytes | bytearray | memoryview | str, *, path: str) -> list[str]:
-    """Decode (strict UTF-8, BOM dropped), split on LF/CRLF/CR, NFC-normalize, right-strip.
+    """Decode (``document_decode``, BOM dropped), split on LF/CRLF/CR, NFC-normalize, right-strip.
 
     Index ``i`` of the result is source line ``i + 1``; blank lines stay as "".
     """
     if isinstance(data, bytes | bytearray | memoryview):
-        raw = bytes(data)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = len(_NEWLINE_BYTES_RE.findall(raw, 0, error.start)) + 1
-            raise DocumentError(
-                path,
-                line,
-                f"not valid UTF-8 (byte 0x{raw[error.start]:02x}); save the document as UTF-8",
-            ) from None
+        text = document_decode(bytes(data), path=path).text
     elif isinstance(data, str):
         text = data
     else:
@@ -254,7 +319,10 @@ def normalize_lines(data: bytes | bytearray | memoryview | str, *, path: str) ->
         forbidden = _FORBIDDEN_CHAR_RE.search(line)
         if forbidden:
             raise DocumentError(
-                path, number, f"control character U+{ord(forbidden.group()):04X} in the text"
+                path,
+                number,
+                gettext_noop("control character U+%(code)s in the text"),
+                {"code": f"{ord(forbidden.group()):04X}"},
             )
         # NFC so a heading saved in decomposed form ("U" + combining diaeresis) still matches.
         lines.append(unicodedata.normalize("NFC", line).rstrip())
@@ -271,7 +339,7 @@ def parse_document(
         if text
     ]
     if not items:
-        raise DocumentError(path, 1, "empty document")
+        raise DocumentError(path, 1, gettext_noop("empty document"))
     first = items[0]
     if first.text == CARD_KIND_LINE:
         return _CardParser(path, items).parse()
@@ -280,8 +348,11 @@ def parse_document(
     raise DocumentError(
         path,
         first.number,
-        f"unrecognised first line {_shorten(first.text)!r}: expected a module header "
-        f"like 'Self-Hosting 27: Titel' or {CARD_KIND_LINE!r}",
+        gettext_noop(
+            "unrecognised first line %(text)s: expected a module header "
+            "like 'Self-Hosting 27: Titel' or 'Lernbegriff'"
+        ),
+        {"text": repr(_shorten(first.text))},
     )
 
 
@@ -357,12 +428,25 @@ class _ModuleParser:
                 break
             elif not steps:
                 raise self._unexpected(
-                    item, kind, "expected 'Schritt 1 / <n>' after the module header"
+                    item,
+                    kind,
+                    gettext_noop(
+                        "unexpected line %(text)s: expected 'Schritt 1 / <n>' after the "
+                        "module header"
+                    ),
                 )
             else:
-                raise self._unexpected(item, kind, f"after the footer of step {steps[-1].number}")
+                raise self._unexpected(
+                    item,
+                    kind,
+                    gettext_noop("unexpected line %(text)s: after the footer of step %(step)s"),
+                    step=steps[-1].number,
+                )
         if not steps:
-            raise self._error(self.header.number, "module document has no 'Schritt 1 / <n>' step")
+            raise self._error(
+                self.header.number,
+                gettext_noop("module document has no 'Schritt 1 / <n>' step"),
+            )
         self._check_totals(steps)
         return ModuleDoc(
             path=self.path,
@@ -374,8 +458,8 @@ class _ModuleParser:
             exam=exam,
         )
 
-    def _error(self, line: int, message: str) -> DocumentError:
-        return DocumentError(self.path, line, message)
+    def _error(self, line: int, message: str, **params) -> DocumentError:
+        return DocumentError(self.path, line, message, params)
 
     def _kind(self, position: int) -> str | None:
         """Classify a line by shape; None past the end of the document."""
@@ -400,22 +484,32 @@ class _ModuleParser:
             return "unknown_heading"
         return "content"
 
-    def _unexpected(self, item: _Line, kind: str | None, context: str) -> DocumentError:
-        text = _shorten(item.text)
+    def _unexpected(self, item: _Line, kind: str | None, message: str, **params) -> DocumentError:
+        """The error for a line out of place; ``message`` (with ``%(text)s``) when its shape
+        says nothing more."""
+        text = repr(_shorten(item.text))
         if kind == "malformed_step":
-            return self._error(item.number, f"malformed step line {text!r}: write 'Schritt i / n'")
+            return self._error(
+                item.number,
+                gettext_noop("malformed step line %(text)s: write 'Schritt i / n'"),
+                text=text,
+            )
         if kind == "malformed_footer":
             return self._error(
                 item.number,
-                f"malformed footer {text!r}: expected 'Stand: YYYY-MM-DD <n> Quellen <status>'",
+                gettext_noop(
+                    "malformed footer %(text)s: expected 'Stand: YYYY-MM-DD <n> Quellen <status>'"
+                ),
+                text=text,
             )
         if kind == "unknown_heading":
-            return self._error(item.number, f"unknown heading {text!r}")
+            return self._error(item.number, gettext_noop("unknown heading %(text)s"), text=text)
         if kind == "exam_heading":
             return self._error(
-                item.number, f"{EXAM_HEADING!r} without the repeated module header before it"
+                item.number,
+                gettext_noop("'Abschlussprüfung' without the repeated module header before it"),
             )
-        return self._error(item.number, f"unexpected line {text!r}: {context}")
+        return self._error(item.number, message, text=text, **params)
 
     def _parse_step(self, position: int, *, expected: int) -> tuple[StepDoc, int]:
         """A step block: "Schritt i / n", term, lead, level line, sections, footer."""
@@ -427,7 +521,11 @@ class _ModuleParser:
         if number != expected:
             raise self._error(
                 schritt.number,
-                f"step number out of sequence: expected step {expected}, found {schritt.text!r}",
+                gettext_noop(
+                    "step number out of sequence: expected step %(expected)s, found %(found)s"
+                ),
+                expected=expected,
+                found=repr(schritt.text),
             )
         term, position = self._parse_term(position + 1, schritt=schritt, number=number)
         lead, level, position = self._parse_lead(position, number=number)
@@ -455,27 +553,41 @@ class _ModuleParser:
         """The term line right after "Schritt i / n": short, not a sentence, not the level."""
         term_kind = self._kind(position)
         if term_kind is None:
-            raise self._error(schritt.number, f"step {number} ends before its term")
+            raise self._error(
+                schritt.number, gettext_noop("step %(step)s ends before its term"), step=number
+            )
         term = self.items[position]
         if term_kind != "content":
             if term_kind in ("malformed_step", "malformed_footer", "unknown_heading"):
-                raise self._unexpected(term, term_kind, "")
+                raise self._unexpected(term, term_kind, gettext_noop("unexpected line %(text)s"))
             raise self._error(
                 term.number,
-                f"step {number} has no term: found {_shorten(term.text)!r} where the term "
-                f"is expected",
+                gettext_noop(
+                    "step %(step)s has no term: found %(text)s where the term is expected"
+                ),
+                step=number,
+                text=repr(_shorten(term.text)),
             )
         if _LEVEL_RE.match(term.text) and self._kind(position + 1) != "content":
             raise self._error(
                 term.number,
-                f"step {number} has no term: found the level line {term.text!r} where the "
-                f"term is expected",
+                gettext_noop(
+                    "step %(step)s has no term: found the level line %(text)s where the "
+                    "term is expected"
+                ),
+                step=number,
+                text=repr(term.text),
             )
         if len(term.text) > _TERM_MAX_LENGTH or term.text.endswith(_TERM_END_PUNCTUATION):
             raise self._error(
                 term.number,
-                f"step {number} has no term: expected a short term after {schritt.text!r}, "
-                f"found the sentence {_shorten(term.text)!r}",
+                gettext_noop(
+                    "step %(step)s has no term: expected a short term after %(after)s, "
+                    "found the sentence %(text)s"
+                ),
+                step=number,
+                after=repr(schritt.text),
+                text=repr(_shorten(term.text)),
             )
         return term, position + 1
 
@@ -486,15 +598,19 @@ class _ModuleParser:
             kind = self._kind(position)
             if kind is None:
                 raise self._error(
-                    self.items[-1].number, f"step {number} ends without a level line (e.g. 'S4')"
+                    self.items[-1].number,
+                    gettext_noop("step %(step)s ends without a level line (e.g. 'S4')"),
+                    step=number,
                 )
             item = self.items[position]
             if kind != "content":
                 if kind in ("malformed_step", "malformed_footer", "unknown_heading"):
-                    raise self._unexpected(item, kind, "")
+                    raise self._unexpected(item, kind, gettext_noop("unexpected line %(text)s"))
                 raise self._error(
                     item.number,
-                    f"step {number} has no level line (e.g. 'S4') before {_shorten(item.text)!r}",
+                    gettext_noop("step %(step)s has no level line (e.g. 'S4') before %(text)s"),
+                    step=number,
+                    text=repr(_shorten(item.text)),
                 )
             if _LEVEL_RE.match(item.text):
                 break
@@ -504,7 +620,10 @@ class _ModuleParser:
         if not lead:
             raise self._error(
                 level.number,
-                f"step {number} has no lead paragraph between its term and the level line",
+                gettext_noop(
+                    "step %(step)s has no lead paragraph between its term and the level line"
+                ),
+                step=number,
             )
         return lead, level, position + 1
 
@@ -519,18 +638,32 @@ class _ModuleParser:
             item = self.items[position]
             raise self._error(
                 item.number,
-                f"unknown heading {_shorten(item.text)!r}: expected a section heading after "
-                f"the level line of step {number}",
+                gettext_noop(
+                    "unknown heading %(text)s: expected a section heading after "
+                    "the level line of step %(step)s"
+                ),
+                text=repr(_shorten(item.text)),
+                step=number,
             )
         previous: _Line | None = None
         while kind == "heading":
             heading = self.items[position]
             if previous is not None and _MODULE_ORDER[heading.text] <= _MODULE_ORDER[previous.text]:
-                problem = "repeated" if heading.text == previous.text else "out of order"
+                message = (
+                    gettext_noop(
+                        "heading %(heading)s repeated in step %(step)s (after %(previous)s)"
+                    )
+                    if heading.text == previous.text
+                    else gettext_noop(
+                        "heading %(heading)s out of order in step %(step)s (after %(previous)s)"
+                    )
+                )
                 raise self._error(
                     heading.number,
-                    f"heading {heading.text!r} {problem} in step {number} "
-                    f"(after {previous.text!r})",
+                    message,
+                    heading=repr(heading.text),
+                    step=number,
+                    previous=repr(previous.text),
                 )
             position += 1
             body: list[_Line] = []
@@ -555,7 +688,9 @@ class _ModuleParser:
                 as_of = datetime.date.fromisoformat(footer_match["date"])
             except ValueError:
                 raise self._error(
-                    footer_item.number, f"invalid date {footer_match['date']!r} in the footer"
+                    footer_item.number,
+                    gettext_noop("invalid date %(date)s in the footer"),
+                    date=repr(footer_match["date"]),
                 ) from None
             footer = _Footer(
                 text=footer_item.text,
@@ -565,7 +700,12 @@ class _ModuleParser:
             )
             return footer, position + 1
         if kind not in (None, "step", "exam"):
-            raise self._unexpected(self.items[position], kind, f"in step {number}")
+            raise self._unexpected(
+                self.items[position],
+                kind,
+                gettext_noop("unexpected line %(text)s: in step %(step)s"),
+                step=number,
+            )
         return None, position
 
     def _build_section(
@@ -574,7 +714,10 @@ class _ModuleParser:
         kind = MODULE_SECTION_KINDS[heading.text]
         if not body:
             raise self._error(
-                heading.number, f"section {heading.text!r} of step {step_number} is empty"
+                heading.number,
+                gettext_noop("section %(heading)s of step %(step)s is empty"),
+                heading=repr(heading.text),
+                step=step_number,
             )
         lines = tuple(item.text for item in body)
         commands: tuple[str, ...] = ()
@@ -583,8 +726,12 @@ class _ModuleParser:
             if not commands:
                 raise self._error(
                     heading.number,
-                    f"{heading.text!r} of step {step_number} has no command line "
-                    f"(a line without closing punctuation)",
+                    gettext_noop(
+                        "%(heading)s of step %(step)s has no command line "
+                        "(a line without closing punctuation)"
+                    ),
+                    heading=repr(heading.text),
+                    step=step_number,
                 )
         checks: list[QuickCheckDoc] = []
         if kind == "pruefen":
@@ -593,8 +740,11 @@ class _ModuleParser:
                 if not separator or not question.strip():
                     raise self._error(
                         item.number,
-                        f"quick check {_shorten(item.text)!r} is not 'Frage? Antwort' "
-                        f"(no '? ' after the question)",
+                        gettext_noop(
+                            "quick check %(text)s is not 'Frage? Antwort' "
+                            "(no '? ' after the question)"
+                        ),
+                        text=repr(_shorten(item.text)),
                     )
                 checks.append(QuickCheckDoc(question + "?", answer.strip(), item.number))
         section = SectionDoc(
@@ -612,14 +762,17 @@ class _ModuleParser:
         header = self.items[position]
         if position + 1 >= len(self.items):
             raise self._error(
-                header.number, f"repeated module header without {EXAM_HEADING!r} after it"
+                header.number,
+                gettext_noop("repeated module header without 'Abschlussprüfung' after it"),
             )
         heading = self.items[position + 1]
         if heading.text != EXAM_HEADING:
             raise self._error(
                 heading.number,
-                f"expected {EXAM_HEADING!r} after the repeated module header, "
-                f"found {_shorten(heading.text)!r}",
+                gettext_noop(
+                    "expected 'Abschlussprüfung' after the repeated module header, found %(text)s"
+                ),
+                text=repr(_shorten(heading.text)),
             )
         blocks: list[list[str]] = []
         previous_order = -1
@@ -638,11 +791,15 @@ class _ModuleParser:
             elif kind == "content":
                 raise self._error(
                     item.number,
-                    f"expected a section heading after {EXAM_HEADING!r}, "
-                    f"found {_shorten(item.text)!r}",
+                    gettext_noop(
+                        "expected a section heading after 'Abschlussprüfung', found %(text)s"
+                    ),
+                    text=repr(_shorten(item.text)),
                 )
             else:
-                raise self._unexpected(item, kind, "in the final exam")
+                raise self._unexpected(
+                    item, kind, gettext_noop("unexpected line %(text)s: in the final exam")
+                )
         return ExamDoc(
             header=header.text,
             heading=heading.text,
@@ -659,13 +816,23 @@ class _ModuleParser:
             if step.total != reference:
                 raise self._error(
                     step.line,
-                    f"'Schritt {step.number} / {step.total}' disagrees with the other steps "
-                    f"(/ {reference}); the document has {actual} steps",
+                    gettext_noop(
+                        "'Schritt %(step)s / %(total)s' disagrees with the other steps "
+                        "(/ %(reference)s); the document has %(actual)s steps"
+                    ),
+                    step=step.number,
+                    total=step.total,
+                    reference=reference,
+                    actual=actual,
                 )
         if reference != actual:
             raise self._error(
                 steps[-1].line,
-                f"the steps say there are {reference}, but the document has {actual}",
+                gettext_noop(
+                    "the steps say there are %(reference)s, but the document has %(actual)s"
+                ),
+                reference=reference,
+                actual=actual,
             )
 
 
@@ -676,24 +843,28 @@ class _CardParser:
         self.path = path
         self.items = items
 
-    def _error(self, line: int, message: str) -> DocumentError:
-        return DocumentError(self.path, line, message)
+    def _error(self, line: int, message: str, **params) -> DocumentError:
+        return DocumentError(self.path, line, message, params)
 
     def parse(self) -> TermCardDoc:
         kind_line = self.items[0]
         if len(self.items) < 2:
-            raise self._error(kind_line.number, "term card has no title line 'TERM — MODULE TITLE'")
+            raise self._error(
+                kind_line.number, gettext_noop("term card has no title line 'TERM — MODULE TITLE'")
+            )
         title = self.items[1]
         term, separator, module_title = title.text.rpartition(CARD_TITLE_SEPARATOR)
         if not separator:
             raise self._error(
                 title.number,
-                f"term card title {_shorten(title.text)!r} has no {CARD_TITLE_SEPARATOR!r} "
-                f"between term and module title",
+                gettext_noop("term card title %(text)s has no ' — ' between term and module title"),
+                text=repr(_shorten(title.text)),
             )
         term, module_title = term.strip(), module_title.strip()
         if not term or not module_title:
-            raise self._error(title.number, "term card title needs a term and a module title")
+            raise self._error(
+                title.number, gettext_noop("term card title needs a term and a module title")
+            )
 
         lead: list[_Line] = []
         headings: list[_Line] = []
@@ -703,26 +874,45 @@ class _CardParser:
             for piece in self._split_glued_heading(item, current_order):
                 if piece.text in CARD_SECTION_KINDS:
                     if headings and _CARD_ORDER[piece.text] <= _CARD_ORDER[headings[-1].text]:
-                        problem = "repeated" if piece.text == headings[-1].text else "out of order"
+                        message = (
+                            gettext_noop("heading %(heading)s repeated (after %(previous)s)")
+                            if piece.text == headings[-1].text
+                            else gettext_noop(
+                                "heading %(heading)s out of order (after %(previous)s)"
+                            )
+                        )
                         raise self._error(
                             piece.number,
-                            f"heading {piece.text!r} {problem} (after {headings[-1].text!r})",
+                            message,
+                            heading=repr(piece.text),
+                            previous=repr(headings[-1].text),
                         )
                     headings.append(piece)
                     bodies.append([])
                     continue
                 if _looks_like_numbered_heading(piece.text):
-                    raise self._error(piece.number, f"unknown heading {_shorten(piece.text)!r}")
+                    raise self._error(
+                        piece.number,
+                        gettext_noop("unknown heading %(text)s"),
+                        text=repr(_shorten(piece.text)),
+                    )
                 if piece.text == CARD_KIND_LINE:
                     raise self._error(
-                        piece.number, f"second {CARD_KIND_LINE!r} line: one term card per file"
+                        piece.number,
+                        gettext_noop("second 'Lernbegriff' line: one term card per file"),
                     )
                 if piece.text in _MODULE_ONLY_HEADINGS or piece.text == EXAM_HEADING:
-                    raise self._error(piece.number, f"module heading {piece.text!r} in a term card")
+                    raise self._error(
+                        piece.number,
+                        gettext_noop("module heading %(heading)s in a term card"),
+                        heading=repr(piece.text),
+                    )
                 (bodies[-1] if headings else lead).append(piece)
         if not lead:
             line = headings[0].number if headings else title.number
-            raise self._error(line, "term card has no lead paragraph before its first heading")
+            raise self._error(
+                line, gettext_noop("term card has no lead paragraph before its first heading")
+            )
 
         sections = tuple(
             self._build_section(heading, body)
@@ -761,7 +951,11 @@ class _CardParser:
     def _build_section(self, heading: _Line, body: list[_Line]) -> SectionDoc:
         kind = CARD_SECTION_KINDS[heading.text]
         if not body:
-            raise self._error(heading.number, f"section {heading.text!r} is empty")
+            raise self._error(
+                heading.number,
+                gettext_noop("section %(heading)s is empty"),
+                heading=repr(heading.text),
+            )
         lines = tuple(item.text for item in body)
         commands: tuple[str, ...] = ()
         if kind == "uebung":
@@ -769,13 +963,19 @@ class _CardParser:
             if lines[0].endswith(_SENTENCE_PUNCTUATION):
                 raise self._error(
                     body[0].number,
-                    f"{heading.text!r} must start with a subtitle such as 'Sicher ausprobieren'",
+                    gettext_noop(
+                        "%(heading)s must start with a subtitle such as 'Sicher ausprobieren'"
+                    ),
+                    heading=repr(heading.text),
                 )
             commands = tuple(line for line in lines[1:] if is_command_line(line))
             if not commands:
                 raise self._error(
                     heading.number,
-                    f"{heading.text!r} has no command line (a line without closing punctuation)",
+                    gettext_noop(
+                        "%(heading)s has no command line (a line without closing punctuation)"
+                    ),
+                    heading=repr(heading.text),
                 )
         return SectionDoc(
             kind=kind,

@@ -23,7 +23,13 @@ from courses.content_plan import (
     plan_module,
     render_step_lines,
 )
-from courses.documents import DocumentError, ModuleDoc, parse_document, sha256_lines
+from courses.documents import (
+    DocumentError,
+    ModuleDoc,
+    gettext_noop,
+    parse_document,
+    sha256_lines,
+)
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
 
 ADDED = "added"
@@ -327,13 +333,21 @@ def _card_changes(
             module_slug = module.slug
         else:
             errors.append(
-                DocumentError(row.path, 2, f"no module titled {row.module_title!r} is imported")
+                DocumentError(
+                    row.path,
+                    2,
+                    gettext_noop("no module titled %(title)s is imported"),
+                    {"title": repr(row.module_title)},
+                )
             )
             continue
         if row.slug not in step_slugs:
             errors.append(
                 DocumentError(
-                    row.path, 2, f"module {module_slug!r} has no step with the term {row.term!r}"
+                    row.path,
+                    2,
+                    gettext_noop("module %(slug)s has no step with the term %(term)s"),
+                    {"slug": repr(module_slug), "term": repr(row.term)},
                 )
             )
             continue

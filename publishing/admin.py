@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from courses import api as courses_api
 from publishing.forms import DocumentUploadForm
@@ -32,6 +32,33 @@ KIND_LABELS = {
     "unchanged": gettext_lazy("unchanged"),
     "retired": gettext_lazy("retired"),
 }
+
+# Why an item returns to review: the fields whose substance changed (``quizzes`` CONTENT_FIELDS).
+REVIEW_REASON_LABELS = {
+    "kind": pgettext_lazy("what changed in an exam item", "kind"),
+    "prompt": pgettext_lazy("what changed in an exam item", "prompt"),
+    "options": pgettext_lazy("what changed in an exam item", "options"),
+    "correct_keys": pgettext_lazy("what changed in an exam item", "correct options"),
+    "explanation": pgettext_lazy("what changed in an exam item", "explanation"),
+}
+REVIEW_STATUS_LABELS = {
+    "approved": gettext_lazy("approved"),
+    "rejected": gettext_lazy("rejected"),
+}
+
+
+def _returned_items(exam) -> list[dict]:
+    """The items an import would send back to review, with their decision and why."""
+    return [
+        {
+            "id": item["id"],
+            "prompt": item["prompt"],
+            "status": item["status"],
+            "status_label": REVIEW_STATUS_LABELS.get(item["status"], item["status"]),
+            "reasons": [REVIEW_REASON_LABELS.get(name, name) for name in item["reasons"]],
+        }
+        for item in exam.returned_items
+    ]
 
 
 def _download(text: str, filename: str) -> HttpResponse:
@@ -81,6 +108,7 @@ def preview_context(preview: ImportPreview) -> dict:
                 "quick_checks_added": module.quick_checks_added,
                 "quick_checks_removed": module.quick_checks_removed,
                 "exam": preview.exam[module.slug],
+                "exam_returned": _returned_items(preview.exam[module.slug]),
                 "admin_edits": module.admin_edits_overwritten,
             }
         )
@@ -226,7 +254,7 @@ class CourseImportAdmin(admin.ModelAdmin):
                 documents=form.cleaned_data["documents"], user_id=request.user.pk
             )
         except courses_api.DocumentErrors as failed:
-            problems = [str(error) for error in failed.errors]
+            problems = [error.localized(_) for error in failed.errors]
             return TemplateResponse(
                 request, template, {**context, "form": form, "problems": problems}, status=400
             )
@@ -245,6 +273,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(change_url)
         status = 200
         stale = False
+        converted = []
         if request.method == "POST":
             try:
                 done = course_import_publish(
@@ -267,9 +296,10 @@ class CourseImportAdmin(admin.ModelAdmin):
                 )
                 return HttpResponseRedirect(change_url)
         else:
-            documents = [(d.name, d.text) for d in course_import.documents.order_by("position")]
+            stored = list(course_import.documents.order_by("position"))
+            converted = [(d.name, d.source_encoding) for d in stored if d.source_encoding]
             try:
-                _plan, preview = import_preview(documents=documents)
+                _plan, preview = import_preview(documents=[(d.name, d.text) for d in stored])
             except courses_api.DocumentErrors as failed:
                 return self._no_longer_importable(request, failed)
         context = self._context(
@@ -277,6 +307,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             title=_("Preview of import #%(pk)s") % {"pk": pk},
             course_import=course_import,
             stale=stale,
+            converted=converted,
             **preview_context(preview),
         )
         return TemplateResponse(
@@ -292,7 +323,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             {
                 **self._context(request, title=_("Import documents")),
                 "form": DocumentUploadForm(),
-                "problems": [str(error) for error in failed.errors],
+                "problems": [error.localized(_) for error in failed.errors],
             },
             status=409,
         )
@@ -308,7 +339,7 @@ class CourseImportAdmin(admin.ModelAdmin):
             draft, _preview = course_import_again(course_import_id=pk, user_id=request.user.pk)
         except courses_api.DocumentErrors as failed:
             for error in failed.errors:
-                messages.error(request, str(error))
+                messages.error(request, error.localized(_))
             return HttpResponseRedirect(reverse("admin:publishing_courseimport_change", args=[pk]))
         return HttpResponseRedirect(
             reverse("admin:publishing_courseimport_preview", args=[draft.pk])

@@ -27,6 +27,8 @@ class MultipleFileField(forms.FileField):
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("widget", MultipleFileInput(attrs={"accept": ".txt,text/plain"}))
+        # An empty file is refused by the import, with its name (Django's message names none).
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):

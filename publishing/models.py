@@ -91,6 +91,8 @@ class ImportDocument(models.Model):
     module_slug = models.SlugField(_("module"), max_length=120, blank=True)
     text = models.TextField(_("text"))
     sha256 = models.CharField(_("SHA-256"), max_length=64)
+    # The encoding the upload was converted from ("Windows-1252"); empty for UTF-8.
+    source_encoding = models.CharField(_("converted from"), max_length=40, blank=True, default="")
 
     class Meta:
         verbose_name = _("import document")

@@ -104,6 +104,8 @@ def plan_counts(preview: ImportPreview) -> dict:
             "exam_items_updated": exam.updated,
             "exam_items_retired": exam.retired,
             "exam_items_restored": exam.restored,
+            "exam_items_returned_to_review": exam.returned_to_draft,
+            "exam_items_reviews_restored": exam.reviews_restored,
         }
     cards = {"added": 0, "changed": 0, "retired": 0}
     for card in preview.content.cards:
@@ -150,8 +152,18 @@ def plan_lines(preview: ImportPreview) -> list[str]:
         lines.append(
             f"  exam items: created {exam.created}, updated {exam.updated}, "
             f"retired {exam.retired}, restored {exam.restored}, "
-            f"back to review {exam.returned_to_draft}"
+            f"back to review {exam.returned_to_draft}, review restored {exam.reviews_restored}"
         )
+        for item in exam.returned_items:
+            prompt = " ".join(item["prompt"].split())
+            lines.append(
+                f"    back to review: item {item['id']} ({', '.join(item['reasons'])}): {prompt}"
+            )
+        if exam.falls_below:
+            lines.append(
+                f"  approved items: {exam.approved_after} after the import (now "
+                f"{exam.approved_now}), fewer than the {exam.items_per_attempt} an exam draws"
+            )
     for card in preview.content.cards:
         lines.append(f"term card {card.kind}: {card.term} ({card.module_slug}, {card.path})")
     if preview.content.writes_nothing:

@@ -41,11 +41,16 @@ def course_import_draft_create(
     again_of_id: int | None = None,
 ) -> tuple[CourseImport, ImportPreview]:
     """Store uploaded documents as a draft import with its preview. Raises
-    ``courses.api.DocumentErrors`` (nothing stored) when a document does not parse."""
+    ``courses.api.DocumentErrors`` (nothing stored) when a document is empty, binary or does not
+    parse; a document in another text encoding is stored converted to UTF-8."""
+    # An empty or binary file is refused by name; another text encoding is converted (and said).
+    decoded = courses_api.documents_decode(documents)
     # Stored under the file's own name (the command passes paths; errors name them in full).
-    texts = [(PurePath(name).name, courses_api.normalized_text(data)) for name, data in documents]
-    # Parse the bytes as uploaded (a bad encoding is the parser's file:line error).
-    plan, preview = import_preview(documents=documents)
+    texts = [
+        (PurePath(name).name, courses_api.normalized_text(text), encoding)
+        for name, text, encoding in decoded
+    ]
+    plan, preview = import_preview(documents=[(name, text) for name, text, _enc in decoded])
     course_import = CourseImport.objects.create(
         origin=origin,
         created_by_id=user_id,
@@ -68,8 +73,9 @@ def course_import_draft_create(
             module_slug=module_by_path.get(name) or card_by_path.get(name, ""),
             text=text,
             sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            source_encoding=encoding,
         )
-        for position, (name, text) in enumerate(texts, start=1)
+        for position, (name, text, encoding) in enumerate(texts, start=1)
     )
     return course_import, preview
 

@@ -14,6 +14,7 @@ from django.db import transaction
 from lms.privacy import export_rows
 from quizzes.answers import accepted_answers
 from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
+from quizzes.data import ExamItemsPlan
 from quizzes.generator import StepSource
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
 from quizzes.models import (
@@ -23,13 +24,14 @@ from quizzes.models import (
     ExamAttempt,
     ExamAttemptItem,
     ExamItem,
+    ExamPolicy,
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
 from quizzes.selectors import attempt_item_view, attempt_policy
 from quizzes.services.gift_import import exam_items_gift_import
 from quizzes.services.item_review import exam_items_review
-from quizzes.services.items import GenerationReport, exam_items_changes, exam_items_generate
+from quizzes.services.items import exam_items_changes, exam_items_generate
 
 
 def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) -> dict[int, str]:
@@ -197,9 +199,10 @@ def demo_bank_author(*, module_id: int, data: bytes, source: str, reviewer_id: i
     return DemoBank(imported=report.created, returned_to_draft=drafted, approved=approved)
 
 
-def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> GenerationReport:
+def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> ExamItemsPlan:
     """What ``exam_items_generate`` would do if the module's active steps were ``steps``
-    (``step_id`` None for a step not yet stored). One query."""
+    (``step_id`` None for a step not yet stored), with the approved bank before and after.
+    Three queries."""
     # A step not yet stored gets a stand-in id of its own (the generator tells steps apart by id).
     sources = [
         StepSource(
@@ -212,7 +215,28 @@ def exam_items_plan(*, module_id: int | None, steps: Iterable[Any]) -> Generatio
         for position, step in enumerate(steps, start=1)
     ]
     report, _created, _updated = exam_items_changes(module_id=module_id or None, steps=sources)
-    return report
+    approved_now = 0
+    items_per_attempt = ExamPolicy._meta.get_field("items_per_attempt").default
+    if module_id:
+        approved_now = ExamItem.objects.approved().filter(module_id=module_id).count()
+        items_per_attempt = (
+            ExamPolicy.objects.filter(module_id=module_id)
+            .values_list("items_per_attempt", flat=True)
+            .first()
+            or items_per_attempt
+        )
+    return ExamItemsPlan(
+        created=report.created,
+        updated=report.updated,
+        retired=report.retired,
+        restored=report.restored,
+        returned_to_draft=report.returned_to_draft,
+        reviews_restored=report.reviews_restored,
+        returned_items=tuple(report.returned_items),
+        approved_now=approved_now,
+        approved_after=approved_now - report.approved_lost + report.approved_gained,
+        items_per_attempt=items_per_attempt,
+    )
 
 
 def exam_items_fingerprint(*, module_ids: Iterable[int]) -> str:

@@ -267,3 +267,32 @@ class ItemAnalysisRow:
 class ItemAnalysis:
     exam: ExamFigures
     rows: list[ItemAnalysisRow]
+
+
+@dataclass(frozen=True)
+class ExamItemsPlan:
+    """What an import would do to a module's exam bank (``quizzes.api.exam_items_plan``): the
+    regeneration's counts, the items it would return to review, and the approved bank against
+    what a certifying attempt draws."""
+
+    created: int
+    updated: int
+    retired: int
+    restored: int
+    returned_to_draft: int
+    reviews_restored: int
+    returned_items: tuple[dict, ...]
+    approved_now: int
+    approved_after: int
+    items_per_attempt: int
+
+    @property
+    def approvals_lost(self) -> int:
+        """Approved items the import sends back to review."""
+        return sum(1 for item in self.returned_items if item["status"] == "approved")
+
+    @property
+    def falls_below(self) -> bool:
+        """The approved bank fills an attempt now and would not after the import: new
+        attempts would be practice, not certifying."""
+        return self.approved_after < self.items_per_attempt <= self.approved_now

@@ -350,7 +350,8 @@ def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedI
     own_predicate = predicate(step)
     if not own_predicate:
         return []
-    definition_line = f"{step.term}: {' '.join(step.definition.split())} (Schritt {step.number})"
+    # No step numbers: renumbering the module must not change what an approval vouches for.
+    definition_line = f"{step.term}: {' '.join(step.definition.split())}"
     related = relatives(step, steps)
     # An item whose gaps cannot stand for whole words is not made (its options neither).
     distractors = _distinct(
@@ -396,10 +397,7 @@ def step_items(step: StepSource, steps: Sequence[StepSource]) -> list[GeneratedI
                 step=step,
                 statement=f"{own_subject} {_sentence_rest(other)}",
                 is_true=False,
-                explanation=(
-                    f"Falsch: das beschreibt {other.term} (Schritt {other.number}). "
-                    f"{definition_line}"
-                ),
+                explanation=(f"Falsch: das beschreibt {other.term}. {definition_line}"),
             )
         )
     return items

@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from quizzes import attempt_rules
 from quizzes.answers import (
@@ -211,7 +212,19 @@ class ExamItem(models.Model):
         verbose_name=_("reviewed by"),
     )
     reviewed_at = models.DateTimeField(
-        null=True, blank=True, editable=False, verbose_name=_("reviewed")
+        null=True,
+        blank=True,
+        editable=False,
+        verbose_name=pgettext_lazy("when an exam item was approved or rejected", "reviewed on"),
+    )
+    # The decision a regeneration undid when it changed the item's content, with the hash of the
+    # content it vouched for: the same content again brings the decision back (an undo).
+    # {} when there is none; any new decision clears it (``item_review.review_fields``).
+    review_before_change = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        verbose_name=_("decision before the last content change"),
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created"))
     updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated"))

@@ -18,12 +18,22 @@ _STATUSES = frozenset(ExamItem.Status.values)
 
 def review_fields(*, status: str, reviewer_id: int | None, now: datetime.datetime) -> dict:
     """The review columns for an item set to ``status`` by ``reviewer_id`` now (a draft has
-    no reviewer and no time)."""
+    no reviewer and no time); a new decision forgets the one a regeneration undid."""
     if status not in _STATUSES:
         raise ValueError(f"unknown item status {status!r}")
     if status == ExamItem.Status.DRAFT:
-        return {"status": status, "reviewed_by_id": None, "reviewed_at": None}
-    return {"status": status, "reviewed_by_id": reviewer_id, "reviewed_at": now}
+        return {
+            "status": status,
+            "reviewed_by_id": None,
+            "reviewed_at": None,
+            "review_before_change": {},
+        }
+    return {
+        "status": status,
+        "reviewed_by_id": reviewer_id,
+        "reviewed_at": now,
+        "review_before_change": {},
+    }
 
 
 @transaction.atomic

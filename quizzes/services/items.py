@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import hashlib
+import json
+import re
 
 from django.db import transaction
 from django.utils import timezone
@@ -11,6 +15,10 @@ from courses import api as courses_api
 from quizzes.generator import StepSource, items_generate
 from quizzes.models import ExamItem, ExamPolicy
 from quizzes.services.item_review import CONTENT_FIELDS, review_fields
+
+# Generated explanations once ended with "(Schritt N)": a step's number is no part of what an
+# approval vouches for, so a stored text that still carries one compares equal without it.
+_STEP_REFERENCE = re.compile(r"\s*\(Schritt \d+\)")
 
 
 @dataclasses.dataclass
@@ -22,11 +30,40 @@ class GenerationReport:
     unchanged: int = 0
     retired: int = 0
     restored: int = 0
-    # Approved or rejected items whose text changed: back to draft, to be reviewed again.
+    # Approved or rejected items whose content changed: back to draft, to be reviewed again.
     returned_to_draft: int = 0
+    # Drafts whose content is again what their last decision vouched for: the decision is back.
+    reviews_restored: int = 0
+    # Approved, drawable items leaving the approved bank (back to review or retired), and
+    # items joining it (approval restored, an approved retired item back).
+    approved_lost: int = 0
+    approved_gained: int = 0
+    # Per item returned to review: id, key, prompt, its decision and the fields that changed.
+    returned_items: list[dict] = dataclasses.field(default_factory=list)
 
     def summary(self) -> str:
-        return ", ".join(f"{k}: {v}" for k, v in dataclasses.asdict(self).items())
+        return ", ".join(
+            f"{k}: {v}" for k, v in dataclasses.asdict(self).items() if k != "returned_items"
+        )
+
+
+def content_substance(values: dict) -> dict:
+    """What an approval vouches for: what a learner sees and how it is graded. The explanation
+    counts without step numbers and with its spaces collapsed."""
+    substance = {name: values[name] for name in CONTENT_FIELDS}
+    explanation = _STEP_REFERENCE.sub("", values["explanation"] or "")
+    substance["explanation"] = " ".join(explanation.split())
+    return substance
+
+
+def content_hash(values: dict) -> str:
+    """A hash of the content's substance (``content_substance``)."""
+    text = json.dumps(content_substance(values), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _in_approved_bank(item: ExamItem) -> bool:
+    return item.is_active and not item.is_retired and item.status == ExamItem.Status.APPROVED
 
 
 def exam_policy_get(*, module_id: int) -> ExamPolicy:
@@ -38,7 +75,8 @@ def exam_policy_get(*, module_id: int) -> ExamPolicy:
 @transaction.atomic
 def exam_items_generate(*, module_id: int) -> GenerationReport:
     """Bring the module's generated items in line with its active steps, matched by
-    ``generator_key``; changed decided items return to draft, hand-written ones are untouched."""
+    ``generator_key``; decided items whose content changed in substance return to draft (their
+    decision kept, to come back with that content), hand-written ones are untouched."""
     # The policy row lock serialises generations, so concurrent starts insert no key twice.
     exam_policy_get(module_id=module_id)
     ExamPolicy.objects.select_for_update().get(module_id=module_id)
@@ -48,6 +86,14 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
         for s in courses_api.module_steps(module_id)
     ]
     report, to_create, to_update = exam_items_changes(module_id=module_id, steps=steps)
+    # A restored decision keeps its reviewer only while the account exists.
+    reviewer_ids = {item.reviewed_by_id for item in to_update if item.reviewed_by_id}
+    if reviewer_ids:
+        users = ExamItem._meta.get_field("reviewed_by").related_model.objects
+        known = set(users.filter(pk__in=reviewer_ids).values_list("pk", flat=True))
+        for item in to_update:
+            if item.reviewed_by_id not in known:
+                item.reviewed_by_id = None
     ExamItem.objects.bulk_create(to_create)
     if to_update:
         # bulk_update bypasses auto_now; the timestamp says when the text last changed.
@@ -67,6 +113,7 @@ def exam_items_generate(*, module_id: int) -> GenerationReport:
                 "status",
                 "reviewed_by",
                 "reviewed_at",
+                "review_before_change",
                 "updated_at",
             ],
         )
@@ -118,19 +165,56 @@ def exam_items_changes(
         else:
             report.unchanged += 1
         if changed or item.is_retired:
-            text_changed = any(getattr(item, name) != fields[name] for name in CONTENT_FIELDS)
-            if text_changed and item.status != ExamItem.Status.DRAFT:
+            was_approved = _in_approved_bank(item)
+            current = {name: getattr(item, name) for name in CONTENT_FIELDS}
+            old, new = content_substance(current), content_substance(fields)
+            reasons = [name for name in CONTENT_FIELDS if old[name] != new[name]]
+            memory = item.review_before_change or {}
+            if reasons and item.status != ExamItem.Status.DRAFT:
+                report.returned_items.append(
+                    {
+                        "id": item.pk,
+                        "generator_key": key,
+                        "prompt": item.prompt,
+                        "status": item.status,
+                        "reasons": reasons,
+                    }
+                )
+                decision = {
+                    "status": item.status,
+                    "reviewed_by_id": item.reviewed_by_id,
+                    "reviewed_at": item.reviewed_at.isoformat() if item.reviewed_at else None,
+                    "content": content_hash(current),
+                }
                 for name, value in review_fields(
                     status=ExamItem.Status.DRAFT, reviewer_id=None, now=timezone.now()
                 ).items():
                     setattr(item, name, value)
+                item.review_before_change = decision
                 report.returned_to_draft += 1
+            elif item.status == ExamItem.Status.DRAFT and memory.get("content") == content_hash(
+                fields
+            ):
+                # The content is again what the last decision vouched for (an undo).
+                item.status = memory["status"]
+                item.reviewed_by_id = memory["reviewed_by_id"]
+                item.reviewed_at = (
+                    datetime.datetime.fromisoformat(memory["reviewed_at"])
+                    if memory["reviewed_at"]
+                    else None
+                )
+                item.review_before_change = {}
+                report.reviews_restored += 1
             for name, value in fields.items():
                 setattr(item, name, value)
             item.is_retired = False
+            now_approved = _in_approved_bank(item)
+            report.approved_lost += was_approved and not now_approved
+            report.approved_gained += now_approved and not was_approved
             to_update.append(item)
     for key, item in existing.items():
         if key not in wanted and not item.is_retired:
+            report.approved_lost += _in_approved_bank(item)
             item.is_retired = True
             to_update.append(item)
             report.retired += 1

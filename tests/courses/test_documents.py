@@ -23,6 +23,7 @@ from courses.documents import (
     ModuleDoc,
     StepDoc,
     TermCardDoc,
+    document_decode,
     first_sentence,
     normalize_lines,
     parse_document,
@@ -537,27 +538,50 @@ def test_malformed_module_names_the_line(
     assert str(caught.value) == f"netz.txt:{expected_line}: {caught.value.message}"
 
 
-@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b"\n  \r\n\t\n", ""])
-def test_empty_document(data: bytes | str) -> None:
+@pytest.mark.parametrize("data", [b"", b"\xef\xbb\xbf", b"\n  \r\n\t\n"])
+def test_empty_file(data: bytes) -> None:
+    with pytest.raises(DocumentError, match=r"^empty\.txt:1: the file is empty$"):
+        parse_document(data, path="empty.txt")
+
+
+@pytest.mark.parametrize("data", ["", "\n \n"])
+def test_empty_document(data: str) -> None:
     with pytest.raises(DocumentError, match=r"^empty\.txt:1: empty document$"):
         parse_document(data, path="empty.txt")
 
 
-def test_latin1_module_is_rejected_at_the_first_non_ascii_line() -> None:
-    data = SEED_MODULE_BYTES.decode("utf-8").encode("latin-1", errors="replace")
-    with pytest.raises(DocumentError) as caught:
-        parse_document(data, path="latin.txt")
-    # Line 7 holds the first "ü" ("für"); lines 1-6 are ASCII.
-    assert caught.value.line == 7
-    assert "UTF-8" in caught.value.message and "0xfc" in caught.value.message
+def test_a_windows_module_is_converted_and_parses_as_the_utf8_one() -> None:
+    text = SEED_MODULE_BYTES.decode("utf-8")
+    data = text.encode("cp1252")
+    decoded = document_decode(data, path="latin.txt")
+    assert (decoded.text, decoded.encoding) == (text, "Windows-1252")
+    assert parse_document(data, path="m.txt") == parse_document(SEED_MODULE_BYTES, path="m.txt")
+    assert document_decode(SEED_MODULE_BYTES, path="m.txt").encoding == ""
 
 
 @pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
-def test_invalid_utf8_names_the_line_of_the_bad_byte(newline: bytes) -> None:
-    data = newline.join([b"Lernbegriff", b"X \xe2\x80\x94 Y", b"ok", b"kaputt \xff", b"mehr"])
+def test_binary_data_names_the_line_of_the_first_bad_byte(newline: bytes) -> None:
+    data = newline.join([b"Lernbegriff", b"X \xe2\x80\x94 Y", b"ok", b"kaputt \x00\xff", b"mehr"])
     with pytest.raises(DocumentError) as caught:
         parse_document(data, path="bad.txt")
     assert (caught.value.path, caught.value.line) == ("bad.txt", 4)
+    assert caught.value.message.startswith("not a text document (byte 0x00")
+
+
+def test_an_image_renamed_txt_is_no_text_document() -> None:
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
+    with pytest.raises(DocumentError) as caught:
+        document_decode(png, path="bild.txt")
+    assert str(caught.value).startswith("bild.txt:1: not a text document (byte 0x89")
+
+
+def test_messages_are_translated_where_they_are_shown() -> None:
+    from django.utils import translation
+
+    error = DocumentError("m.txt", 7, "step %(step)s ends before its term", {"step": 3})
+    assert str(error) == "m.txt:7: step 3 ends before its term"
+    with translation.override("de"):
+        assert error.localized(translation.gettext) == "m.txt:7: Schritt 3 endet vor seinem Begriff"
 
 
 @pytest.mark.parametrize(

@@ -44,3 +44,23 @@ def broken_seed(text: str) -> str:
     """Two problems in one module document: a step out of sequence … (the parser stops at the
     first problem of a document)."""
     return text.replace("Schritt 7 / 32", "Schritt 9 / 32")
+
+
+# A step in the middle that no other step's items draw on (a distractor or a false statement's
+# predicate), and one that four other items do (measured on the seed module).
+MIDDLE_STEP_ALONE = 13  # VRAM-Fragmentierung
+MIDDLE_STEP_DRAWN_ON = 16  # VAE offloading
+
+
+def without_step(text: str, remove: int) -> str:
+    """The module document with step ``remove`` deleted and the steps after it renumbered."""
+    header = text.split("\n", 1)[0]
+    exam_at = text.rindex(f"\n{header}\n")
+    body, exam = text[:exam_at], text[exam_at:]
+    head, *steps = body.split("\nSchritt ")
+    kept = [block for index, block in enumerate(steps, start=1) if index != remove]
+    renumbered = [
+        f"{index} / {len(kept)}\n{block.split(chr(10), 1)[1]}"
+        for index, block in enumerate(kept, start=1)
+    ]
+    return "\nSchritt ".join([head, *renumbered]) + exam
