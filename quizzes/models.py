@@ -184,6 +184,24 @@ class ExamItem(models.Model):
     # The question's name in Moodle (GIFT ``::title::``); not shown to learners.
     title = models.CharField(max_length=255, blank=True, default="", verbose_name=_("title"))
     # --- end of the typed kinds ---
+    # "html": prompt, options, feedback and explanation are HTML, sanitised on the way in
+    # (quizzes/item_html.py); "plain": text, shown with its line breaks.
+    text_format = models.CharField(
+        max_length=10,
+        choices=[("plain", _("plain text")), ("html", _("HTML"))],
+        default="plain",
+        verbose_name=_("text format"),
+    )
+    # Feedback on single answers (GIFT "#…"): by option key, or by the index of an accepted
+    # answer ("0", "1", …) for short-answer and numerical items. Shown with the answers.
+    answer_feedback = models.JSONField(
+        default=dict, blank=True, verbose_name=_("feedback on single answers")
+    )
+    # GIFT's $CATEGORY: and the comment lines before a question: kept for the round trip.
+    category = models.CharField(
+        max_length=255, blank=True, default="", verbose_name=_("question category")
+    )
+    gift_comment = models.TextField(blank=True, default="", verbose_name=_("GIFT comment"))
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN, verbose_name=_("origin")
     )
@@ -495,6 +513,12 @@ class ExamAttemptItem(models.Model):
     )
     correct_keys = models.JSONField(verbose_name=_("correct options"))
     explanation = models.TextField(blank=True, verbose_name=_("explanation"))
+    # The bank item's text format and feedback on single answers, keyed as this copy's
+    # options (relabelled) or accepted answers: shown when the review reveals the answers.
+    text_format = models.CharField(max_length=10, default="plain", verbose_name=_("text format"))
+    answer_feedback = models.JSONField(
+        default=dict, blank=True, verbose_name=_("feedback on single answers")
+    )
     selected_keys = models.JSONField(null=True, blank=True, verbose_name=_("selected options"))
     # --- the typed kinds (quizzes/answers.py); NULL for the choice kinds ---
     # Matching: the answers to choose from, in the order shown ([{"key": "1", "text": ...}]).
