@@ -73,7 +73,13 @@ class RowsWidget(forms.Widget):
 
     def get_context(self, name, value, attrs):
         context = super().get_context(name, value, attrs)
-        rows = [row for row in (value or []) if isinstance(row, dict)]
+        texts = [column for column, _label, kind in self.columns if kind != "checkbox"]
+        # Rows left empty are dropped (also when a refused form comes back): only the spares.
+        rows = [
+            row
+            for row in (value or [])
+            if isinstance(row, dict) and any(row.get(column) for column in texts)
+        ]
         blank = {column: ("" if kind != "checkbox" else False) for column, _l, kind in self.columns}
         rows = rows + [blank] * SPARE_ROWS
         context["widget"].update(
