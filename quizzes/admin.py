@@ -144,7 +144,8 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("prompt"))
     def short_prompt(self, item: ExamItem) -> str:
-        return item.prompt if len(item.prompt) <= 90 else item.prompt[:89] + "…"
+        prompt = item.plain_prompt()
+        return prompt if len(prompt) <= 90 else prompt[:89] + "…"
 
     @admin.action(
         description=gettext_lazy("Copy as hand-written (and deactivate the generated original)")

@@ -4,12 +4,14 @@ An attempt copies the items it shows, so editing the bank never changes a past a
 from __future__ import annotations
 
 from decimal import Decimal
+from html import unescape
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.html import strip_tags
 from django.utils.translation import gettext_lazy as _
 
 from quizzes import attempt_rules
@@ -288,8 +290,14 @@ class ExamItem(models.Model):
         if errors:
             raise ValidationError(errors)
 
+    def plain_prompt(self) -> str:
+        """The prompt as one line of text (an HTML item without its tags), for lists and titles."""
+        if self.text_format != "html":
+            return self.prompt
+        return " ".join(unescape(strip_tags(self.prompt)).split())
+
     def __str__(self) -> str:
-        return self.prompt[:80]
+        return self.plain_prompt()[:80]
 
 
 def exam_item_shape_errors(*, kind: str, options, correct_keys) -> list[str]:

@@ -130,6 +130,24 @@ def test_kurs_edits_a_question_with_a_live_preview_and_round_trips_gift(
         assert imported.answer_feedback["a"] == "<i>Ja</i>, die einzige gerade."
         assert imported.category == "$course$/top/Grundlagen"
 
+        # The imported items in the editor: HTML formatting in the preview, numbers as rows.
+        page.goto(live_server.url + f"/admin/quizzes/examitem/{imported.pk}/change/")
+        expect(page.locator("input[name=choice_rows-0-feedback]")).to_have_value(
+            "<i>Ja</i>, die einzige gerade."
+        )
+        expect(page.locator("h2").first).not_to_contain_text("<p>")
+        expect(preview.locator(".exam-item__prompt b")).to_have_text("Primzahlen")
+        expect(preview.locator(".exam-item__prompt li")).to_have_text("Tipp: Teiler prüfen")
+        shot("gift-html-item")
+        numerical = ExamItem.objects.get(module=empty, kind="numerical")
+        page.goto(live_server.url + f"/admin/quizzes/examitem/{numerical.pk}/change/")
+        expect(page.locator("fieldset.kind-numerical")).to_be_visible()
+        expect(page.locator("fieldset.kind-single_choice")).to_be_hidden()
+        expect(page.locator("input[name=number_rows-0-tolerance]")).to_have_value("0.01")
+        expect(page.locator("input[name=number_rows-1-min]")).to_have_value("1.4")
+        expect(preview.locator("input[inputmode=decimal]")).to_have_count(1)
+        shot("gift-numerical-item")
+
         page.goto(live_server.url + "/admin/quizzes/examitem/gift-export/")
         page.get_by_label("Modul").select_option(empty.slug)
         with page.expect_download() as download_info:

@@ -233,6 +233,7 @@ def test_an_html_item_is_sanitised_not_stripped(course):
     assert form.is_valid(), form.errors
     item = form.save()
     assert item.prompt == "<p>Was ist <b>fett</b>?</p>"
+    assert str(item) == "Was ist fett?"  # lists, titles and breadcrumbs show no tags
     assert item.options[0]["text"] == "<code>x</code>"
     assert item.answer_feedback == {"a": "<i>ja</i>"}
 
