@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpResponseNotAllowed
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.translation import gettext as _
@@ -17,6 +17,7 @@ from lms.svg_charts import Point, scatter_chart
 from quizzes.admin_dashboard import ModuleDashboardMixin
 from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
+from quizzes.admin_item_form import ExamItemForm
 from quizzes.item_analysis import (
     CIC_SATISFACTORY_FROM,
     CIC_UNSATISFACTORY_BELOW,
@@ -106,31 +107,66 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
-    fields = (
-        "module",
-        "step",
-        "kind",
-        "prompt",
-        "options",
-        "correct_keys",
-        "answer_key",
-        "title",
-        "explanation",
-        "status",
-        "reviewed_by",
-        "reviewed_at",
-        "is_active",
-        "origin",
-        "generator_key",
-        "is_retired",
-        "created_at",
-        "updated_at",
+    # One set of answer fields per kind (quizzes/admin_item_form.py); item_editor.js shows the
+    # chosen kind's and keeps the learner's preview beside them.
+    form = ExamItemForm
+    change_form_template = "admin/quizzes/examitem/change_form.html"
+    fieldsets = (
+        (None, {"fields": ("module", "step", "kind", "title", "prompt", "text_format")}),
+        (
+            gettext_lazy("Options (single and multiple choice)"),
+            {"fields": ("choice_rows",), "classes": ("kind-single_choice", "kind-multiple_choice")},
+        ),
+        (
+            gettext_lazy("True or false"),
+            {
+                "fields": (
+                    "true_false_correct",
+                    "true_false_feedback_true",
+                    "true_false_feedback_false",
+                ),
+                "classes": ("kind-true_false",),
+            },
+        ),
+        (
+            gettext_lazy("Accepted answers (short answer)"),
+            {"fields": ("accepted_rows", "case_sensitive"), "classes": ("kind-short_answer",)},
+        ),
+        (
+            gettext_lazy("Right numbers (numerical)"),
+            {"fields": ("number_rows",), "classes": ("kind-numerical",)},
+        ),
+        (
+            gettext_lazy("Pairs (matching)"),
+            {"fields": ("pair_rows",), "classes": ("kind-matching",)},
+        ),
+        (None, {"fields": ("explanation",)}),
+        (
+            gettext_lazy("Review"),
+            {"fields": ("status", "reviewed_by", "reviewed_at", "is_active")},
+        ),
+        (
+            gettext_lazy("Origin"),
+            {
+                "fields": (
+                    "origin",
+                    "generator_key",
+                    "is_retired",
+                    "category",
+                    "gift_comment",
+                    "created_at",
+                    "updated_at",
+                ),
+                "classes": ("collapse",),
+            },
+        ),
     )
     actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft", "export_gift"]
 
     @admin.display(description=gettext_lazy("prompt"))
     def short_prompt(self, item: ExamItem) -> str:
-        return item.prompt if len(item.prompt) <= 90 else item.prompt[:89] + "…"
+        prompt = item.plain_prompt()
+        return prompt if len(prompt) <= 90 else prompt[:89] + "…"
 
     @admin.action(
         description=gettext_lazy("Copy as hand-written (and deactivate the generated original)")
@@ -148,6 +184,10 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
                 answer_key=item.answer_key,
                 title=item.title,
                 explanation=item.explanation,
+                text_format=item.text_format,
+                answer_feedback=item.answer_feedback,
+                category=item.category,
+                gift_comment=item.gift_comment,
                 origin=ExamItem.Origin.HAND_WRITTEN,
                 # The same text: the review of the original holds for the copy.
                 status=item.status,
@@ -230,7 +270,7 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         returned = exam_item_edit_review(
             item=obj,
             previous_status=previous,
-            changed_fields=form.changed_data,
+            changed_fields=form.changed_item_fields(),
             editor_id=request.user.pk,
         )
         super().save_model(request, obj, form, change)
@@ -253,9 +293,24 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
                 self.admin_site.admin_view(self.statistics_view),
                 name="quizzes_examitem_statistics",
             ),
+            path(
+                "preview/",
+                self.admin_site.admin_view(self.preview_view),
+                name="quizzes_examitem_preview",
+            ),
             *self.gift_urls(),
             *super().get_urls(),
         ]
+
+    def preview_view(self, request):
+        """The editor's form data (POST) as the learner's exam page shows the question: the
+        same template, whether or not the form is valid yet. Writes nothing."""
+        if not (self.has_add_permission(request) or self.has_change_permission(request)):
+            raise PermissionDenied
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        item = ExamItemForm(request.POST).preview_fields()
+        return TemplateResponse(request, "admin/quizzes/examitem/preview.html", {"item": item})
 
     def statistics_view(self, request):
         """Moodle's item analysis of the certifying exam (quizzes.item_analysis): the test's

@@ -138,7 +138,14 @@ class GiftImportExportMixin:
                 "module": module,
                 "plan": plan,
                 "rows": [
-                    (item.line, kinds.get(item.kind, item.kind), item.title, item.prompt)
+                    (
+                        item.line,
+                        kinds.get(item.kind, item.kind),
+                        item.title,
+                        item.category,
+                        item.prompt,
+                        len(item.answer_feedback),
+                    )
                     for item in plan.items
                 ],
                 "payload": payload,

@@ -1,5 +1,6 @@
 """The typed item kinds: answer keys, reading a learner's answer, grading it. Plain Python.
-Keys: ``{"accepted": [...]}``, ``{"answers": [{"value", "tolerance"} | {"min", "max"}]}``,
+Keys: ``{"accepted": [...]}`` (with ``"case_sensitive": true`` when case matters),
+``{"answers": [{"value", "tolerance"} | {"min", "max"}]}``,
 ``{"pairs": [{"left", "right"}]}`` in the bank (empty left: a distractor) and
 ``{"pairs": {"a": "2"}}`` in an attempt (all or nothing)."""
 
@@ -44,9 +45,27 @@ def short_answer_normalise(text: str) -> str:
     return text.rstrip(_TRAILING_PUNCTUATION + " ").strip()
 
 
-def short_answer_matches(*, accepted: Iterable[str], text: str | None) -> bool:
+def short_answer_matches(
+    *, accepted: Iterable[str], text: str | None, case_sensitive: bool = False
+) -> bool:
+    """``text`` is one of the accepted answers, compared normalised; ``case_sensitive`` (the
+    item's case rule) keeps upper and lower case apart ("NaCl" is not "nacl")."""
     given = short_answer_normalise(text or "")
-    return bool(given) and any(given == short_answer_normalise(answer) for answer in accepted)
+    if not given:
+        return False
+    for answer in accepted:
+        if given == short_answer_normalise(answer) and (
+            not case_sensitive or _case_form(text or "") == _case_form(answer)
+        ):
+            return True
+    return False
+
+
+def _case_form(text: str) -> str:
+    """The letters of an answer as typed, for the case-sensitive rule: NFC, single spaces,
+    no trailing punctuation (the same forgiveness as the normal form, but not of case)."""
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    return text.rstrip(_TRAILING_PUNCTUATION + " ").strip()
 
 
 # --- numerical ----------------------------------------------------------------------------------
@@ -224,7 +243,11 @@ def item_is_correct(
     """Whether an attempt item's saved answer is right, for every kind (no answer is wrong)."""
     key = answer_key or {}
     if kind == SHORT_ANSWER:
-        return short_answer_matches(accepted=key.get("accepted", []), text=answer_text)
+        return short_answer_matches(
+            accepted=key.get("accepted", []),
+            text=answer_text,
+            case_sensitive=bool(key.get("case_sensitive")),
+        )
     if kind == NUMERICAL:
         return numerical_matches(answers=key.get("answers", []), text=answer_text)
     if kind == MATCHING:
@@ -246,6 +269,38 @@ def item_is_answered(
     if kind == MATCHING:
         return bool(answer_pairs) and len(answer_pairs) == option_count
     return bool(selected_keys)
+
+
+def answer_feedback_shown(
+    *,
+    kind: str,
+    feedback: Mapping[str, str] | None,
+    answer_key: Mapping[str, Any] | None,
+    selected_keys: Iterable[str] | None,
+    answer_text: str | None,
+) -> list[str]:
+    """The feedback on the answer a learner gave: of each option chosen, or of the first
+    accepted answer (short answer) or number (numerical) it matches."""
+    feedback, key = feedback or {}, answer_key or {}
+    if not feedback:
+        return []
+    if kind == SHORT_ANSWER:
+        for index, accepted in enumerate(key.get("accepted", [])):
+            if short_answer_matches(
+                accepted=[accepted],
+                text=answer_text,
+                case_sensitive=bool(key.get("case_sensitive")),
+            ):
+                return [feedback[str(index)]] if feedback.get(str(index)) else []
+        return []
+    if kind == NUMERICAL:
+        for index, answer in enumerate(key.get("answers", [])):
+            if numerical_matches(answers=[answer], text=answer_text):
+                return [feedback[str(index)]] if feedback.get(str(index)) else []
+        return []
+    if kind == MATCHING:
+        return []
+    return [feedback[k] for k in selected_keys or [] if feedback.get(k)]
 
 
 def accepted_answers(*, kind: str, answer_key: Mapping[str, Any] | None) -> list[str]:
@@ -275,7 +330,12 @@ def answer_key_errors(*, kind: str, answer_key: Any) -> list[str]:
 
 def _short_answer_key_errors(key: dict) -> list[str]:
     accepted = key.get("accepted")
-    if set(key) != {"accepted"} or not isinstance(accepted, list) or not accepted:
+    if (
+        not {"accepted"} <= set(key) <= {"accepted", "case_sensitive"}
+        or not isinstance(accepted, list)
+        or not accepted
+        or not isinstance(key.get("case_sensitive", False), bool)
+    ):
         return ['A short-answer item needs {"accepted": ["answer", ...]}.']
     if len(accepted) > MAX_ACCEPTED:
         return [f"At most {MAX_ACCEPTED} accepted answers."]

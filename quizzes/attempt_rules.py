@@ -86,6 +86,9 @@ class GradedItem:
     answer_key: dict | None = None
     answer_text: str | None = None
     answer_pairs: dict | None = None
+    # Feedback on single answers (by option key or accepted answer's index).
+    answer_feedback: dict | None = None
+    text_format: str = "plain"
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from quizzes.attempt_rules import CERTIFYING, PRACTICE
@@ -116,6 +116,8 @@ class ReviewItemWithAnswers(ReviewItem):
     accepted_answers: list[str]
     # Matching: every option with its right choice.
     correct_pairs: list[Pair]
+    # The feedback on the answers the learner gave (GIFT "#…"), in the item's text format.
+    feedback: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,8 @@ class AttemptItemView:
     position: int
     kind: str
     prompt: str
+    # "html": prompt and options are sanitised HTML; "plain": text with its line breaks.
+    text_format: str
     options: list[Option]
     selected_keys: list[str]
     # The typed kinds (quizzes/answers.py); a matching item is answered once every option is paired.

@@ -1,9 +1,12 @@
 """Moodle's GIFT format (https://docs.moodle.org/en/GIFT_format), read as Moodle reads it and
-written back: plain Python. What is not kept (per-answer feedback, partial credit, essays,
-descriptions) is skipped with a warning; anything malformed is an error and imports nothing."""
+written back: plain Python. Per-answer feedback, ``$CATEGORY:`` lines, the comments before a
+question and ``[html]`` texts (sanitised, quizzes/item_html.py) are kept both ways; what is not
+(partial credit, essays, descriptions) is skipped with a warning; anything malformed is an
+error and imports nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,12 +28,14 @@ from quizzes.answers import (
     answer_key_errors,
 )
 from quizzes.generator import TRUE_FALSE_OPTIONS
+from quizzes.item_html import item_html_clean
 
 __all__ = [
     "GiftError",
     "GiftItem",
     "GiftMessage",
     "GiftParse",
+    "decimal_text",
     "gift_decode",
     "gift_parse",
     "gift_write",
@@ -61,6 +66,15 @@ class GiftItem:
     answer_key: dict[str, Any] = field(default_factory=dict)
     explanation: str = ""
     title: str = ""
+    # "html": prompt, options, feedback and explanation are sanitised HTML; "plain": text.
+    text_format: str = "plain"
+    # Feedback on single answers: by option key (choice kinds, "true"/"false") or by the index
+    # of an accepted answer ("0", "1", … short answer and numerical).
+    answer_feedback: dict[str, str] = field(default_factory=dict)
+    # The Moodle question category ($CATEGORY:) and the comment lines before the question
+    # (without their "//"); neither is shown to learners.
+    category: str = ""
+    comment: str = ""
     line: int = field(default=0, compare=False)
 
 
@@ -142,6 +156,8 @@ def gift_parse(text: str, *, source: str = "gift") -> GiftParse:
     items: list[GiftItem] = []
     warnings: list[GiftMessage] = []
     errors: list[GiftMessage] = []
+    # A $CATEGORY: line holds for every question after it, as in Moodle.
+    category = ""
     for first_line, lines in _blocks(text.split("\n")):
         question = _Question(first_line, lines)
         try:
@@ -150,8 +166,10 @@ def gift_parse(text: str, *, source: str = "gift") -> GiftParse:
             errors.extend(problems.errors)
             continue
         warnings.extend(question.warnings)
+        if question.category is not None:
+            category = question.category
         if item is not None:
-            items.append(item)
+            items.append(dataclasses.replace(item, category=category))
     if not errors and not items:
         errors.append(
             GiftMessage(1, "no_questions", gettext_noop("The file holds no question to import."))
@@ -180,6 +198,21 @@ def _blocks(lines: list[str]) -> Iterable[tuple[int, list[str]]]:
 
 def _release(text: str) -> str:
     return _HELD_RE.sub(lambda match: _RELEASE.get(match.group(0), ""), text)
+
+
+def _leading_comment(lines: list[str]) -> str:
+    """The comment lines just before a block's question (after its $CATEGORY: line), each
+    without its "//": what the writer puts back before the question."""
+    comment: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            comment.append(stripped[2:])
+        elif stripped.startswith("$CATEGORY:"):
+            comment = []
+        else:
+            break
+    return "\n".join(comment)
 
 
 class _HtmlText(HTMLParser):
@@ -234,6 +267,8 @@ class _Question:
             lambda match: _HOLD[match.group(1)],
             "\n".join("" if line.strip().startswith("//") else line for line in lines),
         )
+        self.comment = _leading_comment(lines)
+        self.category: str | None = None
         self.warnings: list[GiftMessage] = []
         self._warned: set[str] = set()
         self.format = "moodle"
@@ -281,19 +316,29 @@ class _Question:
         parts.append((marker, body[start:], offset + start))
         return parts
 
-    def feedback(self, text: str, offset: int) -> str:
-        """The answer without its feedback ``#…``, which is not kept (a warning says so)."""
-        answer, hash_mark, feedback = text.partition("#")
-        if hash_mark and feedback.replace("#", "").strip():
+    def rich(self, raw: str, offset: int) -> str:
+        """A text a learner reads (prompt, option, feedback, explanation): in an ``[html]``
+        question sanitised HTML, else as ``plain``."""
+        text = raw.strip()
+        marker = _FORMAT_RE.match(text)
+        fmt = marker.group(1) if marker else self.format
+        if fmt != "html":
+            return self.plain(raw, offset)
+        text = _release(text[marker.end() :] if marker else text)
+        if _html_text(text)[1]:
             self.warn(
                 offset,
-                "feedback_dropped",
-                gettext_noop(
-                    "Feedback on single answers (#…) is not kept; only the general feedback "
-                    "(####…) becomes the explanation."
-                ),
+                "media_dropped",
+                gettext_noop("An image or embedded media in the HTML text was left out."),
             )
-        return answer
+        return item_html_clean(text)
+
+    def feedback(self, text: str, offset: int) -> tuple[str, str]:
+        """An answer and its feedback ``#…`` (empty without one)."""
+        answer, hash_mark, feedback = text.partition("#")
+        if not hash_mark:
+            return answer, ""
+        return answer, self.rich(feedback, offset + len(answer) + 1)
 
     # -- the question --
 
@@ -303,8 +348,11 @@ class _Question:
         if not text.strip():
             return None  # comments only
         if text.startswith("$CATEGORY:", start):
-            # Categories are ignored (the admin chose the module); a question may follow directly.
+            # Kept with the questions after it (the admin chose the module); a question may
+            # follow directly.
             end = text.find("\n", start)
+            self.category = _release(text[start + len("$CATEGORY:") : end if end >= 0 else None])
+            self.category = self.category.strip()
             if end < 0 or not text[end:].strip():
                 return None
             start = end + 1 + (len(text[end + 1 :]) - len(text[end + 1 :].lstrip()))
@@ -372,12 +420,12 @@ class _Question:
         marker = _FORMAT_RE.match(prompt_raw.strip())
         if marker:
             self.format = marker.group(1)
-        prompt = self.plain(prompt_raw, start)
+        prompt = self.rich(prompt_raw, start)
         body, body_offset = text[opening + 1 : closing], opening + 1
         explanation = ""
         general = body.rfind("####")
         if general >= 0:
-            explanation = self.plain(body[general + 4 :], body_offset + general)
+            explanation = self.rich(body[general + 4 :], body_offset + general)
             body = body[:general]
         item = self.item(body, body_offset, opening)
         if item is None:
@@ -394,6 +442,9 @@ class _Question:
             answer_key=item.get("answer_key", {}),
             explanation=explanation,
             title=title,
+            text_format="html" if self.format == "html" else "plain",
+            answer_feedback=item.get("answer_feedback", {}),
+            comment=self.comment,
             line=self.line(question_start),
         )
 
@@ -415,13 +466,20 @@ class _Question:
             return self.matching(body, offset)
         value = stripped.split("#", 1)[0].strip()
         if value in _TRUE_FALSE:
-            # {TRUE#feedback if wrong#feedback if right}: not kept.
-            self.feedback(stripped, offset)
+            # {TRUE#feedback if wrong#feedback if right}: by the option the learner chose.
             correct = "true" if _TRUE_FALSE[value] else "false"
+            wrong = "false" if correct == "true" else "true"
+            _value, _hash, feedbacks = stripped.partition("#")
+            wrong_feedback, _hash, right_feedback = feedbacks.partition("#")
+            feedback = {
+                wrong: self.rich(wrong_feedback, offset),
+                correct: self.rich(right_feedback, offset),
+            }
             return {
                 "kind": TRUE_FALSE,
                 "options": [{"key": key, "text": text} for key, text in TRUE_FALSE_OPTIONS],
                 "correct_keys": [correct],
+                "answer_feedback": {key: text for key, text in feedback.items() if text},
             }
         return self.short_answer(body, offset)
 
@@ -453,6 +511,7 @@ class _Question:
             )
         single = any(marker == "=" for marker, _text, _offset in parts)
         answers: list[tuple[Decimal, str, int]] = []
+        feedback: dict[str, str] = {}
         for marker, raw, part_offset in parts[1:]:
             if marker == "=":
                 # As in Moodle: "=" is the full mark, and no weight follows it.
@@ -460,9 +519,12 @@ class _Question:
             else:
                 weight, rest, rest_offset = self.weight(raw, part_offset)
                 weight = Decimal(0) if weight is None else weight
-            text = self.plain(self.feedback(rest, rest_offset), rest_offset)
+            answer, answer_feedback = self.feedback(rest, rest_offset)
+            text = self.rich(answer, rest_offset)
             if not text:
                 raise self.error(rest_offset, "empty_answer", gettext_noop("An answer is empty."))
+            if answer_feedback and len(answers) < len(OPTION_KEYS):
+                feedback[OPTION_KEYS[len(answers)]] = answer_feedback
             answers.append((weight, text, rest_offset))
         if len(answers) < 2:
             raise self.error(
@@ -510,12 +572,13 @@ class _Question:
                         "Answers with partial credit (%(weights)s) count as wrong: Lernpfad "
                         "gives an item full marks or none."
                     ),
-                    weights=", ".join(f"{_decimal_text(w)} %" for w, _o in partial),
+                    weights=", ".join(f"{decimal_text(w)} %" for w, _o in partial),
                 )
             return {
                 "kind": SINGLE_CHOICE,
                 "options": options,
                 "correct_keys": [OPTION_KEYS[full[0]]],
+                "answer_feedback": feedback,
             }
         right = [(index, w) for index, (w, _t, _o) in enumerate(answers) if w > 0]
         if not right:
@@ -538,30 +601,35 @@ class _Question:
                     "The right answers' weights (%(weights)s) are not kept: a learner must "
                     "choose exactly the answers with a positive weight (all or nothing)."
                 ),
-                weights=", ".join(f"{_decimal_text(w)} %" for w in weights),
+                weights=", ".join(f"{decimal_text(w)} %" for w in weights),
             )
         return {
             "kind": MULTIPLE_CHOICE,
             "options": options,
             "correct_keys": [OPTION_KEYS[index] for index, _w in right],
+            "answer_feedback": feedback,
         }
 
     def short_answer(self, body: str, offset: int) -> dict:
-        accepted, dropped = [], []
+        accepted, dropped, feedback = [], [], {}
         for _marker, raw, part_offset in self.answers(body, offset, "="):
             if not raw.strip():
                 continue
             weight, rest, rest_offset = self.weight(raw, part_offset)
-            text = self.plain(self.feedback(rest, rest_offset), rest_offset)
+            answer, answer_feedback = self.feedback(rest, rest_offset)
+            text = self.plain(answer, rest_offset)
             if not text:
                 raise self.error(rest_offset, "empty_answer", gettext_noop("An answer is empty."))
             if weight is None or weight == 100:
+                if answer_feedback:
+                    feedback[str(len(accepted))] = answer_feedback
                 accepted.append(text)
             else:
                 dropped.append((weight, part_offset))
         return {
             "kind": SHORT_ANSWER,
             "answer_key": self.typed_key(SHORT_ANSWER, {"accepted": accepted}, dropped, offset),
+            "answer_feedback": feedback,
         }
 
     def numerical(self, body: str, offset: int) -> dict:
@@ -569,22 +637,33 @@ class _Question:
         rest = body[start:]
         wrong = rest.find("~")
         if wrong >= 0:
-            self.feedback("#" + rest[wrong + 1 :], offset + start + wrong)
+            if rest[wrong + 1 :].replace("#", "").strip():
+                self.warn(
+                    offset + start + wrong,
+                    "feedback_dropped",
+                    gettext_noop(
+                        "The feedback for any other number (~#…) is not kept; the feedback "
+                        "of each right answer (=14#…) is."
+                    ),
+                )
             rest = rest[:wrong]
-        answers, dropped = [], []
+        answers, dropped, feedback = [], [], {}
         for _marker, raw, part_offset in self.answers(rest, offset + start, "="):
             if not raw.strip():
                 continue
             weight, value_raw, value_offset = self.weight(raw, part_offset)
-            value = _release(self.feedback(value_raw, value_offset)).strip()
-            answer = self.number_answer(value, value_offset)
+            value_text, answer_feedback = self.feedback(value_raw, value_offset)
+            answer = self.number_answer(_release(value_text).strip(), value_offset)
             if weight is None or weight == 100:
+                if answer_feedback:
+                    feedback[str(len(answers))] = answer_feedback
                 answers.append(answer)
             else:
                 dropped.append((weight, part_offset))
         return {
             "kind": NUMERICAL,
             "answer_key": self.typed_key(NUMERICAL, {"answers": answers}, dropped, offset),
+            "answer_feedback": feedback,
         }
 
     def number_answer(self, text: str, offset: int) -> dict:
@@ -626,7 +705,7 @@ class _Question:
                 text=text[:40] or "–",
             )
         try:
-            number = _decimal_text(Decimal(text.replace(",", ".")))
+            number = decimal_text(Decimal(text.replace(",", ".")))
         except InvalidOperation as exc:  # pragma: no cover - the pattern admits numbers only
             raise self.error(offset, "not_a_number", gettext_noop("Not a number.")) from exc
         if len(number) > MAX_NUMBER_TEXT:
@@ -703,7 +782,7 @@ class _Question:
                     "Answers worth less than 100 %% (%(weights)s) are left out: Lernpfad "
                     "gives an item full marks or none."
                 ),
-                weights=", ".join(f"{_decimal_text(w)} %" for w, _o in dropped),
+                weights=", ".join(f"{decimal_text(w)} %" for w, _o in dropped),
             )
         if kind == SHORT_ANSWER and not key["accepted"]:
             raise self.error(
@@ -742,7 +821,7 @@ class _Question:
         return key
 
 
-def _decimal_text(number: Decimal) -> str:
+def decimal_text(number: Decimal) -> str:
     """A number as the answer key keeps it: plain notation, no trailing zeros ("0.5", "100")."""
     text = format(number.normalize(), "f")
     return "0" if text in ("-0", "0") else text
@@ -792,42 +871,74 @@ def _answer_out(marker: str, text: str, *, weight: str) -> str:
 def gift_write(items: Sequence[GiftItem]) -> str:
     """The items as a GIFT file Moodle imports (and ``gift_parse`` reads back to the same
     items): one block each, a blank line between."""
-    blocks = [_item_gift(item) for item in items]
+    blocks: list[str] = []
+    category = ""
+    for item in items:
+        if item.category.strip() and item.category.strip() != category:
+            category = item.category.strip()
+            blocks.append(f"$CATEGORY: {category}")
+        blocks.append(_item_gift(item))
     return HEADER + "".join("\n" + block + "\n" for block in blocks)
 
 
 def _item_gift(item: GiftItem) -> str:
-    head = f"::{_escape(item.title)}::" if item.title.strip() else ""
-    head += ("[plain]" if _needs_plain(item) else "") + _escape(item.prompt)
+    head = "".join(f"//{line}\n" for line in item.comment.split("\n") if item.comment)
+    head += f"::{_escape(item.title)}::" if item.title.strip() else ""
+    if item.text_format == "html":
+        head += "[html]"
+    elif _needs_plain(item):
+        head += "[plain]"
+    head += _escape(item.prompt)
     general = f"\t####{_text_out(item.explanation)}\n" if item.explanation.strip() else ""
+    feedback = item.answer_feedback
+
+    def with_feedback(answer: str, key: str) -> str:
+        return answer + (f"#{_text_out(feedback[key])}" if feedback.get(key, "").strip() else "")
+
     if item.kind == TRUE_FALSE:
         value = "TRUE" if item.correct_keys == ["true"] else "FALSE"
-        feedback = f"####{_text_out(item.explanation)}" if item.explanation.strip() else ""
-        return f"{head}{{{value}{feedback}}}"
+        right, wrong = ("true", "false") if value == "TRUE" else ("false", "true")
+        if any(feedback.get(key, "").strip() for key in (right, wrong)):
+            value += f"#{_text_out(feedback.get(wrong, ''))}#{_text_out(feedback.get(right, ''))}"
+        general = f"####{_text_out(item.explanation)}" if item.explanation.strip() else ""
+        return f"{head}{{{value}{general}}}"
     lines: list[str] = []
     correct = set(item.correct_keys)
     if item.kind == SINGLE_CHOICE:
         # No weight is read after "=" in a choice question (as in Moodle), one is after "~".
         lines = [
-            _answer_out("=", option["text"], weight="")
-            if option["key"] in correct
-            else _answer_out("~", option["text"], weight="0")
+            with_feedback(
+                _answer_out("=", option["text"], weight="")
+                if option["key"] in correct
+                else _answer_out("~", option["text"], weight="0"),
+                option["key"],
+            )
             for option in item.options
         ]
         return _block(head, "", lines, general)
     if item.kind == MULTIPLE_CHOICE:
-        share = _decimal_text((Decimal(100) / max(1, len(correct))).quantize(Decimal("0.00001")))
+        share = decimal_text((Decimal(100) / max(1, len(correct))).quantize(Decimal("0.00001")))
         lines = [
-            f"~%{share if option['key'] in correct else WRONG_WEIGHT}%{_text_out(option['text'])}"
+            with_feedback(
+                f"~%{share if option['key'] in correct else WRONG_WEIGHT}%"
+                f"{_text_out(option['text'])}",
+                option["key"],
+            )
             for option in item.options
         ]
         return _block(head, "", lines, general)
     key = item.answer_key
     if item.kind == SHORT_ANSWER:
-        lines = [_answer_out("=", answer, weight="100") for answer in key["accepted"]]
+        lines = [
+            with_feedback(_answer_out("=", answer, weight="100"), str(index))
+            for index, answer in enumerate(key["accepted"])
+        ]
         return _block(head, "", lines, general)
     if item.kind == NUMERICAL:
-        lines = [f"={_number_out(answer)}" for answer in key["answers"]]
+        lines = [
+            with_feedback(f"={_number_out(answer)}", str(index))
+            for index, answer in enumerate(key["answers"])
+        ]
         return _block(head, "#", lines, general)
     if item.kind == MATCHING:
         lines = [
@@ -851,4 +962,4 @@ def _number_out(answer: dict) -> str:
 
 
 def _number_text(value: Any) -> str:
-    return _decimal_text(Decimal(str(value).strip()))
+    return decimal_text(Decimal(str(value).strip()))

@@ -4,12 +4,14 @@ An attempt copies the items it shows, so editing the bank never changes a past a
 from __future__ import annotations
 
 from decimal import Decimal
+from html import unescape
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.html import strip_tags
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -185,6 +187,24 @@ class ExamItem(models.Model):
     # The question's name in Moodle (GIFT ``::title::``); not shown to learners.
     title = models.CharField(max_length=255, blank=True, default="", verbose_name=_("title"))
     # --- end of the typed kinds ---
+    # "html": prompt, options, feedback and explanation are HTML, sanitised on the way in
+    # (quizzes/item_html.py); "plain": text, shown with its line breaks.
+    text_format = models.CharField(
+        max_length=10,
+        choices=[("plain", _("plain text")), ("html", _("HTML"))],
+        default="plain",
+        verbose_name=_("text format"),
+    )
+    # Feedback on single answers (GIFT "#…"): by option key, or by the index of an accepted
+    # answer ("0", "1", …) for short-answer and numerical items. Shown with the answers.
+    answer_feedback = models.JSONField(
+        default=dict, blank=True, verbose_name=_("feedback on single answers")
+    )
+    # GIFT's $CATEGORY: and the comment lines before a question: kept for the round trip.
+    category = models.CharField(
+        max_length=255, blank=True, default="", verbose_name=_("question category")
+    )
+    gift_comment = models.TextField(blank=True, default="", verbose_name=_("GIFT comment"))
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.HAND_WRITTEN, verbose_name=_("origin")
     )
@@ -283,8 +303,14 @@ class ExamItem(models.Model):
         if errors:
             raise ValidationError(errors)
 
+    def plain_prompt(self) -> str:
+        """The prompt as one line of text (an HTML item without its tags), for lists and titles."""
+        if self.text_format != "html":
+            return self.prompt
+        return " ".join(unescape(strip_tags(self.prompt)).split())
+
     def __str__(self) -> str:
-        return self.prompt[:80]
+        return self.plain_prompt()[:80]
 
 
 def exam_item_shape_errors(*, kind: str, options, correct_keys) -> list[str]:
@@ -508,6 +534,12 @@ class ExamAttemptItem(models.Model):
     )
     correct_keys = models.JSONField(verbose_name=_("correct options"))
     explanation = models.TextField(blank=True, verbose_name=_("explanation"))
+    # The bank item's text format and feedback on single answers, keyed as this copy's
+    # options (relabelled) or accepted answers: shown when the review reveals the answers.
+    text_format = models.CharField(max_length=10, default="plain", verbose_name=_("text format"))
+    answer_feedback = models.JSONField(
+        default=dict, blank=True, verbose_name=_("feedback on single answers")
+    )
     selected_keys = models.JSONField(null=True, blank=True, verbose_name=_("selected options"))
     # --- the typed kinds (quizzes/answers.py); NULL for the choice kinds ---
     # Matching: the answers to choose from, in the order shown ([{"key": "1", "text": ...}]).

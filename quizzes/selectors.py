@@ -41,6 +41,7 @@ from quizzes.answers import (
     NUMERICAL,
     SHORT_ANSWER,
     accepted_answers,
+    answer_feedback_shown,
     item_is_answered,
 )
 from quizzes.attempt_rules import (
@@ -93,6 +94,7 @@ from quizzes.item_analysis import (
     exam_figures,
     item_figures,
 )
+from quizzes.item_html import item_html_clean
 from quizzes.lookup_solver import answers_right, course_passages
 from quizzes.models import (
     ArchivedItemResponse,
@@ -153,6 +155,8 @@ def graded_item(item: ExamAttemptItem) -> GradedItem:
         answer_key=item.answer_key,
         answer_text=item.answer_text,
         answer_pairs=item.answer_pairs,
+        answer_feedback=item.answer_feedback,
+        text_format=item.text_format,
     )
 
 
@@ -341,6 +345,16 @@ def _review_item(item: GradedItem, *, with_answers: bool) -> ReviewItem:
             correct_pairs=_pairs(
                 (item.answer_key or {}).get("pairs") if item.kind == MATCHING else None
             ),
+            feedback=[
+                item_html_clean(text) if item.text_format == "html" else text
+                for text in answer_feedback_shown(
+                    kind=item.kind,
+                    feedback=item.answer_feedback,
+                    answer_key=item.answer_key,
+                    selected_keys=item.selected_keys,
+                    answer_text=item.answer_text,
+                )
+            ],
         )
     return ReviewItem(**shown)
 
@@ -398,12 +412,18 @@ def attempt_result_view(
 
 def attempt_item_view(item: ExamAttemptItem) -> AttemptItemView:
     """One item as the learner answers it: never the correct keys, correctness or explanation."""
+    html = item.text_format == "html"
     return AttemptItemView(
         id=item.pk,
         position=item.position,
         kind=item.kind,
-        prompt=item.prompt,
-        options=[Option(key=o["key"], text=o["text"]) for o in item.options],
+        # An HTML item was sanitised when written; again here, since the page shows it as is.
+        prompt=item_html_clean(item.prompt) if html else item.prompt,
+        text_format=item.text_format,
+        options=[
+            Option(key=o["key"], text=item_html_clean(o["text"]) if html else o["text"])
+            for o in item.options
+        ],
         selected_keys=item.selected_keys or [],
         choices=[Option(key=c["key"], text=c["text"]) for c in item.choices or []],
         **_typed_answer(item.kind, item.answer_text, item.answer_pairs),
@@ -902,6 +922,10 @@ def gift_items(items: Iterable[ExamItem]) -> list[GiftItem]:
             answer_key=dict(item.answer_key or {}),
             explanation=item.explanation,
             title=item.title,
+            text_format=item.text_format,
+            answer_feedback=dict(item.answer_feedback or {}),
+            category=item.category,
+            comment=item.gift_comment,
         )
         for item in items
     ]

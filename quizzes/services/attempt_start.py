@@ -187,6 +187,7 @@ def _attempt_item(
     """The attempt's own copy of a bank item; choice options relabelled a, b, c … in the order
     shown, so a key says nothing about the answer (matching: ``matching_attempt_copy``)."""
     options, correct, choices, answer_key = [], [], None, None
+    feedback = dict(row["answer_feedback"] or {})
     if row["kind"] == ExamItem.Kind.MATCHING:
         options, choices, answer_key = matching_attempt_copy(
             pairs=row["answer_key"]["pairs"],
@@ -206,6 +207,7 @@ def _attempt_item(
             }
             options = [{"key": new_keys[o["key"]], "text": o["text"]} for o in options]
             correct = sorted(new_keys[key] for key in correct)
+            feedback = {new_keys[key]: text for key, text in feedback.items() if key in new_keys}
     return ExamAttemptItem(
         attempt=attempt,
         position=position,
@@ -215,6 +217,8 @@ def _attempt_item(
         options=options,
         correct_keys=correct,
         explanation=row["explanation"],
+        text_format=row["text_format"],
+        answer_feedback=feedback,
         choices=choices,
         answer_key=answer_key,
     )
@@ -236,6 +240,8 @@ def _drawable_items(*, module_id: int) -> dict[int, dict]:
             "correct_keys",
             "explanation",
             "answer_key",
+            "text_format",
+            "answer_feedback",
             "status",
         )
     )

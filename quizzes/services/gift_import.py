@@ -115,8 +115,9 @@ def exam_items_gift_plan(*, module_id: int, data: bytes | str, source: str) -> G
 
 
 def _fingerprint(item: GiftItem) -> str:
-    """Two items are the same question when GIFT writes them alike."""
-    return gift_write([dataclasses.replace(item, line=0)])
+    """Two items are the same question when GIFT writes them alike (whatever their category
+    and comment, which learners never see)."""
+    return gift_write([dataclasses.replace(item, line=0, category="", comment="")])
 
 
 def _review_fields(*, approved_by_id: int | None, at: datetime.datetime) -> dict:
@@ -154,6 +155,10 @@ def exam_items_gift_import(
             answer_key=item.answer_key,
             explanation=item.explanation,
             title=item.title,
+            text_format=item.text_format,
+            answer_feedback=item.answer_feedback,
+            category=item.category,
+            gift_comment=item.comment,
             origin=ExamItem.Origin.HAND_WRITTEN,
             **review,
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 
 import pytest
 from django.test import Client
@@ -61,24 +60,21 @@ def test_admin_adds_a_hand_written_item_and_rejects_a_broken_one(admin_client_, 
         "step": "",
         "kind": "multiple_choice",
         "prompt": "Welche Formate sind 16 Bit breit?",
-        "options": json.dumps(
-            [
-                {"key": "a", "text": "FP16"},
-                {"key": "b", "text": "BF16"},
-                {"key": "c", "text": "FP32"},
-            ]
-        ),
-        "correct_keys": json.dumps(["a", "z"]),
+        "text_format": "plain",
+        # The options as the editor's rows; none ticked right yet.
+        "choice_rows-0-text": "FP16",
+        "choice_rows-1-text": "BF16",
+        "choice_rows-2-text": "FP32",
         "explanation": "",
         "status": "draft",
         "is_active": "on",
     }
     response = admin_client_.post("/admin/quizzes/examitem/add/", form)
     assert response.status_code == 200  # form shown again with the error
-    assert b"one of the option keys" in response.content
+    assert b"Tick at least one right option." in response.content
     assert not ExamItem.objects.filter(origin="hand_written").exists()
 
-    form["correct_keys"] = json.dumps(["a", "b"])
+    form["choice_rows-0-correct"] = form["choice_rows-1-correct"] = "on"
     response = admin_client_.post("/admin/quizzes/examitem/add/", form)
     assert response.status_code == 302
     item = ExamItem.objects.get(origin="hand_written")
@@ -237,10 +233,8 @@ def test_hand_written_item_with_a_step_of_another_module_is_refused(admin_client
         "step": foreign.pk,
         "kind": "true_false",
         "prompt": "X ist ein Begriff.",
-        "options": json.dumps(
-            [{"key": "true", "text": "Richtig"}, {"key": "false", "text": "Falsch"}]
-        ),
-        "correct_keys": json.dumps(["true"]),
+        "text_format": "plain",
+        "true_false_correct": "true",
         "explanation": "",
         "is_active": "on",
     }

@@ -171,12 +171,18 @@ def _change_form(item: ExamItem, **changes) -> dict:
         "step": item.step_id or "",
         "kind": item.kind,
         "prompt": item.prompt,
-        "options": json.dumps(item.options),
-        "correct_keys": json.dumps(item.correct_keys),
+        "text_format": item.text_format,
         "explanation": item.explanation,
         "status": item.status,
         "is_active": "on" if item.is_active else "",
     }
+    # The answers as the editor's rows (quizzes/admin_item_form.py).
+    if item.kind == "true_false":
+        form["true_false_correct"] = item.correct_keys[0]
+    for index, option in enumerate(item.options if item.kind != "true_false" else []):
+        form[f"choice_rows-{index}-text"] = option["text"]
+        if option["key"] in item.correct_keys:
+            form[f"choice_rows-{index}-correct"] = "on"
     form.update(changes)
     return form
 
@@ -200,10 +206,8 @@ def test_admin_adds_an_approved_hand_written_item(admin_web, course, reviewer):
         "step": "",
         "kind": "true_false",
         "prompt": "FP16 belegt zwei Byte je Wert.",
-        "options": json.dumps(
-            [{"key": "true", "text": "Richtig"}, {"key": "false", "text": "Falsch"}]
-        ),
-        "correct_keys": json.dumps(["true"]),
+        "text_format": "plain",
+        "true_false_correct": "true",
         "explanation": "",
         "status": "approved",
         "is_active": "on",

@@ -390,27 +390,23 @@ def test_gift_pages_need_staff(client, course):
 
 
 def test_admin_change_form_edits_a_typed_item(admin_client_, course):
-    """A hand-written short-answer item through the admin form; a broken answer key is
-    refused with the reason."""
+    """A hand-written short-answer item through the admin form (accepted answers as rows, no
+    JSON); an item without an accepted answer is refused with the reason."""
     url = "/admin/quizzes/examitem/add/"
     base = {
         "module": course.pk,
         "kind": "short_answer",
         "prompt": "Wie heißt der Compiler?",
-        "options": "[]",
-        "correct_keys": "[]",
+        "text_format": "plain",
         "title": "",
         "explanation": "",
         "is_active": "on",
         "status": "draft",
     }
-    refused = admin_client_.post(url, {**base, "answer_key": '{"accepted": []}'})
+    refused = admin_client_.post(url, base)
     assert refused.status_code == 200
-    assert "A short-answer item needs" in refused.content.decode()
-    # Options and correct keys left empty in the form (not even []) are fine for this kind.
-    saved = admin_client_.post(
-        url, {**base, "options": "", "correct_keys": "", "answer_key": '{"accepted": ["nvcc"]}'}
-    )
+    assert "Geben Sie mindestens eine akzeptierte Antwort an." in refused.content.decode()
+    saved = admin_client_.post(url, {**base, "accepted_rows-0-text": "nvcc"})
     assert saved.status_code == 302, saved.content.decode()[:2000]
     item = ExamItem.objects.get()
     assert item.answer_key == {"accepted": ["nvcc"]}

@@ -231,8 +231,10 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
                     "position": entry.position,
                     "kind": item.kind,
                     "prompt": item.prompt,
+                    "text_format": item.text_format,
                     "is_correct": entry.is_correct,
                     "explanation": entry.explanation if shows_answers else "",
+                    "feedback": entry.feedback if shows_answers else [],
                     "options": []
                     if item.kind == "matching"
                     else [
