@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from django.contrib.auth import logout as session_logout
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+    extend_schema_view,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,6 +21,7 @@ from accounts.rest.throttles import LoginRateThrottle
 from accounts.rest.views import MeView as AccountMeView
 from lms.openapi import error_codes
 from privacy import services as privacy
+from reviews import api as reviews_api
 
 
 class AccountDeleteSerializer(serializers.Serializer):
@@ -131,5 +139,26 @@ class AccountDeleteMixin:
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+@extend_schema_serializer(component_name="MeDetail")
+class MeDetailSerializer(AccountMeView.serializer_class):
+    """My account and preferences, and the private calendar address (the reviews app's)."""
+
+    calendar_feed = serializers.SerializerMethodField(
+        help_text="My private calendar address (/me/calendar-feed/), or null when I have none."
+    )
+
+    class Meta(AccountMeView.serializer_class.Meta):
+        fields = [*AccountMeView.serializer_class.Meta.fields, "calendar_feed"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_calendar_feed(self, user) -> str | None:
+        return reviews_api.calendar_feed_url(learner=user)
+
+
+@extend_schema_view(
+    get=extend_schema(responses=MeDetailSerializer),
+    patch=extend_schema(responses=MeDetailSerializer),
+)
 class MeView(AccountDeleteMixin, AccountMeView):
-    pass
+    serializer_class = MeDetailSerializer
