@@ -21,51 +21,12 @@ from accounts.rest.throttles import LoginRateThrottle
 from accounts.rest.views import MeView as AccountMeView
 from lms.openapi import error_codes
 from privacy import services as privacy
+from privacy.rest.serializers import DataExportSerializer
 from reviews import api as reviews_api
 
 
 class AccountDeleteSerializer(serializers.Serializer):
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
-
-
-def _rows(help_text: str) -> serializers.ListField:
-    # Rows by column name, so a new column is exported without a schema change.
-    return serializers.ListField(child=serializers.DictField(), help_text=help_text)
-
-
-class _ExportProgressSerializer(serializers.Serializer):
-    enrollments = _rows("My enrollments.")
-    step_progress = _rows("My progress per step.")
-    progress_events = _rows("The event log, offline events included.")
-    notes = _rows("My notes.")
-
-
-class _ExportQuizzesSerializer(serializers.Serializer):
-    quick_check_ratings = _rows("My latest self-rating per quick check.")
-    quick_check_rating_events = _rows("Every self-rating.")
-    exam_attempts = _rows("My exam attempts, answers as far as the review policy shows them.")
-    certificates = _rows("My certificates.")
-    exam_accommodations = _rows("Extra time or attempts granted to me.")
-
-
-class _ExportReviewsSerializer(serializers.Serializer):
-    cards = _rows("My review cards.")
-    review_logs = _rows("Every review.")
-    reminders = _rows("The reminder digests sent or planned.")
-    notifications = _rows("My notifications.")
-
-
-class DataExportSerializer(serializers.Serializer):
-    """The data export (its keys; each table's rows hold its columns by name)."""
-
-    format_version = serializers.IntegerField(help_text="1 so far; changes when keys move.")
-    exported_at = serializers.DateTimeField()
-    account = serializers.DictField(help_text="My profile and preferences.")
-    devices = _rows("My devices (never a token).")
-    tokens = _rows("Token metadata (never a token or its digest).")
-    courses = _ExportProgressSerializer(help_text="Enrollments, progress and notes.")
-    quizzes = _ExportQuizzesSerializer()
-    reviews = _ExportReviewsSerializer()
 
 
 class DataExportView(APIView):
