@@ -19,8 +19,9 @@ $(DEV_STAMP): $(RUN_STAMP)
 
 install: $(DEV_STAMP)
 
-## The browser tests' axe-core (package.json, from the npm registry). Without npm the tests that
-## need it skip (CI installs npm and fails them instead).
+## The test-only Node packages (package.json, from the npm registry): the browser tests' axe-core
+## and the generated TypeScript client's toolchain (tests/mobile/). Without npm the tests that
+## need them skip (CI installs npm and fails them instead).
 AXE := node_modules/axe-core/axe.min.js
 $(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -28,7 +29,7 @@ $(AXE): package.json package-lock.json
 
 test-tools:
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory $(AXE); \
-	else echo "npm not found: the axe-core browser tests will skip (apt-get install npm)"; fi
+	else echo "npm not found: the axe-core and TypeScript client tests will skip (apt-get install npm)"; fi
 
 ## Run Lernpfad: an embedded PostgreSQL with its data in var/postgres (kept between runs; DATABASE_URL
 ## names another server instead), the demo course and accounts, web, Celery worker and beat with a

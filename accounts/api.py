@@ -20,6 +20,8 @@ __all__ = [
     "certificate_name",
     "certificate_name_given",
     "certificate_names",
+    "credentials_epoch",
+    "credentials_epoch_lock",
     "demo_user_reset",
     "display_name",
     "learner_export",
@@ -46,6 +48,23 @@ def display_name(user: User) -> str:
 
 
 # --- the name on a certificate ----------------------------------------------------------------
+
+
+def credentials_epoch(user: User) -> int:
+    """Moves on whenever the account's credentials are revoked (a password is set, "log out
+    everywhere"): a credential a higher app issued under an older epoch is void. No query."""
+    return user.credentials_epoch
+
+
+def credentials_epoch_lock(*, user_id: int) -> int | None:
+    """The account's ``credentials_epoch`` with its row locked (inside ``transaction.atomic``),
+    so no revocation passes a credential being issued; None when the account is gone."""
+    return (
+        User.objects.select_for_update()
+        .filter(pk=user_id)
+        .values_list("credentials_epoch", flat=True)
+        .first()
+    )
 
 
 def certificate_name_given(user: User) -> bool:

@@ -80,6 +80,11 @@ class User(AbstractUser):
     session_epoch = models.PositiveIntegerField(
         default=0, editable=False, verbose_name=_("session epoch")
     )
+    # Moves on whenever every credential is revoked (a password set, "log out everywhere"): a
+    # credential another app issued under an older epoch (the calendar address) is void.
+    credentials_epoch = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("credentials epoch")
+    )
 
     class Meta:
         verbose_name = _("user")

@@ -551,9 +551,13 @@ def token_delete(*, token: AuthToken) -> None:
 @transaction.atomic
 def credentials_revoke(*, user_id: int, sessions: bool) -> int:
     """Revoke every mobile token and, with ``sessions``, end every browser session (the
-    ``session_epoch`` moves on). Returns how many tokens were revoked."""
+    ``session_epoch`` moves on). The ``credentials_epoch`` moves on either way, which voids the
+    credentials higher apps issued (they compare it: ``accounts.api.credentials_epoch``).
+    Returns how many tokens were revoked."""
+    epochs: dict[str, Any] = {"credentials_epoch": F("credentials_epoch") + 1}
     if sessions:
-        User.objects.filter(pk=user_id).update(session_epoch=F("session_epoch") + 1)
+        epochs["session_epoch"] = F("session_epoch") + 1
+    User.objects.filter(pk=user_id).update(**epochs)
     return AuthToken.objects.filter(user_id=user_id).delete()[1].get("knox.AuthToken", 0)
 
 

@@ -53,6 +53,12 @@ def learner_export(learner_id: int) -> dict:
     }
 
 
+def calendar_feed_url(*, learner) -> str | None:
+    """The learner's live private calendar address, absolute, or None (one query)."""
+    feed = _selectors.calendar_feed_get(learner=learner)
+    return None if feed is None else _selectors.calendar_feed_url(feed)
+
+
 def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
     """Per step with cards, how many learners have review cards of it (one query)."""
     ids = list(step_ids)

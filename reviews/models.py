@@ -297,7 +297,9 @@ class Notification(models.Model):
 
 class CalendarFeed(models.Model):
     """A learner's private iCalendar address; the token is the credential. A revoked row stays, so
-    the old address answers 410; at most one live feed per learner."""
+    the old address answers 410; at most one live feed per learner. A password set or "log out
+    everywhere" voids it as it does every token: its ``credentials_epoch`` is then behind the
+    account's (``accounts.api.credentials_epoch``)."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -308,6 +310,10 @@ class CalendarFeed(models.Model):
     token = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(verbose_name=_("created at"))
     revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
+    # The account's credentials epoch when the address was made.
+    credentials_epoch = models.PositiveIntegerField(
+        default=0, editable=False, verbose_name=_("credentials epoch")
+    )
 
     class Meta:
         verbose_name = _("calendar feed")

@@ -5,14 +5,17 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import fsrs
+from django.conf import settings
 from django.db.models import Count, F, IntegerField, Q, QuerySet, Value
 from django.db.models.functions import TruncDate
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import api as accounts_api
 from courses import api as courses_api
 from courses.data import CardBacks, RetiredContent
 from lms.errors import Gone, NotFound
@@ -41,6 +44,9 @@ from reviews.scheduling import (
     exam_start,
     intervals_preview,
 )
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class Learner(Protocol):
@@ -547,18 +553,31 @@ def learner_exam_date(
     return UpcomingExam(date=dates[module_id], module_title=title)
 
 
-def calendar_feed_get(*, learner_id: int) -> CalendarFeed | None:
-    """The learner's live private calendar address, if any (one query)."""
-    return CalendarFeed.objects.filter(learner_id=learner_id, revoked_at__isnull=True).first()
+def calendar_feed_get(*, learner: User) -> CalendarFeed | None:
+    """The learner's live private calendar address, if any (one query): not revoked, and made
+    under the account's current credentials epoch (a password set or "log out everywhere" voids
+    it as it ends every token)."""
+    return CalendarFeed.objects.filter(
+        learner_id=learner.pk,
+        revoked_at__isnull=True,
+        credentials_epoch=accounts_api.credentials_epoch(learner),
+    ).first()
+
+
+def calendar_feed_url(feed: CalendarFeed) -> str:
+    """The address, absolute (for calendar apps). No query."""
+    return settings.SITE_URL + reverse("calendar-feed", kwargs={"token": feed.token})
 
 
 def calendar_feed_by_token(*, token: str) -> CalendarFeed:
     """The feed of a private address with its learner (one query): NotFound for an unknown
-    address or a deactivated account, Gone (410) for a revoked one."""
+    address or a deactivated account, Gone (410) for a revoked one or one voided by a password
+    set or "log out everywhere"."""
     feed = CalendarFeed.objects.select_related("learner").filter(token=token).first()
     if feed is None or not feed.learner.is_active:
         raise NotFound(_("There is no calendar with this address."), code="calendar_feed_not_found")
-    if feed.revoked_at is not None:
+    voided = feed.credentials_epoch != accounts_api.credentials_epoch(feed.learner)
+    if feed.revoked_at is not None or voided:
         raise Gone(_("This calendar address was revoked."), code="calendar_feed_revoked")
     return feed
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from django.contrib.auth import logout as session_logout
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_serializer,
+    extend_schema_view,
+)
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,50 +21,12 @@ from accounts.rest.throttles import LoginRateThrottle
 from accounts.rest.views import MeView as AccountMeView
 from lms.openapi import error_codes
 from privacy import services as privacy
+from privacy.rest.serializers import DataExportSerializer
+from reviews import api as reviews_api
 
 
 class AccountDeleteSerializer(serializers.Serializer):
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
-
-
-def _rows(help_text: str) -> serializers.ListField:
-    # Rows by column name, so a new column is exported without a schema change.
-    return serializers.ListField(child=serializers.DictField(), help_text=help_text)
-
-
-class _ExportProgressSerializer(serializers.Serializer):
-    enrollments = _rows("My enrollments.")
-    step_progress = _rows("My progress per step.")
-    progress_events = _rows("The event log, offline events included.")
-    notes = _rows("My notes.")
-
-
-class _ExportQuizzesSerializer(serializers.Serializer):
-    quick_check_ratings = _rows("My latest self-rating per quick check.")
-    quick_check_rating_events = _rows("Every self-rating.")
-    exam_attempts = _rows("My exam attempts, answers as far as the review policy shows them.")
-    certificates = _rows("My certificates.")
-    exam_accommodations = _rows("Extra time or attempts granted to me.")
-
-
-class _ExportReviewsSerializer(serializers.Serializer):
-    cards = _rows("My review cards.")
-    review_logs = _rows("Every review.")
-    reminders = _rows("The reminder digests sent or planned.")
-    notifications = _rows("My notifications.")
-
-
-class DataExportSerializer(serializers.Serializer):
-    """The data export (its keys; each table's rows hold its columns by name)."""
-
-    format_version = serializers.IntegerField(help_text="1 so far; changes when keys move.")
-    exported_at = serializers.DateTimeField()
-    account = serializers.DictField(help_text="My profile and preferences.")
-    devices = _rows("My devices (never a token).")
-    tokens = _rows("Token metadata (never a token or its digest).")
-    courses = _ExportProgressSerializer(help_text="Enrollments, progress and notes.")
-    quizzes = _ExportQuizzesSerializer()
-    reviews = _ExportReviewsSerializer()
 
 
 class DataExportView(APIView):
@@ -131,5 +100,26 @@ class AccountDeleteMixin:
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+@extend_schema_serializer(component_name="MeDetail")
+class MeDetailSerializer(AccountMeView.serializer_class):
+    """My account and preferences, and the private calendar address (the reviews app's)."""
+
+    calendar_feed = serializers.SerializerMethodField(
+        help_text="My private calendar address (/me/calendar-feed/), or null when I have none."
+    )
+
+    class Meta(AccountMeView.serializer_class.Meta):
+        fields = [*AccountMeView.serializer_class.Meta.fields, "calendar_feed"]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_calendar_feed(self, user) -> str | None:
+        return reviews_api.calendar_feed_url(learner=user)
+
+
+@extend_schema_view(
+    get=extend_schema(responses=MeDetailSerializer),
+    patch=extend_schema(responses=MeDetailSerializer),
+)
 class MeView(AccountDeleteMixin, AccountMeView):
-    pass
+    serializer_class = MeDetailSerializer

@@ -15,6 +15,7 @@ from reviews.selectors import (
     DUE_PAGE_MAX,
     DUE_PAGE_OFFLINE_MAX,
     RETENTION_PERIODS,
+    calendar_feed_url,
 )
 from reviews.services.review_batches import (
     BATCH_ERROR_CODES,
@@ -495,3 +496,15 @@ class ExamDateSerializer(serializers.Serializer):
     set_by = serializers.CharField(help_text="learner, module, or empty without a date.")
     max_days_ahead = serializers.IntegerField()
     readiness = ExamReadinessSerializer(allow_null=True)
+
+
+class CalendarFeedSerializer(serializers.Serializer):
+    """My private calendar address (iCalendar): whoever has it reads my review days and exam
+    date, so rotate it when it leaks."""
+
+    url = serializers.URLField(help_text="Subscribe to this address in a calendar app.")
+    created_at = serializers.DateTimeField()
+
+    @staticmethod
+    def payload(feed) -> dict:
+        return {"url": calendar_feed_url(feed), "created_at": feed.created_at}

@@ -19,6 +19,12 @@ urlpatterns = [
         views.ParametersOptimizeView.as_view(),
         name="review-parameters-optimize",
     ),
+    path("me/calendar-feed/", views.CalendarFeedView.as_view(), name="calendar-feed-detail"),
+    path(
+        "me/calendar-feed/rotate/",
+        views.CalendarFeedRotateView.as_view(),
+        name="calendar-feed-rotate",
+    ),
     path("modules/<slug:module>/exam-date/", views.ExamDateView.as_view(), name="module-exam-date"),
     path("notifications/", views.NotificationListView.as_view(), name="notification-list"),
     path(

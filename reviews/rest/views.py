@@ -3,8 +3,8 @@ and exam dates."""
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
@@ -14,6 +14,7 @@ from lms.errors import InvalidInput
 from lms.openapi import error_codes
 from reviews import selectors
 from reviews.rest.serializers import (
+    CalendarFeedSerializer,
     CardFacesSerializer,
     DueQuerySerializer,
     DueQueueSerializer,
@@ -35,7 +36,7 @@ from reviews.rest.serializers import (
     UndoResultSerializer,
 )
 from reviews.review_times import REVIEWED_AT_IN_FUTURE, REVIEWED_AT_TOO_EARLY
-from reviews.services import exam_dates, review_batches, reviewing
+from reviews.services import calendar_feeds, exam_dates, review_batches, reviewing
 from reviews.services import notifications as notification_services
 from reviews.services import parameters as parameters_services
 from reviews.services.review_batches import REVIEW_BATCH_MAX, BatchReview
@@ -311,3 +312,59 @@ class ExamDateView(APIView):
             learner=request.user, module_slug=module, exam_on=None, at=timezone.now()
         )
         return Response(_exam_date_body(request, module))
+
+
+_CALENDAR_FEED_GONE = (
+    'Rotating or revoking it, a password set and "log out everywhere" end the address: it '
+    "then answers 410 Gone."
+)
+
+
+class CalendarFeedView(APIView):
+    @extend_schema(
+        responses=CalendarFeedSerializer,
+        summary="My private calendar address",
+        description=_CALENDAR_FEED_GONE,
+        extensions=error_codes({404: ["calendar_feed_missing"]}),
+    )
+    def get(self, request):
+        feed = selectors.calendar_feed_get(learner=request.user)
+        if feed is None:
+            raise calendar_feeds.calendar_feed_missing_error()
+        return Response(CalendarFeedSerializer(CalendarFeedSerializer.payload(feed)).data)
+
+    @extend_schema(
+        request=None,
+        responses={201: CalendarFeedSerializer},
+        summary="Make my private calendar address (rotate it to replace one)",
+        description=_CALENDAR_FEED_GONE,
+        extensions=error_codes({409: ["calendar_feed_exists"]}),
+    )
+    def post(self, request):
+        feed = calendar_feeds.calendar_feed_create(learner_id=request.user.pk, replace=False)
+        return Response(
+            CalendarFeedSerializer(CalendarFeedSerializer.payload(feed)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        request=None,
+        responses={204: OpenApiResponse(description="Revoked: the address answers 410")},
+        summary="Revoke my private calendar address",
+        extensions=error_codes({404: ["calendar_feed_missing"]}),
+    )
+    def delete(self, request):
+        calendar_feeds.calendar_feed_revoke(learner_id=request.user.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CalendarFeedRotateView(APIView):
+    @extend_schema(
+        request=None,
+        responses=CalendarFeedSerializer,
+        summary="Replace my private calendar address by a new one (the old one answers 410)",
+        extensions=error_codes({404: ["calendar_feed_missing"]}),
+    )
+    def post(self, request):
+        feed = calendar_feeds.calendar_feed_rotate(learner_id=request.user.pk)
+        return Response(CalendarFeedSerializer(CalendarFeedSerializer.payload(feed)).data)

@@ -124,6 +124,10 @@ BODIES: dict[str, Body] = {
     "DELETE /api/v1/modules/{module}/exam-date/": lambda w, who: None,
     "POST /api/v1/reviews/parameters/optimize/": lambda w, who: None,
     "POST /api/v1/notifications/read-all/": lambda w, who: None,
+    # Each learner's own calendar address: B's calls make, replace or revoke only B's.
+    "POST /api/v1/me/calendar-feed/": lambda w, who: None,
+    "POST /api/v1/me/calendar-feed/rotate/": lambda w, who: None,
+    "DELETE /api/v1/me/calendar-feed/": lambda w, who: None,
     "POST /api/v1/notifications/{notification_id}/read/": lambda w, who: None,
 }
 # Operations whose body names one of A's objects (B must be refused although the path is B's).

@@ -68,7 +68,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
             "form": form,
             "nav": "settings",
             "fsrs": parameters_overview(learner_id=user.pk),
-            "calendar_feed_url": calendar_feed_url(learner_id=user.pk),
+            "calendar_feed_url": calendar_feed_url(learner=user),
         },
     )
 

@@ -3,7 +3,6 @@ The address itself is served by reviews.views.calendar_feed."""
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -13,21 +12,20 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from reviews.selectors import calendar_feed_get
+from reviews.selectors import calendar_feed_url as feed_url
 from reviews.services.calendar_feeds import calendar_feed_create, calendar_feed_revoke_all
 
 
-def calendar_feed_url(*, learner_id: int) -> str | None:
+def calendar_feed_url(*, learner) -> str | None:
     """The learner's live calendar address, absolute (for calendar apps), or None."""
-    feed = calendar_feed_get(learner_id=learner_id)
-    if feed is None:
-        return None
-    return settings.SITE_URL + reverse("calendar-feed", kwargs={"token": feed.token})
+    feed = calendar_feed_get(learner=learner)
+    return None if feed is None else feed_url(feed)
 
 
 @login_required
 @require_POST
 def calendar_feed_new(request: HttpRequest) -> HttpResponse:
-    replaced = calendar_feed_get(learner_id=request.user.pk) is not None
+    replaced = calendar_feed_get(learner=request.user) is not None
     calendar_feed_create(learner_id=request.user.pk)
     if replaced:
         messages.success(
