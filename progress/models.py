@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 # Several pages, far more than the prompts ask for; keeps rows and responses bounded.
@@ -49,7 +50,10 @@ class Enrollment(models.Model):
         indexes = [models.Index(fields=["module", "enrolled_at"])]
 
     def __str__(self) -> str:
-        return f"{self.learner_id} in {self.module_id}"
+        return gettext("%(learner)s in %(module)s") % {
+            "learner": self.learner.certificate_name,
+            "module": self.module.short_name,
+        }
 
 
 class StepProgress(models.Model):
@@ -99,7 +103,11 @@ class StepProgress(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.learner_id}/{self.step_id}: {self.status}"
+        return gettext("%(learner)s, step %(step)s: %(status)s") % {
+            "learner": self.learner.certificate_name,
+            "step": self.step,
+            "status": self.get_status_display(),
+        }
 
 
 class ProgressEvent(models.Model):
@@ -190,4 +198,7 @@ class StepNote(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.learner_id}/{self.step_id}/{self.prompt}"
+        return gettext("Note of %(learner)s on step %(step)s") % {
+            "learner": self.learner.certificate_name,
+            "step": self.step,
+        }

@@ -12,8 +12,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.html import strip_tags
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from quizzes import attempt_rules
 from quizzes.answers import (
@@ -74,7 +74,10 @@ class QuickCheckRating(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.learner_id}/{self.quick_check_id}: {self.rating}"
+        return gettext("Rating of %(learner)s: %(rating)s") % {
+            "learner": self.learner.certificate_name,
+            "rating": self.get_rating_display(),
+        }
 
 
 class QuickCheckRatingEvent(models.Model):
@@ -450,7 +453,7 @@ class ExamPolicy(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"exam policy of module {self.module_id}"
+        return gettext("Exam policy · %(module)s") % {"module": self.module.short_name}
 
     @property
     def requires_all_steps_completed(self) -> bool:
@@ -690,10 +693,12 @@ class ExamAccommodation(models.Model):
         ]
 
     def __str__(self) -> str:
-        return (
-            f"learner {self.learner_id} in module {self.module_id}: "
-            f"+{self.extra_time_minutes} min, +{self.extra_attempts} attempts"
-        )
+        return gettext("%(learner)s · %(module)s: +%(minutes)s min, +%(attempts)s attempts") % {
+            "learner": self.learner.certificate_name,
+            "module": self.module.short_name,
+            "minutes": self.extra_time_minutes,
+            "attempts": self.extra_attempts,
+        }
 
 
 class ArchivedItemResponse(models.Model):
@@ -731,4 +736,4 @@ class ArchivedItemResponse(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"archived answer to item {self.item_id}"
+        return gettext("Kept anonymous answer to item %(item)s") % {"item": self.item_id}

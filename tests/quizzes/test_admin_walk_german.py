@@ -104,8 +104,8 @@ def test_every_admin_page_a_course_admin_opens_is_german(every_table_filled, kur
     for url, name in pages:
         with german_catalog_misses() as misses:
             response = kurs.get(url)
-        if response.status_code in (302, 403, 404):
-            continue  # not this role's page, or a download's redirect
+        if response.status_code in (302, 403, 404, 405):
+            continue  # not this role's page, a download's redirect, or a POST-only endpoint
         assert response.status_code == 200, (url, response.status_code)
         if "html" not in response.get("Content-Type", ""):
             continue
@@ -114,3 +114,22 @@ def test_every_admin_page_a_course_admin_opens_is_german(every_table_filled, kur
             misses_by_page[name] = sorted(misses)
     assert opened > 40
     assert misses_by_page == {}
+
+
+def test_what_the_admin_calls_an_object_is_a_german_sentence_with_names(every_table_filled):
+    from django.utils import translation
+
+    from progress.models import Enrollment
+    from quizzes.models import ExamAccommodation, ExamPolicy
+
+    petra = Enrollment.objects.get(learner__username="petra")
+    policy = ExamPolicy.objects.get(module=every_table_filled)
+    accommodation = ExamAccommodation.objects.create(
+        learner=petra.learner, module=every_table_filled, extra_time_minutes=15, extra_attempts=1
+    )
+    with translation.override("de"):
+        assert str(petra) == "Petra Prüfling in Self-Hosting 27"
+        assert str(policy) == "Prüfungsregeln · Self-Hosting 27"
+        assert str(accommodation) == "Petra Prüfling · Self-Hosting 27: +15 Min., +1 Versuche"
+    with translation.override("en"):
+        assert str(policy) == "Exam policy · Self-Hosting 27"
