@@ -684,3 +684,115 @@ class ArchivedItemResponse(models.Model):
 
     def __str__(self) -> str:
         return f"archived answer to item {self.item_id}"
+
+
+class ExamRegrade(models.Model):
+    """The audit line of one regrade: who corrected which item's key and regraded, when, with
+    the key the attempts were regraded to (``quizzes.services.regrade``)."""
+
+    item = models.ForeignKey(
+        ExamItem,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="regrades",
+        verbose_name=_("item"),
+    )
+    # Snapshots: the audit line stays readable when the item or the admin's account is gone.
+    item_prompt = models.TextField(verbose_name=_("question"))
+    key = models.JSONField(verbose_name=_("key regraded to"))
+    performed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("regraded by"),
+    )
+    performed_by_name = models.CharField(max_length=150, verbose_name=_("regraded by"))
+    performed_at = models.DateTimeField(verbose_name=_("regraded"))
+    attempts_changed = models.PositiveIntegerField(verbose_name=_("attempts changed"))
+
+    class Meta:
+        verbose_name = _("regrade")
+        verbose_name_plural = _("regrades")
+        ordering = ["-performed_at", "-id"]
+
+    def __str__(self) -> str:
+        return _("Regrade of question %(item)s by %(name)s") % {
+            "item": self.item_id or "–",
+            "name": self.performed_by_name,
+        }
+
+
+class ExamRegradeLearner(models.Model):
+    """One learner's final result before and after a regrade, and what it did to their
+    certificate; ``attempts`` lists each changed attempt's score before and after."""
+
+    class CertificateAction(models.TextChoices):
+        NONE = "none", _("unchanged")
+        ISSUED = "issued", _("issued")
+        REVOKED = "revoked", _("revoked")
+        REINSTATED = "reinstated", _("reinstated")
+        SCORE_UPDATED = "score_updated", _("score updated")
+
+    regrade = models.ForeignKey(
+        ExamRegrade, on_delete=models.CASCADE, related_name="learners", verbose_name=_("regrade")
+    )
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("learner"),
+    )
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    # [{"attempt_id", "number", "score_before", "score_after"}], scores as decimal strings.
+    attempts = models.JSONField(verbose_name=_("attempts"))
+    grade_before = models.DecimalField(
+        max_digits=5, decimal_places=2, null=True, verbose_name=_("grade before")
+    )
+    grade_after = models.DecimalField(
+        max_digits=5, decimal_places=2, null=True, verbose_name=_("grade after")
+    )
+    passed_before = models.BooleanField(verbose_name=_("passed before"))
+    passed_after = models.BooleanField(verbose_name=_("passed after"))
+    certificate = models.ForeignKey(
+        Certificate,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("certificate"),
+    )
+    certificate_action = models.CharField(
+        max_length=20,
+        choices=CertificateAction.choices,
+        verbose_name=_("certificate"),
+    )
+
+    class Meta:
+        verbose_name = _("regraded learner")
+        verbose_name_plural = _("regraded learners")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["regrade", "learner", "module"], name="examregradelearner_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    certificate_action__in=[
+                        "none",
+                        "issued",
+                        "revoked",
+                        "reinstated",
+                        "score_updated",
+                    ]
+                ),
+                name="examregradelearner_action_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return _("%(learner)s: %(before)s → %(after)s") % {
+            "learner": self.learner.certificate_name,
+            "before": self.grade_before,
+            "after": self.grade_after,
+        }
