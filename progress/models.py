@@ -49,7 +49,10 @@ class Enrollment(models.Model):
         indexes = [models.Index(fields=["module", "enrolled_at"])]
 
     def __str__(self) -> str:
-        return f"{self.learner_id} in {self.module_id}"
+        return _("%(learner)s in module %(module)s") % {
+            "learner": self.learner.certificate_name,
+            "module": self.module.number,
+        }
 
 
 class StepProgress(models.Model):

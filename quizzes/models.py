@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from quizzes import attempt_rules
 from quizzes.answers import (
@@ -411,7 +412,7 @@ class ExamPolicy(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"exam policy of module {self.module_id}"
+        return _("Exam policy · module %(module)s") % {"module": self.module.number}
 
     @property
     def requires_all_steps_completed(self) -> bool:
@@ -465,7 +466,11 @@ class ExamAttempt(models.Model):
         indexes = [models.Index(fields=["deadline_at"])]
 
     def __str__(self) -> str:
-        return f"attempt {self.number} of learner {self.learner_id} in module {self.module_id}"
+        return _("Attempt %(number)d by %(learner)s · module %(module)s") % {
+            "number": self.number,
+            "learner": self.learner.certificate_name,
+            "module": self.module.number,
+        }
 
 
 class ExamAttemptItem(models.Model):
@@ -521,7 +526,7 @@ class ExamAttemptItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.attempt_id}#{self.position}"
+        return _("Question %(position)d of the attempt") % {"position": self.position}
 
 
 class ExamResult(models.Model):
@@ -566,7 +571,10 @@ class ExamResult(models.Model):
         indexes = [models.Index(fields=["module", "learner"])]
 
     def __str__(self) -> str:
-        return f"{self.attempt_id}: {self.score_percent}%"
+        return _("Result of %(attempt)s: %(score)s %%") % {
+            "attempt": self.attempt,
+            "score": self.score_percent,
+        }
 
 
 class Certificate(models.Model):
@@ -604,7 +612,10 @@ class Certificate(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"certificate {self.code[:6]}… for learner {self.learner_id}"
+        return _("Certificate of %(name)s · module %(module)s") % {
+            "name": self.learner_name,
+            "module": self.module.number,
+        }
 
 
 class ExamAccommodation(models.Model):
@@ -645,10 +656,12 @@ class ExamAccommodation(models.Model):
         ]
 
     def __str__(self) -> str:
-        return (
-            f"learner {self.learner_id} in module {self.module_id}: "
-            f"+{self.extra_time_minutes} min, +{self.extra_attempts} attempts"
-        )
+        return _("%(learner)s in module %(module)s: +%(minutes)d min, +%(attempts)d attempt(s)") % {
+            "learner": self.learner.certificate_name,
+            "module": self.module.number,
+            "minutes": self.extra_time_minutes,
+            "attempts": self.extra_attempts,
+        }
 
 
 class ArchivedItemResponse(models.Model):
@@ -729,10 +742,10 @@ class ExamRegradeLearner(models.Model):
 
     class CertificateAction(models.TextChoices):
         NONE = "none", _("unchanged")
-        ISSUED = "issued", _("issued")
-        REVOKED = "revoked", _("revoked")
-        REINSTATED = "reinstated", _("reinstated")
-        SCORE_UPDATED = "score_updated", _("score updated")
+        ISSUED = "issued", pgettext_lazy("certificate action", "issued")
+        REVOKED = "revoked", pgettext_lazy("certificate action", "revoked")
+        REINSTATED = "reinstated", pgettext_lazy("certificate action", "reinstated")
+        SCORE_UPDATED = "score_updated", pgettext_lazy("certificate action", "score updated")
 
     regrade = models.ForeignKey(
         ExamRegrade, on_delete=models.CASCADE, related_name="learners", verbose_name=_("regrade")
