@@ -707,7 +707,7 @@ def exam_bank_states(*, module_ids: Iterable[int]) -> list[BankState]:
 
 
 def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
-    """One row per learner and module with finalized certifying attempts: the grades CSV."""
+    """One row per learner and module with finalized certifying attempts: the grades export."""
     # Practice attempts are no grades: only certifying attempts are listed and counted.
     attempts = ExamAttempt.objects.filter(result__isnull=False, certifying=True).select_related(
         "result", "learner", "policy"
@@ -732,14 +732,14 @@ def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
             GradesRow(
                 module=modules[module_id].slug,
                 username=last.learner.username,
-                name=accounts_api.display_name(last.learner),
+                name=accounts_api.certificate_name(last.learner),
                 email=last.learner.email,
                 attempts=len(learner_attempt_list),
-                scores=" ".join(str(a.result.score_percent) for a in learner_attempt_list),
+                scores=tuple(a.result.score_percent for a in learner_attempt_list),
                 grading_method=last.policy.grading_method,
                 final_grade=grade,
                 passed=passed,
-                last_finalized_at=last.result.finalized_at.isoformat(),
+                last_finalized_at=last.result.finalized_at,
                 certificate_issued=(module_id, learner_id) in certificates,
             )
         )
@@ -1162,3 +1162,133 @@ def _passing_attempt_id(policy, attempts: Sequence[LearnerAttempt]) -> int | Non
         if passed:
             return attempt.id
     return None
+
+
+# --- the course admin's review of one attempt, question by question -------------------------
+
+
+@dataclass(frozen=True)
+class ReviewedOption:
+    """An option (or, for matching, an option with the choice given and the right one)."""
+
+    key: str
+    text: str
+    chosen: bool = False
+    correct: bool = False
+    # Matching only: the text of the choice the learner paired it with, and the right one.
+    given: str | None = None
+    right: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewedQuestion:
+    """One question of an attempt as the learner saw it (options in the order shown), their
+    answer, the key and whether it was right."""
+
+    position: int
+    kind: str
+    prompt: str
+    item_id: int | None
+    options: list[ReviewedOption]
+    answer_text: str | None
+    accepted: list[str]
+    answered: bool
+    is_correct: bool | None
+    explanation: str
+
+
+@dataclass(frozen=True)
+class AttemptAdminReview:
+    """An attempt as the course admin reviews it: the figures, the conditions, the questions."""
+
+    attempt: ExamAttempt
+    learner_name: str
+    result: ExamResult | None
+    time_allowed_minutes: int
+    # The learner's accommodation in the module as it stands (None: none).
+    accommodation: ExamAccommodation | None
+    duration: datetime.timedelta | None
+    questions: list[ReviewedQuestion]
+
+    @property
+    def duration_minutes_seconds(self) -> tuple[int, int] | None:
+        """The time taken as (whole minutes, seconds), as the page states it."""
+        if self.duration is None:
+            return None
+        return divmod(int(self.duration.total_seconds()), 60)
+
+
+def attempt_admin_review(*, attempt_id: int) -> AttemptAdminReview:
+    """The attempt with its result, learner, module, policy, accommodation and questions in
+    three queries."""
+    attempt = (
+        ExamAttempt.objects.select_related("learner", "module", "policy", "result")
+        .filter(pk=attempt_id)
+        .first()
+    )
+    if attempt is None:
+        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
+    result = attempt.result if attempt_is_finalized(attempt) else None
+    accommodation = ExamAccommodation.objects.filter(
+        learner_id=attempt.learner_id, module_id=attempt.module_id
+    ).first()
+    duration = None
+    if result is not None:
+        duration = min(result.finalized_at, attempt.deadline_at) - attempt.started_at
+    return AttemptAdminReview(
+        attempt=attempt,
+        learner_name=accounts_api.certificate_name(attempt.learner),
+        result=result,
+        time_allowed_minutes=int((attempt.deadline_at - attempt.started_at).total_seconds() // 60),
+        accommodation=accommodation,
+        duration=duration,
+        questions=[_reviewed_question(item) for item in attempt.items.order_by("position")],
+    )
+
+
+def _reviewed_question(item: ExamAttemptItem) -> ReviewedQuestion:
+    selected = set(item.selected_keys or [])
+    correct = set(item.correct_keys or [])
+    if item.kind == MATCHING:
+        choices = {choice["key"]: choice["text"] for choice in item.choices or []}
+        given = item.answer_pairs or {}
+        right = (item.answer_key or {}).get("pairs", {})
+        options = [
+            ReviewedOption(
+                key=option["key"],
+                text=option["text"],
+                chosen=option["key"] in given,
+                correct=given.get(option["key"]) == right.get(option["key"]),
+                given=choices.get(given.get(option["key"])),
+                right=choices.get(right.get(option["key"])),
+            )
+            for option in item.options
+        ]
+    else:
+        options = [
+            ReviewedOption(
+                key=option["key"],
+                text=option["text"],
+                chosen=option["key"] in selected,
+                correct=option["key"] in correct,
+            )
+            for option in item.options
+        ]
+    return ReviewedQuestion(
+        position=item.position,
+        kind=item.get_kind_display(),
+        prompt=item.prompt,
+        item_id=item.item_id,
+        options=options,
+        answer_text=item.answer_text if item.kind in (SHORT_ANSWER, NUMERICAL) else None,
+        accepted=accepted_answers(kind=item.kind, answer_key=item.answer_key),
+        answered=item_is_answered(
+            kind=item.kind,
+            option_count=len(item.options),
+            selected_keys=item.selected_keys,
+            answer_text=item.answer_text,
+            answer_pairs=item.answer_pairs,
+        ),
+        is_correct=item.is_correct,
+        explanation=item.explanation,
+    )
