@@ -16,7 +16,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from courses import api as courses_api
@@ -104,7 +104,7 @@ class EnrollmentAdmin(admin.ModelAdmin):
         "module_number",
         "progress_display",
         "last_activity",
-        "enrolled_at",
+        "enrolled_on",
     )
     list_filter = ("module", "source", ActivityFilter)
     search_fields = ("learner__username", "learner__email", "learner__display_name")
@@ -161,7 +161,9 @@ class EnrollmentAdmin(admin.ModelAdmin):
             )
         )
 
-    @admin.display(description=_("last activity"), ordering="last_activity_at")
+    @admin.display(
+        description=pgettext_lazy("enrollment column", "last active"), ordering="last_activity_at"
+    )
     def last_activity(self, enrollment: Enrollment) -> str:
         # The admin localizes only fields, not a method's value.
         return local_time(enrollment.last_activity_at) or "—"
@@ -180,6 +182,11 @@ class EnrollmentAdmin(admin.ModelAdmin):
     @admin.display(description=_("module"), ordering="module__number")
     def module_number(self, enrollment: Enrollment) -> int:
         return enrollment.module.number
+
+    @admin.display(description=pgettext_lazy("enrollment column", "since"), ordering="enrolled_at")
+    def enrolled_on(self, enrollment: Enrollment) -> str:
+        """The day, in the admin's zone: the time of day says nothing here."""
+        return date_format(timezone.localtime(enrollment.enrolled_at), "SHORT_DATE_FORMAT")
 
     @admin.display(description=_("progress"), ordering="percent_complete")
     def progress_display(self, enrollment: Enrollment) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -20,6 +23,7 @@ from lms.svg_charts import Point, scatter_chart
 from quizzes.admin_dashboard import ModuleDashboardMixin
 from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
+from quizzes.answers import accepted_answers
 from quizzes.models import (
     Certificate,
     ExamAccommodation,
@@ -661,12 +665,15 @@ class ExamRegradeLearnerInline(admin.TabularInline):
 
     @admin.display(description=gettext_lazy("attempts"))
     def attempts_text(self, line: ExamRegradeLearner) -> str:
+        def score(value: str | None) -> str:
+            return "–" if value is None else number_format(Decimal(value), 2)
+
         return "; ".join(
             _("attempt %(number)d: %(before)s → %(after)s")
             % {
                 "number": attempt["number"],
-                "before": attempt["score_before"] or "–",
-                "after": attempt["score_after"] or "–",
+                "before": score(attempt["score_before"]),
+                "after": score(attempt["score_after"]),
             }
             for attempt in line.attempts
         )
@@ -687,13 +694,26 @@ class ExamRegradeAdmin(admin.ModelAdmin):
     readonly_fields = (
         "item",
         "item_prompt",
-        "key",
+        "key_text",
         "performed_by_name",
         "performed_at",
         "attempts_changed",
     )
     fields = readonly_fields
     inlines = [ExamRegradeLearnerInline]
+
+    @admin.display(description=gettext_lazy("key regraded to"))
+    def key_text(self, regrade: ExamRegrade) -> str:
+        """The key in words: the right options' texts, or the accepted answers."""
+        key, item = regrade.key, regrade.item
+        if key.get("correct_keys") and item is not None:
+            texts = {option["key"]: option["text"] for option in item.options}
+            return " · ".join(texts.get(k, k) for k in key["correct_keys"])
+        if item is not None:
+            shown = accepted_answers(kind=item.kind, answer_key=key.get("answer_key"))
+            if shown:
+                return " · ".join(shown)
+        return json.dumps(key, ensure_ascii=False)
 
     @admin.display(description=gettext_lazy("question"))
     def short_prompt(self, regrade: ExamRegrade) -> str:

@@ -111,7 +111,7 @@ def test_a_course_admin_corrects_a_key_and_regrades(kurs, petra, course, enroll)
     assert Certificate.objects.get().learner == ben  # 80 %: still passed, score updated
     assert str(Certificate.objects.get().score_percent) == "80.00"
     audit = kurs.get(f"/admin/quizzes/examregrade/{regrade.pk}/change/").content.decode()
-    assert "Petra Prüfling" in audit and "Versuch 1: 40.00 → 60.00" in audit
+    assert "Petra Prüfling" in audit and "Versuch 1: 40,00 → 60,00" in audit
 
 
 def test_a_regrade_needs_the_right_to_change_items(client, petra):
