@@ -24,6 +24,7 @@ from quizzes.models import (
     ExamAttempt,
     ExamAttemptItem,
     ExamItem,
+    ExamRegradeLearner,
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
@@ -131,6 +132,10 @@ def learner_export(learner_id: int) -> dict[str, Any]:
             Certificate.objects.filter(learner_id=learner_id), context=("module__slug",)
         ),
         "exam_accommodations": accommodations,
+        # A course admin's regrades of the learner's attempts: grade and certificate before/after.
+        "exam_regrades": export_rows(
+            ExamRegradeLearner.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
     }
 
 

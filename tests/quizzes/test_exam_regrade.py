@@ -308,3 +308,13 @@ def test_a_typed_key_is_taken_as_it_is_and_a_changed_kind_is_refused():
         attempt_item_key(kind="short_answer", bank_kind="numerical", bank_answer_key={}, **common)
         is None
     )
+
+
+def test_a_learners_data_export_holds_their_regrades(three_learners, admin_user):
+    from quizzes.api import learner_export
+
+    x, learners = three_learners
+    exam_item_regrade(item_id=x.pk, admin=admin_user)
+    [line] = learner_export(learners["anna"].pk)["exam_regrades"]
+    assert (line["grade_before"], line["grade_after"]) == (Decimal("60.00"), Decimal("80.00"))
+    assert line["certificate_action"] == "issued" and line["module__slug"] == "self-hosting-27"
