@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.formats import number_format
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -806,6 +807,6 @@ class ExamRegradeLearner(models.Model):
     def __str__(self) -> str:
         return _("%(learner)s: %(before)s → %(after)s") % {
             "learner": self.learner.certificate_name,
-            "before": self.grade_before,
-            "after": self.grade_after,
+            "before": "–" if self.grade_before is None else number_format(self.grade_before, 2),
+            "after": "–" if self.grade_after is None else number_format(self.grade_after, 2),
         }

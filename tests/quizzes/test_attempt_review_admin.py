@@ -112,6 +112,7 @@ def test_a_course_admin_corrects_a_key_and_regrades(kurs, petra, course, enroll)
     assert str(Certificate.objects.get().score_percent) == "80.00"
     audit = kurs.get(f"/admin/quizzes/examregrade/{regrade.pk}/change/").content.decode()
     assert "Petra Prüfling" in audit and "Versuch 1: 40,00 → 60,00" in audit
+    assert "Petra Prüfling: 40,00 → 60,00" in audit
 
 
 def test_a_regrade_needs_the_right_to_change_items(client, petra):
