@@ -32,6 +32,9 @@ COURSE_ADMIN_PERMISSIONS: dict[tuple[str, str], tuple[str, ...]] = {
     ("quizzes", "exampolicy"): ("view", "add", "change"),
     ("quizzes", "examaccommodation"): FULL,
     ("quizzes", "certificate"): EDIT,
+    # The audit lines of regrades (written by the regrade, never edited).
+    ("quizzes", "examregrade"): VIEW,
+    ("quizzes", "examregradelearner"): VIEW,
     # The module's exam date plan; the learners' own exam dates and FSRS fits read only.
     ("reviews", "moduleexamplan"): ("view", "add", "change"),
     ("reviews", "examdate"): VIEW,

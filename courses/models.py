@@ -58,11 +58,6 @@ class Module(models.Model):
     def __str__(self) -> str:
         return self.header
 
-    @property
-    def short_name(self) -> str:
-        """The series and number ("Self-Hosting 27"): how sentences about a module name it."""
-        return f"{self.series} {self.number}"
-
 
 STEP_ACTIVE = "active"
 

@@ -50,9 +50,9 @@ class Enrollment(models.Model):
         indexes = [models.Index(fields=["module", "enrolled_at"])]
 
     def __str__(self) -> str:
-        return gettext("%(learner)s in %(module)s") % {
+        return _("%(learner)s in module %(module)s") % {
             "learner": self.learner.certificate_name,
-            "module": self.module.short_name,
+            "module": self.module.number,
         }
 
 

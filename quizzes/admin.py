@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseNotAllowed
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.formats import number_format
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from courses import api as courses_api
-from lms.csv_export import csv_response
-from lms.errors import ModuleNotFound
+from lms.csv_export import EXPORT_FORMATS, table_response
+from lms.errors import Conflict, ModuleNotFound
 from lms.svg_charts import Point, scatter_chart
 from quizzes.admin_dashboard import ModuleDashboardMixin
 from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
 from quizzes.admin_item_form import ExamItemForm
+from quizzes.answers import accepted_answers
 from quizzes.item_analysis import (
     CIC_SATISFACTORY_FROM,
     CIC_UNSATISFACTORY_BELOW,
@@ -29,28 +36,49 @@ from quizzes.models import (
     Certificate,
     ExamAccommodation,
     ExamAttempt,
-    ExamAttemptItem,
     ExamItem,
     ExamPolicy,
+    ExamRegrade,
+    ExamRegradeLearner,
     QuickCheckRating,
 )
-from quizzes.selectors import exam_bank_states, grades_rows, item_analysis, lookup_risk_ids
+from quizzes.selectors import (
+    attempt_admin_review,
+    exam_bank_states,
+    grades_rows,
+    item_analysis,
+    item_regrade_plan,
+    lookup_risk_ids,
+)
 from quizzes.services.certificates import certificates_reinstate, certificates_revoke
 from quizzes.services.item_review import exam_item_edit_review, exam_items_review
+from quizzes.services.regrade import exam_item_regrade
 
-GRADES_CSV_COLUMNS = (
-    "module",
-    "username",
-    "name",
-    "email",
-    "attempts",
-    "scores",
-    "grading_method",
-    "final_grade",
-    "passed",
-    "last_finalized_at",
-    "certificate_issued",
+# The grades export's columns: (GradesRow field, header).
+GRADES_COLUMNS = (
+    ("module", gettext_lazy("Module")),
+    ("username", gettext_lazy("Username")),
+    ("name", gettext_lazy("Full name")),
+    ("email", gettext_lazy("E-mail")),
+    ("attempts", gettext_lazy("Attempts")),
+    ("scores", gettext_lazy("Scores (%)")),
+    ("grading_method", gettext_lazy("Grading method")),
+    ("final_grade", gettext_lazy("Final grade (%)")),
+    ("passed", gettext_lazy("Passed")),
+    ("last_finalized_at", gettext_lazy("Last attempt finished")),
+    ("certificate_issued", gettext_lazy("Certificate issued")),
 )
+
+
+def _grades_cells(row) -> list:
+    """A grades row's cells: the scores as "60,00 / 80,00", the grading method in words."""
+    shown = {
+        "scores": " / ".join(number_format(score, 2) for score in row.scores),
+        "grading_method": dict(ExamPolicy.GradingMethod.choices).get(
+            row.grading_method, row.grading_method
+        ),
+    }
+    return [shown.get(field, getattr(row, field, None)) for field, _label in GRADES_COLUMNS]
 
 
 @admin.register(ExamItem)
@@ -161,7 +189,14 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             },
         ),
     )
-    actions = ["copy_as_hand_written", "approve", "reject", "back_to_draft", "export_gift"]
+    actions = [
+        "copy_as_hand_written",
+        "approve",
+        "reject",
+        "back_to_draft",
+        "regrade",
+        "export_gift",
+    ]
 
     @admin.display(description=gettext_lazy("prompt"))
     def short_prompt(self, item: ExamItem) -> str:
@@ -263,6 +298,63 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             _("%(count)d item(s) sent back to draft."),
         )
 
+    @admin.action(
+        description=gettext_lazy("Regrade the attempts that drew the selected item…"),
+        permissions=["change"],
+    )
+    def regrade(self, request, queryset):
+        """The regrade page of the one selected item (a dry run first, as in Moodle)."""
+        ids = list(queryset.values_list("pk", flat=True)[:2])
+        if len(ids) != 1:
+            self.message_user(request, _("Select exactly one item to regrade."), messages.ERROR)
+            return None
+        return redirect("admin:quizzes_examitem_regrade", ids[0])
+
+    def regrade_view(self, request, object_id):
+        """GET: what a regrade would change, per learner before → after (a dry run); POST:
+        regrade, then show what changed."""
+        item = self.get_object(request, object_id)
+        if item is None:
+            raise Http404
+        if not self.has_change_permission(request, item):
+            raise PermissionDenied
+        done = None
+        if request.method == "POST":
+            try:
+                done = exam_item_regrade(item_id=item.pk, admin=request.user)
+            except Conflict as error:
+                self.message_user(request, error.message, messages.ERROR)
+                return redirect("admin:quizzes_examitem_regrade", item.pk)
+            plan = done.plan
+            if done.regrade is None:
+                self.message_user(
+                    request,
+                    _("Nothing to regrade: every attempt already has this key."),
+                    messages.INFO,
+                )
+            else:
+                self.message_user(
+                    request,
+                    ngettext(
+                        "%(count)d attempt regraded.",
+                        "%(count)d attempts regraded.",
+                        done.regrade.attempts_changed,
+                    )
+                    % {"count": done.regrade.attempts_changed},
+                    messages.SUCCESS,
+                )
+        else:
+            plan = item_regrade_plan(item_id=item.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Regrade question %(id)d") % {"id": item.pk},
+            "opts": self.model._meta,
+            "original": item,
+            "plan": plan,
+            "done": done,
+        }
+        return TemplateResponse(request, "admin/quizzes/examitem/regrade.html", context)
+
     def save_model(self, request, obj, form, change):
         """Record who decided on the item; an edit of an approved item's text returns it to
         draft (``quizzes.services.item_review.exam_item_edit_review``)."""
@@ -285,6 +377,18 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
             )
         if returned or "status" in form.changed_data or not change:
             self._bank_message(request, {obj.module_id})
+        key_fields = {"options", "correct_keys", "answer_key", "kind"}
+        if change and key_fields & set(form.changed_data) and obj.attempt_items.exists():
+            self.message_user(
+                request,
+                format_html(
+                    '{} <a href="{}">{}</a>',
+                    _("Attempts that drew this item keep their grade until you regrade them."),
+                    reverse("admin:quizzes_examitem_regrade", args=[obj.pk]),
+                    _("Regrade now"),
+                ),
+                messages.WARNING,
+            )
 
     def get_urls(self):
         return [
@@ -297,6 +401,11 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
                 "preview/",
                 self.admin_site.admin_view(self.preview_view),
                 name="quizzes_examitem_preview",
+            ),
+            path(
+                "<path:object_id>/regrade/",
+                self.admin_site.admin_view(self.regrade_view),
+                name="quizzes_examitem_regrade",
             ),
             *self.gift_urls(),
             *super().get_urls(),
@@ -443,69 +552,40 @@ class ExamAccommodationAdmin(admin.ModelAdmin):
     readonly_fields = ("updated_at",)
 
 
-class ExamAttemptItemInline(admin.TabularInline):
-    model = ExamAttemptItem
-    fields = (
-        "position",
-        "item",
-        "kind",
-        "prompt",
-        "options",
-        "correct_keys",
-        "selected_keys",
-        "choices",
-        "answer_key",
-        "answer_text",
-        "answer_pairs",
-        "is_correct",
-    )
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    ordering = ("position",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(ExamAttempt)
 class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
-    """Attempts with their scores; read-only (grading happens on the server only)."""
+    """Attempts with their scores; read-only (grading happens on the server only). An
+    attempt's page is its review: every question as the learner saw it, their answer, the key."""
 
     change_list_template = "admin/quizzes/examattempt/change_list.html"
     list_display = (
-        "id",
-        "learner",
-        "module",
-        "number",
+        "attempt_title",
+        "module_number",
         "started_at",
-        "deadline_at",
         "score",
         "passed",
         "finalized_reason",
     )
     list_filter = ("module", "result__passed", "result__reason")
     list_select_related = ("learner", "module", "result")
-    search_fields = ("learner__username", "learner__email")
+    search_fields = ("learner__username", "learner__email", "learner__full_name")
     date_hierarchy = "started_at"
-    readonly_fields = (
-        "learner",
-        "module",
-        "policy",
-        "number",
-        "seed",
-        "item_count",
-        "pass_mark_percent",
-        "started_at",
-        "deadline_at",
-    )
-    fields = readonly_fields
-    inlines = [ExamAttemptItemInline]
 
-    @admin.display(description=gettext_lazy("score %"), ordering="result__score_percent")
+    @admin.display(description=gettext_lazy("attempt"), ordering="learner__username")
+    def attempt_title(self, attempt: ExamAttempt) -> str:
+        return _("%(name)s · attempt %(number)d") % {
+            "name": attempt.learner.certificate_name,
+            "number": attempt.number,
+        }
+
+    @admin.display(description=gettext_lazy("module"), ordering="module__number")
+    def module_number(self, attempt: ExamAttempt) -> int:
+        return attempt.module.number
+
+    @admin.display(description=gettext_lazy("score"), ordering="result__score_percent")
     def score(self, attempt: ExamAttempt):
         result = getattr(attempt, "result", None)
-        return result.score_percent if result else None
+        return f"{number_format(result.score_percent, 0)} %" if result else "–"
 
     @admin.display(description=gettext_lazy("passed"), boolean=True)
     def passed(self, attempt: ExamAttempt):
@@ -517,6 +597,25 @@ class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
         result = getattr(attempt, "result", None)
         return result.get_reason_display() if result else _("in progress")
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The attempt's review (read-only: there is nothing to change in an attempt)."""
+        if not object_id.isdigit():
+            raise Http404
+        attempt = self.get_queryset(request).filter(pk=object_id).first()
+        if attempt is None:
+            raise Http404
+        if not self.has_view_permission(request, attempt):
+            raise PermissionDenied
+        review = attempt_admin_review(attempt_id=attempt.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": str(review.attempt),
+            "opts": self.model._meta,
+            "review": review,
+            "can_edit_items": request.user.has_perm("quizzes.change_examitem"),
+        }
+        return TemplateResponse(request, "admin/quizzes/examattempt/review.html", context)
+
     def has_add_permission(self, request):
         return False
 
@@ -526,18 +625,21 @@ class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
     def get_urls(self):
         return [
             path(
-                "grades.csv",
-                self.admin_site.admin_view(self.grades_csv_view),
-                name="quizzes_examattempt_grades_csv",
+                "grades.<str:export_format>",
+                self.admin_site.admin_view(self.grades_view),
+                name="quizzes_examattempt_grades",
             ),
             *self.dashboard_urls(),
             *super().get_urls(),
         ]
 
-    def grades_csv_view(self, request):
-        """Final grades per learner and module as CSV (``?module=<slug>`` for one module)."""
+    def grades_view(self, request, export_format: str):
+        """Final grades per learner and module as CSV or .xlsx (``?module=<slug>`` for one
+        module), headers in the admin's language."""
         if not self.has_view_permission(request):
             raise PermissionDenied
+        if export_format not in EXPORT_FORMATS:
+            raise Http404
         module_ids = None
         if request.GET.get("module"):
             try:
@@ -545,13 +647,11 @@ class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
             except ModuleNotFound as error:
                 # The admin's 404 page, not a 500 (the domain error is the API's to answer).
                 raise Http404(error.message) from error
-        return csv_response(
-            filename="exam-grades.csv",
-            header=GRADES_CSV_COLUMNS,
-            rows=(
-                [getattr(row, column) for column in GRADES_CSV_COLUMNS]
-                for row in grades_rows(module_ids=module_ids)
-            ),
+        return table_response(
+            export_format=export_format,
+            filename_stem="exam-grades",
+            header=[label for _field, label in GRADES_COLUMNS],
+            rows=(_grades_cells(row) for row in grades_rows(module_ids=module_ids)),
         )
 
 
@@ -628,6 +728,95 @@ class QuickCheckRatingAdmin(admin.ModelAdmin):
     )
 
     def has_add_permission(self, request):
+        return False
+
+
+# --- regrades: the audit lines ---------------------------------------------------------------
+
+
+class ExamRegradeLearnerInline(admin.TabularInline):
+    model = ExamRegradeLearner
+    fields = (
+        "learner_name",
+        "attempts_text",
+        "grade_before",
+        "grade_after",
+        "passed_before",
+        "passed_after",
+        "certificate_action",
+    )
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    @admin.display(description=gettext_lazy("learner"))
+    def learner_name(self, line: ExamRegradeLearner) -> str:
+        return line.learner.certificate_name
+
+    @admin.display(description=gettext_lazy("attempts"))
+    def attempts_text(self, line: ExamRegradeLearner) -> str:
+        def score(value: str | None) -> str:
+            return "–" if value is None else number_format(Decimal(value), 2)
+
+        return "; ".join(
+            _("attempt %(number)d: %(before)s → %(after)s")
+            % {
+                "number": attempt["number"],
+                "before": score(attempt["score_before"]),
+                "after": score(attempt["score_after"]),
+            }
+            for attempt in line.attempts
+        )
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("learner")
+
+
+@admin.register(ExamRegrade)
+class ExamRegradeAdmin(admin.ModelAdmin):
+    """Every regrade: who, when, which question and key, each learner before → after."""
+
+    list_display = ("performed_at", "performed_by_name", "short_prompt", "attempts_changed")
+    list_select_related = ("item",)
+    readonly_fields = (
+        "item",
+        "item_prompt",
+        "key_text",
+        "performed_by_name",
+        "performed_at",
+        "attempts_changed",
+    )
+    fields = readonly_fields
+    inlines = [ExamRegradeLearnerInline]
+
+    @admin.display(description=gettext_lazy("key regraded to"))
+    def key_text(self, regrade: ExamRegrade) -> str:
+        """The key in words: the right options' texts, or the accepted answers."""
+        key, item = regrade.key, regrade.item
+        if key.get("correct_keys") and item is not None:
+            texts = {option["key"]: option["text"] for option in item.options}
+            return " · ".join(texts.get(k, k) for k in key["correct_keys"])
+        if item is not None:
+            shown = accepted_answers(kind=item.kind, answer_key=key.get("answer_key"))
+            if shown:
+                return " · ".join(shown)
+        return json.dumps(key, ensure_ascii=False)
+
+    @admin.display(description=gettext_lazy("question"))
+    def short_prompt(self, regrade: ExamRegrade) -> str:
+        prompt = regrade.item_prompt
+        return prompt if len(prompt) <= 70 else prompt[:69] + "…"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
 

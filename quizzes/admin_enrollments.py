@@ -17,7 +17,12 @@ from quizzes.selectors import LearnerExamSummary, learner_exam_summaries
 class ExamColumn:
     name = "exam"
     description = _("exam")
-    csv_header = ("exam_attempts", "exam_best_score", "exam_passed", "certificate_code")
+    csv_header = (
+        _("Exam attempts"),
+        _("Best score (%)"),
+        _("Exam passed"),
+        _("Certificate code"),
+    )
 
     def load(self, enrollments) -> None:
         summaries = learner_exam_summaries(
@@ -58,13 +63,8 @@ class ExamColumn:
     def csv_values(self, enrollment) -> list:
         summary = self._summary(enrollment)
         if summary is None:
-            return [0, "", "", ""]
-        return [
-            summary.attempts,
-            "" if summary.best_score is None else str(summary.best_score),
-            "yes" if summary.passed else "no",
-            summary.certificate_code or "",
-        ]
+            return [0, None, False, None]
+        return [summary.attempts, summary.best_score, summary.passed, summary.certificate_code]
 
 
 def exam_column_install() -> None:

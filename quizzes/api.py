@@ -25,6 +25,7 @@ from quizzes.models import (
     ExamAttemptItem,
     ExamItem,
     ExamPolicy,
+    ExamRegradeLearner,
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
@@ -133,6 +134,10 @@ def learner_export(learner_id: int) -> dict[str, Any]:
             Certificate.objects.filter(learner_id=learner_id), context=("module__slug",)
         ),
         "exam_accommodations": accommodations,
+        # A course admin's regrades of the learner's attempts: grade and certificate before/after.
+        "exam_regrades": export_rows(
+            ExamRegradeLearner.objects.filter(learner_id=learner_id), context=("module__slug",)
+        ),
     }
 
 

@@ -235,18 +235,19 @@ class CertificatePdf:
 
 @dataclass(frozen=True)
 class GradesRow:
-    """A learner's final grade in a module: one row of the grades CSV."""
+    """A learner's final grade in a module: one row of the grades export. ``name`` is the
+    full name a certificate states, not the nickname."""
 
     module: str
     username: str
     name: str
     email: str
     attempts: int
-    scores: str
+    scores: tuple[Decimal, ...]
     grading_method: str
     final_grade: Decimal | None
     passed: bool
-    last_finalized_at: str
+    last_finalized_at: datetime.datetime
     certificate_issued: bool
 
 

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.formats import number_format
 from django.utils.html import strip_tags
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -453,7 +454,7 @@ class ExamPolicy(models.Model):
         ]
 
     def __str__(self) -> str:
-        return gettext("Exam policy · %(module)s") % {"module": self.module.short_name}
+        return _("Exam policy · module %(module)s") % {"module": self.module.number}
 
     @property
     def requires_all_steps_completed(self) -> bool:
@@ -507,7 +508,11 @@ class ExamAttempt(models.Model):
         indexes = [models.Index(fields=["deadline_at"])]
 
     def __str__(self) -> str:
-        return f"attempt {self.number} of learner {self.learner_id} in module {self.module_id}"
+        return _("Attempt %(number)d by %(learner)s · module %(module)s") % {
+            "number": self.number,
+            "learner": self.learner.certificate_name,
+            "module": self.module.number,
+        }
 
 
 class ExamAttemptItem(models.Model):
@@ -569,7 +574,7 @@ class ExamAttemptItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.attempt_id}#{self.position}"
+        return _("Question %(position)d of the attempt") % {"position": self.position}
 
 
 class ExamResult(models.Model):
@@ -614,7 +619,10 @@ class ExamResult(models.Model):
         indexes = [models.Index(fields=["module", "learner"])]
 
     def __str__(self) -> str:
-        return f"{self.attempt_id}: {self.score_percent}%"
+        return _("Result of %(attempt)s: %(score)s %%") % {
+            "attempt": self.attempt,
+            "score": self.score_percent,
+        }
 
 
 class Certificate(models.Model):
@@ -652,7 +660,10 @@ class Certificate(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"certificate {self.code[:6]}… for learner {self.learner_id}"
+        return _("Certificate of %(name)s · module %(module)s") % {
+            "name": self.learner_name,
+            "module": self.module.number,
+        }
 
 
 class ExamAccommodation(models.Model):
@@ -693,9 +704,9 @@ class ExamAccommodation(models.Model):
         ]
 
     def __str__(self) -> str:
-        return gettext("%(learner)s · %(module)s: +%(minutes)s min, +%(attempts)s attempts") % {
+        return _("%(learner)s in module %(module)s: +%(minutes)d min, +%(attempts)d attempt(s)") % {
             "learner": self.learner.certificate_name,
-            "module": self.module.short_name,
+            "module": self.module.number,
             "minutes": self.extra_time_minutes,
             "attempts": self.extra_attempts,
         }
@@ -737,3 +748,115 @@ class ArchivedItemResponse(models.Model):
 
     def __str__(self) -> str:
         return gettext("Kept anonymous answer to item %(item)s") % {"item": self.item_id}
+
+
+class ExamRegrade(models.Model):
+    """The audit line of one regrade: who corrected which item's key and regraded, when, with
+    the key the attempts were regraded to (``quizzes.services.regrade``)."""
+
+    item = models.ForeignKey(
+        ExamItem,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="regrades",
+        verbose_name=_("item"),
+    )
+    # Snapshots: the audit line stays readable when the item or the admin's account is gone.
+    item_prompt = models.TextField(verbose_name=_("question"))
+    key = models.JSONField(verbose_name=_("key regraded to"))
+    performed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("regraded by"),
+    )
+    performed_by_name = models.CharField(max_length=150, verbose_name=_("regraded by"))
+    performed_at = models.DateTimeField(verbose_name=_("regraded"))
+    attempts_changed = models.PositiveIntegerField(verbose_name=_("attempts changed"))
+
+    class Meta:
+        verbose_name = _("regrade")
+        verbose_name_plural = _("regrades")
+        ordering = ["-performed_at", "-id"]
+
+    def __str__(self) -> str:
+        return _("Regrade of question %(item)s by %(name)s") % {
+            "item": self.item_id or "–",
+            "name": self.performed_by_name,
+        }
+
+
+class ExamRegradeLearner(models.Model):
+    """One learner's final result before and after a regrade, and what it did to their
+    certificate; ``attempts`` lists each changed attempt's score before and after."""
+
+    class CertificateAction(models.TextChoices):
+        NONE = "none", _("unchanged")
+        ISSUED = "issued", pgettext_lazy("certificate action", "issued")
+        REVOKED = "revoked", pgettext_lazy("certificate action", "revoked")
+        REINSTATED = "reinstated", pgettext_lazy("certificate action", "reinstated")
+        SCORE_UPDATED = "score_updated", pgettext_lazy("certificate action", "score updated")
+
+    regrade = models.ForeignKey(
+        ExamRegrade, on_delete=models.CASCADE, related_name="learners", verbose_name=_("regrade")
+    )
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("learner"),
+    )
+    module = models.ForeignKey(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    # [{"attempt_id", "number", "score_before", "score_after"}], scores as decimal strings.
+    attempts = models.JSONField(verbose_name=_("attempts"))
+    grade_before = models.DecimalField(
+        max_digits=5, decimal_places=2, null=True, verbose_name=_("grade before")
+    )
+    grade_after = models.DecimalField(
+        max_digits=5, decimal_places=2, null=True, verbose_name=_("grade after")
+    )
+    passed_before = models.BooleanField(verbose_name=_("passed before"))
+    passed_after = models.BooleanField(verbose_name=_("passed after"))
+    certificate = models.ForeignKey(
+        Certificate,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("certificate"),
+    )
+    certificate_action = models.CharField(
+        max_length=20,
+        choices=CertificateAction.choices,
+        verbose_name=_("certificate"),
+    )
+
+    class Meta:
+        verbose_name = _("regraded learner")
+        verbose_name_plural = _("regraded learners")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["regrade", "learner", "module"], name="examregradelearner_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    certificate_action__in=[
+                        "none",
+                        "issued",
+                        "revoked",
+                        "reinstated",
+                        "score_updated",
+                    ]
+                ),
+                name="examregradelearner_action_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return _("%(learner)s: %(before)s → %(after)s") % {
+            "learner": self.learner.certificate_name,
+            "before": "–" if self.grade_before is None else number_format(self.grade_before, 2),
+            "after": "–" if self.grade_after is None else number_format(self.grade_after, 2),
+        }

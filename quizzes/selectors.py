@@ -43,6 +43,7 @@ from quizzes.answers import (
     accepted_answers,
     answer_feedback_shown,
     item_is_answered,
+    item_is_correct,
 )
 from quizzes.attempt_rules import (
     ANSWER_GRACE,
@@ -104,9 +105,11 @@ from quizzes.models import (
     ExamAttemptItem,
     ExamItem,
     ExamPolicy,
+    ExamRegradeLearner,
     ExamResult,
     QuickCheckRating,
 )
+from quizzes.regrade import ShownKey, attempt_item_key, certificate_action
 
 # --- the exam ---------------------------------------------------------------------------------
 
@@ -731,7 +734,7 @@ def exam_bank_states(*, module_ids: Iterable[int]) -> list[BankState]:
 
 
 def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
-    """One row per learner and module with finalized certifying attempts: the grades CSV."""
+    """One row per learner and module with finalized certifying attempts: the grades export."""
     # Practice attempts are no grades: only certifying attempts are listed and counted.
     attempts = ExamAttempt.objects.filter(result__isnull=False, certifying=True).select_related(
         "result", "learner", "policy"
@@ -756,14 +759,14 @@ def grades_rows(*, module_ids: Iterable[int] | None = None) -> list[GradesRow]:
             GradesRow(
                 module=modules[module_id].slug,
                 username=last.learner.username,
-                name=accounts_api.display_name(last.learner),
+                name=accounts_api.certificate_name(last.learner),
                 email=last.learner.email,
                 attempts=len(learner_attempt_list),
-                scores=" ".join(str(a.result.score_percent) for a in learner_attempt_list),
+                scores=tuple(a.result.score_percent for a in learner_attempt_list),
                 grading_method=last.policy.grading_method,
                 final_grade=grade,
                 passed=passed,
-                last_finalized_at=last.result.finalized_at.isoformat(),
+                last_finalized_at=last.result.finalized_at,
                 certificate_issued=(module_id, learner_id) in certificates,
             )
         )
@@ -1037,4 +1040,366 @@ def module_exam_stats(*, module_id: int) -> ModuleExamStats:
         certificates=Certificate.objects.filter(
             module_id=module_id, revoked_at__isnull=True
         ).count(),
+    )
+
+
+# --- regrading an item after its key was corrected (quizzes/regrade.py) -----------------------
+
+
+@dataclass(frozen=True)
+class AttemptRegradePlan:
+    """One attempt that drew the item: its copy's key and its result, before and after."""
+
+    attempt_id: int
+    attempt_item_id: int
+    number: int
+    certifying: bool
+    key: ShownKey
+    correct_before: bool | None
+    correct_after: bool | None
+    result_before: AttemptResult | None
+    result_after: AttemptResult | None
+
+
+@dataclass(frozen=True)
+class LearnerRegradePlan:
+    """One learner's changed attempts, final grade before and after, and the certificate."""
+
+    learner_id: int
+    learner_name: str
+    module_id: int
+    attempts: list[AttemptRegradePlan]
+    grade_before: Decimal | None
+    grade_after: Decimal | None
+    passed_before: bool
+    passed_after: bool
+    certificate_id: int | None
+    certificate_action: str
+    # The attempt an issued certificate names: the one at which the learner passed.
+    passing_attempt_id: int | None
+
+
+@dataclass(frozen=True)
+class RegradePlan:
+    """What regrading a bank item would change (Moodle's dry run); the service writes it."""
+
+    item_id: int
+    prompt: str
+    key: dict
+    attempts_drawn: int
+    in_progress: int
+    # (learner name, attempt number) of attempts whose copy no longer matches the item's
+    # options: left as they are.
+    skipped: list[tuple[str, int]]
+    learners: list[LearnerRegradePlan]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.learners)
+
+
+def _regraded_result(attempt: ExamAttempt, items: list[GradedItem]) -> AttemptResult:
+    result = attempt.result
+    return attempt_grade(
+        items=items,
+        pass_mark_percent=attempt.pass_mark_percent,
+        reason=result.reason,
+        at=result.finalized_at,
+    ).result
+
+
+def item_regrade_plan(*, item_id: int) -> RegradePlan:
+    """Every attempt that drew the bank item, regraded with the item's current key, and per
+    learner the final grade and certificate before and after; attempts whose key already
+    matches are left out, so a plan after its own regrade is empty. A fixed number of
+    queries however many attempts."""
+    item = ExamItem.objects.filter(pk=item_id).first()
+    if item is None:
+        raise NotFound(_("There is no such exam item."), code="item_not_found")
+    drawn = list(ExamAttemptItem.objects.filter(item_id=item_id).select_related("attempt__result"))
+    changed: dict[int, tuple[ExamAttemptItem, ShownKey]] = {}
+    skipped, in_progress = [], 0
+    for row in drawn:
+        key = attempt_item_key(
+            kind=row.kind,
+            bank_kind=item.kind,
+            bank_options=item.options,
+            bank_correct_keys=item.correct_keys,
+            bank_answer_key=item.answer_key,
+            shown_options=row.options,
+            shown_choices=row.choices,
+        )
+        if key is None:
+            skipped.append((row.attempt.learner_id, row.attempt.number))
+        elif key.correct_keys != row.correct_keys or (key.answer_key or None) != (
+            row.answer_key or None
+        ):
+            changed[row.attempt_id] = (row, key)
+            in_progress += not attempt_is_finalized(row.attempt)
+    pairs = {(row.attempt.learner_id, row.attempt.module_id) for row, _key in changed.values()}
+    names = accounts_api.certificate_names(
+        {learner for learner, _module in pairs} | {learner for learner, _n in skipped}
+    )
+    skipped = [(names.get(learner, "?"), number) for learner, number in sorted(skipped)]
+    learners = _learner_regrade_plans(pairs=pairs, changed=changed, names=names)
+    return RegradePlan(
+        item_id=item.pk,
+        prompt=item.prompt,
+        key={"correct_keys": item.correct_keys, "answer_key": item.answer_key},
+        attempts_drawn=len(drawn),
+        in_progress=in_progress,
+        skipped=skipped,
+        learners=learners,
+    )
+
+
+def _learner_regrade_plans(
+    *,
+    pairs: set[tuple[int, int]],
+    changed: dict[int, tuple[ExamAttemptItem, ShownKey]],
+    names: dict[int, str],
+) -> list[LearnerRegradePlan]:
+    if not pairs:
+        return []
+    learner_ids = {learner for learner, _module in pairs}
+    module_ids = {module for _learner, module in pairs}
+    attempts = (
+        ExamAttempt.objects.filter(learner_id__in=learner_ids, module_id__in=module_ids)
+        .select_related("result", "policy")
+        .order_by("learner_id", "module_id", "number")
+    )
+    by_pair: dict[tuple[int, int], list[ExamAttempt]] = {}
+    for attempt in attempts:
+        by_pair.setdefault((attempt.learner_id, attempt.module_id), []).append(attempt)
+    items_by_attempt: dict[int, list[ExamAttemptItem]] = {}
+    for row in ExamAttemptItem.objects.filter(attempt_id__in=list(changed)).order_by(
+        "attempt_id", "position"
+    ):
+        items_by_attempt.setdefault(row.attempt_id, []).append(row)
+    certificates = {
+        (c.learner_id, c.module_id): c
+        for c in Certificate.objects.filter(learner_id__in=learner_ids, module_id__in=module_ids)
+    }
+    revoked_by_regrade = set(
+        ExamRegradeLearner.objects.filter(
+            certificate__in=[c for c in certificates.values() if c.revoked_at],
+            certificate_action=ExamRegradeLearner.CertificateAction.REVOKED,
+            regrade__performed_at=F("certificate__revoked_at"),
+        ).values_list("certificate_id", flat=True)
+    )
+    plans = []
+    for pair in sorted(pairs):
+        learner_id, module_id = pair
+        own = by_pair[pair]
+        before = [learner_attempt(attempt) for attempt in own]
+        after = list(before)
+        attempt_plans = []
+        for index, attempt in enumerate(own):
+            if attempt.pk not in changed:
+                continue
+            row, key = changed[attempt.pk]
+            items = [
+                dataclasses.replace(
+                    graded_item(item), correct_keys=key.correct_keys, answer_key=key.answer_key
+                )
+                if item.pk == row.pk
+                else graded_item(item)
+                for item in items_by_attempt[attempt.pk]
+            ]
+            result_after = None
+            correct_after = None
+            if attempt_is_finalized(attempt):
+                result_after = _regraded_result(attempt, items)
+                after[index] = dataclasses.replace(before[index], result=result_after)
+                correct_after = item_is_correct(
+                    kind=row.kind,
+                    correct_keys=key.correct_keys,
+                    answer_key=key.answer_key,
+                    selected_keys=row.selected_keys,
+                    answer_text=row.answer_text,
+                    answer_pairs=row.answer_pairs,
+                )
+            attempt_plans.append(
+                AttemptRegradePlan(
+                    attempt_id=attempt.pk,
+                    attempt_item_id=row.pk,
+                    number=attempt.number,
+                    certifying=attempt.certifying,
+                    key=key,
+                    correct_before=row.is_correct,
+                    correct_after=correct_after,
+                    result_before=before[index].result,
+                    result_after=result_after,
+                )
+            )
+        policy = own[-1].policy
+        grade_before, passed_before = final_score(policy=policy, attempts=before)
+        grade_after, passed_after = final_score(policy=policy, attempts=after)
+        certificate = certificates.get(pair)
+        plans.append(
+            LearnerRegradePlan(
+                learner_id=learner_id,
+                learner_name=names.get(learner_id, "?"),
+                module_id=module_id,
+                attempts=attempt_plans,
+                grade_before=grade_before,
+                grade_after=grade_after,
+                passed_before=passed_before,
+                passed_after=passed_after,
+                certificate_id=certificate.pk if certificate else None,
+                certificate_action=certificate_action(
+                    passed_before=passed_before,
+                    passed_after=passed_after,
+                    grade_before=grade_before,
+                    grade_after=grade_after,
+                    has_certificate=certificate is not None,
+                    certificate_valid=certificate is not None and certificate.revoked_at is None,
+                    revoked_by_regrade=certificate is not None
+                    and certificate.pk in revoked_by_regrade,
+                ),
+                passing_attempt_id=_passing_attempt_id(policy, after),
+            )
+        )
+    return plans
+
+
+def _passing_attempt_id(policy, attempts: Sequence[LearnerAttempt]) -> int | None:
+    """The first attempt after which the learner's final grade passes (the attempt whose
+    finalizing would have issued the certificate)."""
+    for index, attempt in enumerate(attempts):
+        if not (attempt.certifying and attempt_is_finalized(attempt)):
+            continue
+        _grade, passed = final_score(policy=policy, attempts=attempts[: index + 1])
+        if passed:
+            return attempt.id
+    return None
+
+
+# --- the course admin's review of one attempt, question by question -------------------------
+
+
+@dataclass(frozen=True)
+class ReviewedOption:
+    """An option (or, for matching, an option with the choice given and the right one)."""
+
+    key: str
+    text: str
+    chosen: bool = False
+    correct: bool = False
+    # Matching only: the text of the choice the learner paired it with, and the right one.
+    given: str | None = None
+    right: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewedQuestion:
+    """One question of an attempt as the learner saw it (options in the order shown), their
+    answer, the key and whether it was right."""
+
+    position: int
+    kind: str
+    prompt: str
+    item_id: int | None
+    options: list[ReviewedOption]
+    answer_text: str | None
+    accepted: list[str]
+    answered: bool
+    is_correct: bool | None
+    explanation: str
+
+
+@dataclass(frozen=True)
+class AttemptAdminReview:
+    """An attempt as the course admin reviews it: the figures, the conditions, the questions."""
+
+    attempt: ExamAttempt
+    learner_name: str
+    result: ExamResult | None
+    time_allowed_minutes: int
+    # The learner's accommodation in the module as it stands (None: none).
+    accommodation: ExamAccommodation | None
+    duration: datetime.timedelta | None
+    questions: list[ReviewedQuestion]
+
+    @property
+    def duration_minutes_seconds(self) -> tuple[int, int] | None:
+        """The time taken as (whole minutes, seconds), as the page states it."""
+        if self.duration is None:
+            return None
+        return divmod(int(self.duration.total_seconds()), 60)
+
+
+def attempt_admin_review(*, attempt_id: int) -> AttemptAdminReview:
+    """The attempt with its result, learner, module, policy, accommodation and questions in
+    three queries."""
+    attempt = (
+        ExamAttempt.objects.select_related("learner", "module", "policy", "result")
+        .filter(pk=attempt_id)
+        .first()
+    )
+    if attempt is None:
+        raise NotFound(_("There is no such exam attempt."), code="attempt_not_found")
+    result = attempt.result if attempt_is_finalized(attempt) else None
+    accommodation = ExamAccommodation.objects.filter(
+        learner_id=attempt.learner_id, module_id=attempt.module_id
+    ).first()
+    duration = None
+    if result is not None:
+        duration = min(result.finalized_at, attempt.deadline_at) - attempt.started_at
+    return AttemptAdminReview(
+        attempt=attempt,
+        learner_name=accounts_api.certificate_name(attempt.learner),
+        result=result,
+        time_allowed_minutes=int((attempt.deadline_at - attempt.started_at).total_seconds() // 60),
+        accommodation=accommodation,
+        duration=duration,
+        questions=[_reviewed_question(item) for item in attempt.items.order_by("position")],
+    )
+
+
+def _reviewed_question(item: ExamAttemptItem) -> ReviewedQuestion:
+    selected = set(item.selected_keys or [])
+    correct = set(item.correct_keys or [])
+    if item.kind == MATCHING:
+        choices = {choice["key"]: choice["text"] for choice in item.choices or []}
+        given = item.answer_pairs or {}
+        right = (item.answer_key or {}).get("pairs", {})
+        options = [
+            ReviewedOption(
+                key=option["key"],
+                text=option["text"],
+                chosen=option["key"] in given,
+                correct=given.get(option["key"]) == right.get(option["key"]),
+                given=choices.get(given.get(option["key"])),
+                right=choices.get(right.get(option["key"])),
+            )
+            for option in item.options
+        ]
+    else:
+        options = [
+            ReviewedOption(
+                key=option["key"],
+                text=option["text"],
+                chosen=option["key"] in selected,
+                correct=option["key"] in correct,
+            )
+            for option in item.options
+        ]
+    return ReviewedQuestion(
+        position=item.position,
+        kind=item.get_kind_display(),
+        prompt=item.prompt,
+        item_id=item.item_id,
+        options=options,
+        answer_text=item.answer_text if item.kind in (SHORT_ANSWER, NUMERICAL) else None,
+        accepted=accepted_answers(kind=item.kind, answer_key=item.answer_key),
+        answered=item_is_answered(
+            kind=item.kind,
+            option_count=len(item.options),
+            selected_keys=item.selected_keys,
+            answer_text=item.answer_text,
+            answer_pairs=item.answer_pairs,
+        ),
+        is_correct=item.is_correct,
+        explanation=item.explanation,
     )

@@ -245,3 +245,61 @@ def flashcard_quick_check_add(steps, question: str, answer: str):
     quick_check_roles_refresh(module_id=module.pk)
     quick_check.refresh_from_db()
     return quick_check
+
+
+# --- a small bank whose every item each attempt draws (regrade, attempt review) ---
+
+REGRADE_OPTIONS = ("Port 80", "Port 443", "Port 22")
+
+
+def exam_small_bank_create(module, *, count: int = 5) -> list:
+    """``count`` approved single-choice items and a policy drawing exactly them (pass mark
+    80 %): every certifying attempt shows every item, so a test knows what each learner saw."""
+    from django.utils import timezone
+
+    from quizzes.models import ExamItem
+    from quizzes.services.items import exam_policy_get
+
+    policy = exam_policy_get(module_id=module.pk)
+    policy.items_per_attempt = count
+    policy.save()
+    items = [
+        ExamItem(
+            module=module,
+            kind="single_choice",
+            prompt=f"Welcher Port gehört zu Dienst {index + 1}?",
+            options=[
+                {"key": key, "text": text} for key, text in zip("abc", REGRADE_OPTIONS, strict=True)
+            ],
+            correct_keys=["a"],
+            explanation="Siehe Schritt 3.",
+            status="approved",
+            reviewed_at=timezone.now(),
+        )
+        for index in range(count)
+    ]
+    for item in items:
+        item.full_clean()
+    return ExamItem.objects.bulk_create(items)
+
+
+def exam_attempt_take(learner, module, *, answers: dict[int, str], now=None):
+    """Start, answer and submit a certifying attempt through the services: ``answers`` maps a
+    bank item's id to the option text chosen (an item left out is not answered)."""
+    from quizzes.models import ExamAttemptItem
+    from quizzes.services.attempt_answers import exam_attempt_answers_save
+    from quizzes.services.attempt_finalize import exam_attempt_finalize
+    from quizzes.services.attempt_start import exam_attempt_start
+
+    started = exam_attempt_start(
+        learner_id=learner.pk, module_slug=module.slug, full_name_given=True, now=now
+    )
+    chosen = []
+    for row in ExamAttemptItem.objects.filter(attempt=started.attempt):
+        if row.item_id in answers:
+            key = next(o["key"] for o in row.options if o["text"] == answers[row.item_id])
+            chosen.append({"item": row.pk, "selected": [key]})
+    exam_attempt_answers_save(
+        learner_id=learner.pk, attempt_id=started.attempt.pk, answers=chosen, now=now
+    )
+    return exam_attempt_finalize(attempt_id=started.attempt.pk, now=now)

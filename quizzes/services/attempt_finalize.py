@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import secrets
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -25,7 +24,7 @@ from quizzes.attempt_rules import (
     final_score,
     result_reason,
 )
-from quizzes.models import Certificate, ExamAttempt, ExamAttemptItem, ExamResult
+from quizzes.models import ExamAttempt, ExamAttemptItem, ExamResult
 from quizzes.selectors import (
     accommodation_subqueries,
     attempt_policy,
@@ -33,11 +32,10 @@ from quizzes.selectors import (
     learner_attempt,
     learner_attempts,
 )
+from quizzes.services.certificates import certificate_issue
 
 # How many expired attempts one run of the periodic task finalizes.
 FINALIZE_BATCH_SIZE = 200
-# secrets.token_urlsafe(24): 32 characters, 192 bits; a certificate page cannot be guessed.
-CERTIFICATE_CODE_BYTES = 24
 
 
 @dataclass(frozen=True)
@@ -100,16 +98,14 @@ def exam_attempt_finalize(
             # Only certifying attempts count towards the certificate.
             grade, passed = final_score(policy=policy, attempts=attempts)
             if passed and code is None and this.certifying:
-                code = secrets.token_urlsafe(CERTIFICATE_CODE_BYTES)
-                Certificate.objects.create(
+                code = certificate_issue(
                     learner_id=attempt.learner_id,
                     module_id=attempt.module_id,
                     attempt_id=attempt_id,
-                    code=code,
-                    learner_name=_learner_name(attempt.learner_id, learner)[:200],
+                    learner_name=_learner_name(attempt.learner_id, learner),
                     score_percent=grade,
-                    issued_at=now,
-                )
+                    at=now,
+                ).code
     except IntegrityError as exc:
         # A database key refused a second result or certificate that got past the lock.
         raise Conflict(

@@ -1,9 +1,12 @@
-"""Revoking a certificate and taking the revocation back; a revoked one keeps its row."""
+"""Issuing a certificate, revoking it and taking the revocation back; a revoked one keeps its
+row."""
 
 from __future__ import annotations
 
 import datetime
+import secrets
 from collections.abc import Iterable
+from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
@@ -11,6 +14,30 @@ from django.utils import timezone
 from quizzes.models import Certificate
 
 REVOCATION_REASON_MAX_LENGTH = 200
+# secrets.token_urlsafe(24): 32 characters, 192 bits; a certificate page cannot be guessed.
+CERTIFICATE_CODE_BYTES = 24
+
+
+def certificate_issue(
+    *,
+    learner_id: int,
+    module_id: int,
+    attempt_id: int,
+    learner_name: str,
+    score_percent: Decimal,
+    at: datetime.datetime,
+) -> Certificate:
+    """Issue the learner's certificate of the module, called inside the caller's transaction
+    (finalizing an attempt, a regrade); the unique key refuses a second one."""
+    return Certificate.objects.create(
+        learner_id=learner_id,
+        module_id=module_id,
+        attempt_id=attempt_id,
+        code=secrets.token_urlsafe(CERTIFICATE_CODE_BYTES),
+        learner_name=learner_name[: Certificate._meta.get_field("learner_name").max_length],
+        score_percent=score_percent,
+        issued_at=at,
+    )
 
 
 @transaction.atomic

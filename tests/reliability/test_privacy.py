@@ -34,6 +34,7 @@ SECTIONS = {
     "quizzes.ExamResult": lambda e: [a["result"] for a in e["quizzes"]["exam_attempts"]],
     "quizzes.Certificate": lambda e: e["quizzes"]["certificates"],
     "quizzes.ExamAccommodation": lambda e: e["quizzes"]["exam_accommodations"],
+    "quizzes.ExamRegradeLearner": lambda e: e["quizzes"]["exam_regrades"],
     "reviews.ReviewCard": lambda e: e["reviews"]["cards"],
     "reviews.ReviewLog": lambda e: e["reviews"]["review_logs"],
     "reviews.ReminderDigest": lambda e: e["reviews"]["reminders"],
@@ -57,8 +58,14 @@ NOT_EXPORTED = {
 # Not learner data: the admin's audit trail of staff actions (deleted with the account), and the
 # course admin who reviewed an exam item (the item is course content; the decision stays when
 # the reviewer's account goes, ``reviewed_by`` becomes empty), and the course admin who uploaded
-# or published a course import (the history is the course's; both become empty likewise).
-NOT_PERSONAL = {"admin.LogEntry", "quizzes.ExamItem", "publishing.CourseImport"}
+# or published a course import (the history is the course's; both become empty likewise), and
+# the course admin who regraded an item (the audit line keeps their username as they acted).
+NOT_PERSONAL = {
+    "admin.LogEntry",
+    "quizzes.ExamItem",
+    "publishing.CourseImport",
+    "quizzes.ExamRegrade",
+}
 
 
 def test_export_holds_every_row_and_column_stored_about_me(world):
