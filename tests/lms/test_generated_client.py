@@ -308,7 +308,9 @@ def post_progress_events(j: Journey) -> None:
         body=m.StepEventRequest(event=m.ProgressEventKindEnum.COMPLETED),
     )
     assert too_early.status_code == 409
-    assert too_early.parsed.error.code == "sections_not_viewed"
+    assert too_early.parsed.error.code == "completion_evidence_missing"
+    # Every missing part, as the schema documents it: the sections not seen among them.
+    assert too_early.parsed.error.detail.missing_sections == list(first.section_kinds[1:])
 
 
 def sync_a_batch_with_a_duplicate_and_a_bad_event(j: Journey) -> None:
