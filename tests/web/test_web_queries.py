@@ -107,6 +107,8 @@ PAGES = [
     MODULE,
     MODULE + "steps/1/",
     MODULE + "steps/12/",
+    # A refused completion's page: what is missing, with links.
+    MODULE + "steps/12/?missing=1",
     "/review/",
     "/stats/",
     "/settings/",
