@@ -23,7 +23,7 @@ from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, section_anchor, step_get
 from lms.errors import Conflict, NotEnrolled
-from progress.selectors import outline_status_get, step_reader_state
+from progress.selectors import MissingEvidence, outline_status_get, step_reader_state
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
 from progress.services.step_events import COMPLETION_REFUSED, step_event_record
@@ -234,7 +234,8 @@ def _step_learner_state(
 ) -> dict:
     """Read the learner's status, sections read, notes and ratings. The GET records nothing:
     the page sends the "opened" event itself (web/static/web/app.js), as an app does; without
-    JavaScript the step counts as opened once the learner completes or reopens it."""
+    JavaScript the step counts as opened once the learner's first "read – on" button under a
+    section records that section (``section_read``)."""
     step = content.step
     learner_id = request.user.pk
     state = step_reader_state(
@@ -262,7 +263,9 @@ def _step_learner_state(
     }
 
 
-def _missing_parts(missing, *, blocks: list[Block], quick_checks: list[dict]) -> dict | None:
+def _missing_parts(
+    missing: MissingEvidence, *, blocks: list[Block], quick_checks: list[dict]
+) -> dict | None:
     """The missing evidence as the page links it: sections by heading and anchor, quick checks
     by question and anchor, the time left in whole minutes. None when nothing is missing."""
     if not missing:
@@ -271,7 +274,6 @@ def _missing_parts(missing, *, blocks: list[Block], quick_checks: list[dict]) ->
         "sections": [b for b in blocks if b.section.kind in missing.sections],
         "quick_checks": [qc for qc in quick_checks if qc["id"] in missing.quick_check_ids],
         "minutes_left": math.ceil(missing.seconds_left / 60),
-        "min_minutes": math.ceil(missing.min_seconds / 60),
     }
 
 
