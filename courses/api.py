@@ -39,14 +39,21 @@ from courses.models import (
 from courses.selectors import (
     CONTENT_CACHE_SECONDS,
     _cached,
+    body_chars,
     content_generation,
     module_outline_get,
+    rated_quick_check_ids,
     section_kinds,
 )
 from courses.services import importing as _importing
 from lms.errors import ModuleNotFound, StepNotFound
 
-__all__ = ["active_step_q", "section_kinds"]  # re-exported for other apps' queries
+__all__ = [
+    "active_step_q",
+    "body_chars",
+    "rated_quick_check_ids",
+    "section_kinds",
+]  # re-exported for other apps' queries
 
 # Every section kind, as (value, label) choices: the API's SectionKindEnum in other apps' inputs.
 SECTION_KIND_CHOICES = Section.Kind.choices

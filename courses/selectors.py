@@ -30,6 +30,7 @@ from courses.models import (
     STEP_ACTIVE,
     Module,
     ModuleContentVersion,
+    QuickCheck,
     Section,
     Step,
     StepQuickCheck,
@@ -95,19 +96,36 @@ def section_kinds(step: str = "pk") -> ArraySubquery:
     )
 
 
-def _module_read(*, slug: str) -> Module:
-    body_chars = (
-        Section.objects.filter(step_id=OuterRef("pk"))
+def body_chars(step: str = "pk") -> Coalesce:
+    """The characters of a step's section bodies (for its reading time), as an annotation of a
+    query whose ``step`` field is the step's id."""
+    total = (
+        Section.objects.filter(step_id=OuterRef(step))
         .order_by()
         .values("step_id")
         .annotate(n=Sum(Length("body")))
         .values("n")
     )
+    return Coalesce(Subquery(total), Value(0), output_field=IntegerField())
+
+
+def rated_quick_check_ids(step: str = "pk") -> ArraySubquery:
+    """The ids of the quick checks a step shows for rating (not its reflection prompts), in its
+    order, as an annotation of a query whose ``step`` field is the step's id."""
+    return ArraySubquery(
+        QuickCheck.objects.filter(links__step_id=OuterRef(step))
+        .exclude(role__in=quick_check_roles.REFLECTION_ROLES)
+        .order_by("links__position")
+        .values("id")
+    )
+
+
+def _module_read(*, slug: str) -> Module:
     active_steps = (
         Step.objects.active()
         .select_related("term_card")
         .annotate(
-            body_chars=Coalesce(Subquery(body_chars), Value(0), output_field=IntegerField()),
+            body_chars=body_chars(),
             section_kinds=section_kinds(),
         )
         .order_by("number")

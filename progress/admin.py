@@ -310,6 +310,7 @@ class StepProgressAdmin(admin.ModelAdmin):
         "first_opened_at",
         "completed_at",
         "sections_viewed",
+        "quick_checks_answered",
         "last_section",
         "status_changed_at",
         "last_event_at",

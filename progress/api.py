@@ -10,8 +10,17 @@ from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
 from progress import selectors as _selectors
-from progress.models import Enrollment, ProgressEvent, StepNote, StepProgress
+from progress.completion_rules import DEFAULT_READING_TIME_SHARE, DEFAULT_RULE
+from progress.data import CompletionRuleData
+from progress.models import (
+    Enrollment,
+    ModuleCompletionRule,
+    ProgressEvent,
+    StepNote,
+    StepProgress,
+)
 from progress.services import demo as _demo
+from progress.services import step_events as _step_events
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
 
@@ -92,7 +101,32 @@ def learners_with_data_by_step(step_ids: Iterable[int]) -> dict[int, tuple[int, 
     }
 
 
+def completion_rule_get(*, module_id: int) -> CompletionRuleData:
+    """What completing a step of the module asks (the defaults while none is set): one query."""
+    row = (
+        ModuleCompletionRule.objects.filter(module_id=module_id)
+        .values("rule", "reading_time_share")
+        .first()
+    )
+    if row is None:
+        return CompletionRuleData(rule=DEFAULT_RULE, reading_time_share=DEFAULT_READING_TIME_SHARE)
+    return CompletionRuleData(**row)
+
+
+def completion_rule_set(*, module_id: int, rule: str, reading_time_share: int) -> None:
+    """Set the module's step completion rule (the exam policy's admin form). Completions already
+    recorded stay: the rule applies to the next completion."""
+    ModuleCompletionRule.objects.update_or_create(
+        module_id=module_id, defaults={"rule": rule, "reading_time_share": reading_time_share}
+    )
+
+
+# The (value, label) choices of the rule, for the admin form that edits it.
+COMPLETION_RULE_CHOICES = ModuleCompletionRule.Rule.choices
+
 # Enroll learners as an admin (the new count), the course dashboard's figures, the demo learner.
 enrollments_bulk_create = _enrollments_bulk_create
 module_learner_stats = _selectors.module_learner_stats
 demo_progress_create = _demo.demo_progress_create
+# A rated quick check is evidence for completing its step (quizzes' rating transaction).
+quick_check_answer_record = _step_events.quick_check_answer_record

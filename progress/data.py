@@ -24,3 +24,11 @@ class ModuleLearnerStats:
     # Learners who completed every active step, and the median days from enrolling to the last.
     completed_all: int
     median_days_to_completion: float | None
+
+
+@dataclass(frozen=True)
+class CompletionRuleData:
+    """What completing a step of a module asks (``progress.completion_rules``)."""
+
+    rule: str
+    reading_time_share: int

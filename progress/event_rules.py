@@ -6,22 +6,27 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Collection, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from lms.client_time import CLOCK_SKEW_TOLERANCE, EARLIEST_CLIENT_TIME
 from lms.errors import Conflict, InvalidInput
 from lms.text import text_is_storable
+from progress.completion_rules import CompletionRequirement, MissingEvidence, completion_missing
 from progress.models import ProgressEvent, StepProgress
 
 EventKind = ProgressEvent.Kind
 EventResult = ProgressEvent.Result
 
 CLIENT_EVENT_ID_MAX_LENGTH = 64
+# The error code of a completion asked for before its evidence (the API's 409).
+COMPLETION_REFUSED = "completion_evidence_missing"
 
 _COMPLETED = StepProgress.Status.COMPLETED
 _IN_PROGRESS = StepProgress.Status.IN_PROGRESS
@@ -45,6 +50,63 @@ def missing_sections(progress: StepProgress | None, section_kinds: Sequence[str]
     return [kind for kind in section_kinds if kind not in viewed]
 
 
+def evidence_missing(
+    progress: StepProgress | None, requirement: CompletionRequirement, *, at: datetime.datetime
+) -> MissingEvidence:
+    """What the learner still has to do on the step before completing it at ``at``."""
+    return completion_missing(
+        requirement,
+        sections_viewed=progress.sections_viewed if progress else (),
+        quick_checks_answered=progress.quick_checks_answered if progress else (),
+        first_opened_at=progress.first_opened_at if progress else None,
+        at=at,
+    )
+
+
+def completion_refused(missing: MissingEvidence) -> Conflict:
+    """The error of a completion asked for too early: every missing part, for the page and the
+    API (``error.detail``)."""
+    parts = []
+    if missing.sections:
+        parts.append(
+            ngettext(
+                "%(count)d section not seen yet",
+                "%(count)d sections not seen yet",
+                len(missing.sections),
+            )
+            % {"count": len(missing.sections)}
+        )
+    if missing.quick_check_ids:
+        parts.append(
+            ngettext(
+                "%(count)d quick check not answered yet",
+                "%(count)d quick checks not answered yet",
+                len(missing.quick_check_ids),
+            )
+            % {"count": len(missing.quick_check_ids)}
+        )
+    if missing.seconds_left:
+        minutes = math.ceil(missing.seconds_left / 60)
+        parts.append(
+            ngettext(
+                "about %(count)d more minute on the step",
+                "about %(count)d more minutes on the step",
+                minutes,
+            )
+            % {"count": minutes}
+        )
+    return Conflict(
+        _("The step is not completed yet: %(missing)s.") % {"missing": "; ".join(parts)},
+        code=COMPLETION_REFUSED,
+        detail={
+            "missing_sections": list(missing.sections),
+            "missing_quick_checks": list(missing.quick_check_ids),
+            "seconds_left": missing.seconds_left,
+            "min_seconds": missing.min_seconds,
+        },
+    )
+
+
 def _status_event_skipped(
     progress: StepProgress, *, completes: bool, at: datetime.datetime
 ) -> EventResult | None:
@@ -57,24 +119,18 @@ def _status_event_skipped(
     return None
 
 
-def _sections_not_viewed(missing: list[str]) -> Conflict:
-    return Conflict(
-        _("The step is completed only after all its sections have been viewed."),
-        code="sections_not_viewed",
-        detail={"missing_sections": missing},
-    )
-
-
 def event_apply(
     progress: StepProgress,
     *,
     kind: str,
     section: str,
     at: datetime.datetime,
-    section_kinds: Sequence[str],
+    requirement: CompletionRequirement,
 ) -> tuple[str, bool]:
     """Apply one event to a progress row in memory: the EventResult and whether to write the row
-    (an "opened" still moves ``last_event_at``). Raises InvalidInput/Conflict, row unchanged."""
+    (an "opened" still moves ``last_event_at``). Raises InvalidInput, or Conflict for a completion
+    without its evidence (``completion_refused``); the row is then unchanged."""
+    section_kinds = requirement.section_kinds
     before = _snapshot(progress)
     # An offline event older than the step's newest one must not move the resume point back.
     newest = progress.last_event_at is None or at >= progress.last_event_at
@@ -82,9 +138,9 @@ def event_apply(
         skipped = _status_event_skipped(progress, completes=True, at=at)
         if skipped:
             return skipped, False
-        missing = missing_sections(progress, section_kinds)
+        missing = evidence_missing(progress, requirement, at=at)
         if missing:
-            raise _sections_not_viewed(missing)
+            raise completion_refused(missing)
         progress.status = _COMPLETED
         progress.completed_at = at
         progress.status_changed_at = at
@@ -121,34 +177,19 @@ def event_apply(
     return result, dirty
 
 
-def completion_apply(
-    progress: StepProgress,
-    *,
-    sections_shown: Collection[str],
-    at: datetime.datetime,
-    section_kinds: Sequence[str],
-) -> tuple[str, bool]:
-    """Complete a step on a page that showed ``sections_shown``, which count as viewed if the
-    completion applies. As ``event_apply``; Conflict for missing sections the page did not show."""
-    viewed = False
-    if _status_event_skipped(progress, completes=True, at=at) is None:
-        missing = missing_sections(progress, section_kinds)
-        not_shown = [kind for kind in missing if kind not in sections_shown]
-        if not_shown:
-            raise _sections_not_viewed(not_shown)
-        for kind in missing:
-            _, dirty = event_apply(
-                progress,
-                kind=EventKind.SECTION_VIEWED,
-                section=kind,
-                at=at,
-                section_kinds=section_kinds,
-            )
-            viewed = viewed or dirty
-    result, dirty = event_apply(
-        progress, kind=EventKind.COMPLETED, section="", at=at, section_kinds=section_kinds
-    )
-    return result, viewed or dirty
+def quick_check_answer_apply(
+    progress: StepProgress, *, quick_check_id: int, at: datetime.datetime
+) -> bool:
+    """Note that the learner answered one of the step's quick checks (evidence for completing
+    it); an answer is activity on the step like opening it. Whether the row changed."""
+    before = (_snapshot(progress), tuple(progress.quick_checks_answered))
+    if quick_check_id not in progress.quick_checks_answered:
+        progress.quick_checks_answered = [*progress.quick_checks_answered, quick_check_id]
+    if progress.status == _NOT_STARTED:
+        progress.status = _IN_PROGRESS
+    if progress.first_opened_at is None or at < progress.first_opened_at:
+        progress.first_opened_at = at
+    return (_snapshot(progress), tuple(progress.quick_checks_answered)) != before
 
 
 @dataclasses.dataclass(frozen=True)

@@ -5,12 +5,15 @@ tables kept their courses-app names (``db_table``).
 """
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
+
+from progress import completion_rules
 
 # Several pages, far more than the prompts ask for; keeps rows and responses bounded.
 NOTE_MAX_LENGTH = 10_000
@@ -80,6 +83,11 @@ class StepProgress(models.Model):
     completed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("completed"))
     # Section kinds the learner has opened (stable across re-imports, unlike section rows).
     sections_viewed = models.JSONField(default=list, blank=True, verbose_name=_("sections viewed"))
+    # Ids of the step's quick checks the learner answered (rated) on this step: evidence for
+    # completing it (progress.completion_rules).
+    quick_checks_answered = models.JSONField(
+        default=list, blank=True, verbose_name=_("quick checks answered")
+    )
     last_section = models.CharField(max_length=30, blank=True, verbose_name=_("last section"))
     # When (event time) the status last changed: an offline "completed"/"reopened" older than
     # this is stale and must not undo a newer change.
@@ -108,6 +116,53 @@ class StepProgress(models.Model):
             "step": self.step,
             "status": self.get_status_display(),
         }
+
+
+class ModuleCompletionRule(models.Model):
+    """What completing a step of a module asks of the learner (progress.completion_rules); a
+    module without a row has the defaults. The course admin edits it with the exam policy."""
+
+    class Rule(models.TextChoices):
+        FREE = completion_rules.RULE_FREE, _("free: the learner decides")
+        SECTIONS = completion_rules.RULE_SECTIONS, _("every section seen")
+        SECTIONS_QUICK_CHECK = (
+            completion_rules.RULE_SECTIONS_QUICK_CHECK,
+            _("every section seen and the quick check answered"),
+        )
+
+    module = models.OneToOneField(
+        "courses.Module", on_delete=models.CASCADE, related_name="+", verbose_name=_("module")
+    )
+    rule = models.CharField(
+        max_length=24,
+        choices=Rule.choices,
+        default=completion_rules.DEFAULT_RULE,
+        verbose_name=_("step completion rule"),
+    )
+    reading_time_share = models.PositiveSmallIntegerField(
+        default=completion_rules.DEFAULT_READING_TIME_SHARE,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text=_(
+            "Percent of a step's estimated reading time the learner must have had the step open "
+            "before completing it (0: no minimum). Not for the free rule."
+        ),
+        verbose_name=_("minimum time (% of reading time)"),
+    )
+
+    class Meta:
+        verbose_name = _("step completion rule")
+        verbose_name_plural = _("step completion rules")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rule__in=completion_rules.RULES), name="completionrule_rule_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(reading_time_share__lte=100), name="completionrule_share_percent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.module_id}: {self.rule}"
 
 
 class ProgressEvent(models.Model):

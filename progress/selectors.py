@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import (
+    CharField,
     Count,
     DateTimeField,
     IntegerField,
@@ -25,8 +26,15 @@ from django.db.models.functions import Coalesce
 
 from courses import api as courses_api
 from lms.errors import NotEnrolled
+from progress.completion_rules import (
+    DEFAULT_READING_TIME_SHARE,
+    DEFAULT_RULE,
+    CompletionRequirement,
+    MissingEvidence,
+    completion_missing,
+)
 from progress.data import ModuleLearnerStats, StepCompletions
-from progress.models import Enrollment, StepNote, StepProgress
+from progress.models import Enrollment, ModuleCompletionRule, StepNote, StepProgress
 from progress.note_versions import notes_etag
 
 _COMPLETED = StepProgress.Status.COMPLETED
@@ -44,6 +52,37 @@ def step_unavailable(*, module_slug: str, number: int, enroll_first: bool = Fals
     courses_api.module_by_slug(module_slug)
     courses_api.step_by_number(module_slug, number)
     return NotEnrolled(module_slug, enroll_first=enroll_first)
+
+
+def with_completion_requirement(rows: QuerySet[StepProgress]) -> QuerySet[StepProgress]:
+    """Annotate progress rows with what completing their step asks (``requirement_of``): the
+    step's section kinds, rated quick checks, text length and its module's rule, in the same
+    statement."""
+    rule = ModuleCompletionRule.objects.filter(module_id=OuterRef("step__module_id"))
+    return rows.annotate(
+        section_kinds=courses_api.section_kinds("step_id"),
+        quick_check_ids=courses_api.rated_quick_check_ids("step_id"),
+        body_chars=courses_api.body_chars("step_id"),
+        completion_rule=Coalesce(
+            Subquery(rule.values("rule")), Value(DEFAULT_RULE), output_field=CharField()
+        ),
+        reading_time_share=Coalesce(
+            Subquery(rule.values("reading_time_share")),
+            Value(DEFAULT_READING_TIME_SHARE),
+            output_field=IntegerField(),
+        ),
+    )
+
+
+def requirement_of(row: StepProgress) -> CompletionRequirement:
+    """The requirement of a row read through ``with_completion_requirement``."""
+    return CompletionRequirement.for_step(
+        rule=row.completion_rule,
+        reading_time_share=row.reading_time_share,
+        section_kinds=row.section_kinds,
+        quick_check_ids=row.quick_check_ids,
+        body_chars=row.body_chars,
+    )
 
 
 def enrollments_with_progress(queryset: QuerySet[Enrollment]) -> QuerySet[Enrollment]:
@@ -444,25 +483,38 @@ def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLea
 
 @dataclasses.dataclass(frozen=True)
 class StepReaderState:
-    """What the step page shows of an enrolled learner: status, sections read, notes by prompt."""
+    """What the step page shows of an enrolled learner: status, sections read, notes by prompt,
+    and what completing the step still needs (empty before the learner's first event)."""
 
     status: str
     sections_viewed: tuple[str, ...]
     notes: dict[str, str]
+    missing: MissingEvidence = dataclasses.field(default_factory=MissingEvidence)
 
 
-def step_reader_state(*, learner_id: int, module_id: int, step_id: int) -> StepReaderState | None:
+def step_reader_state(
+    *, learner_id: int, module_id: int, step_id: int, now: datetime.datetime
+) -> StepReaderState | None:
     """The learner's state on one step for its page, None when not enrolled: three queries."""
     if not Enrollment.objects.filter(learner_id=learner_id, module_id=module_id).exists():
         return None
-    status, sections_viewed = (
+    row = with_completion_requirement(
         StepProgress.objects.filter(learner_id=learner_id, step_id=step_id)
-        .values_list("status", "sections_viewed")
-        .first()
-    ) or (_NOT_STARTED, None)
+    ).first()
     notes = StepNote.objects.filter(learner_id=learner_id, step_id=step_id)
+    if row is None:
+        return StepReaderState(
+            status=_NOT_STARTED, sections_viewed=(), notes=dict(notes.values_list("prompt", "text"))
+        )
     return StepReaderState(
-        status=status,
-        sections_viewed=tuple(sections_viewed or ()),
+        status=row.status,
+        sections_viewed=tuple(row.sections_viewed or ()),
         notes=dict(notes.values_list("prompt", "text")),
+        missing=completion_missing(
+            requirement_of(row),
+            sections_viewed=row.sections_viewed,
+            quick_checks_answered=row.quick_checks_answered,
+            first_opened_at=row.first_opened_at,
+            at=now,
+        ),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseNotAllowed
@@ -20,6 +21,7 @@ from courses import api as courses_api
 from lms.csv_export import EXPORT_FORMATS, table_response
 from lms.errors import Conflict, ModuleNotFound
 from lms.svg_charts import Point, scatter_chart
+from progress import api as progress_api
 from quizzes.admin_dashboard import ModuleDashboardMixin
 from quizzes.admin_enrollments import exam_column_install
 from quizzes.admin_gift import GiftImportExportMixin
@@ -513,8 +515,42 @@ def item_flags(figures: ItemFigures | None) -> list[str]:
     return flags
 
 
+class ExamPolicyForm(forms.ModelForm):
+    """The exam policy and, beside it, the rule that decides when a step counts as completed
+    (the exam's completion gate counts those steps). The rule belongs to the progress app,
+    below this one: the form reads and writes it through ``progress.api``."""
+
+    step_completion_rule = forms.ChoiceField(
+        label=gettext_lazy("step completion rule"),
+        choices=progress_api.COMPLETION_RULE_CHOICES,
+        help_text=gettext_lazy(
+            "What a learner must have done before a step counts as completed. Steps completed "
+            "before a change stay completed."
+        ),
+    )
+    step_reading_time_share = forms.IntegerField(
+        label=gettext_lazy("minimum time (% of reading time)"),
+        min_value=0,
+        max_value=100,
+        help_text=gettext_lazy(
+            "Percent of a step's estimated reading time the learner must have had the step open "
+            "before completing it (0: no minimum). Not for the free rule."
+        ),
+    )
+
+    # No Meta: the admin builds the form's Meta from ExamPolicyAdmin (modelform_factory).
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        module_id = self.instance.module_id if self.instance.pk else None
+        rule = progress_api.completion_rule_get(module_id=module_id)
+        self.fields["step_completion_rule"].initial = rule.rule
+        self.fields["step_reading_time_share"].initial = rule.reading_time_share
+
+
 @admin.register(ExamPolicy)
 class ExamPolicyAdmin(admin.ModelAdmin):
+    form = ExamPolicyForm
     list_display = (
         "module",
         "items_per_attempt",
@@ -529,6 +565,14 @@ class ExamPolicyAdmin(admin.ModelAdmin):
     )
     list_select_related = ("module",)
     readonly_fields = ("updated_at",)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        progress_api.completion_rule_set(
+            module_id=obj.module_id,
+            rule=form.cleaned_data["step_completion_rule"],
+            reading_time_share=form.cleaned_data["step_reading_time_share"],
+        )
 
 
 # --- accommodations ----------------------------------------------------------------

@@ -220,3 +220,15 @@ def admin_client(admin_client):
     and the browser tests, which ask for German themselves."""
     admin_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
     return admin_client
+
+
+@pytest.fixture
+def completion_by_sections_only(monkeypatch):
+    """For tests of something else than the completion rule that complete steps by viewing
+    their sections, as the API asked before evidence was (progress.completion_rules): modules
+    without a rule of their own ask only for every section seen, with no minimum time. The
+    strict default is tested in tests/progress/test_step_complete.py."""
+    from progress import completion_rules, selectors
+
+    monkeypatch.setattr(selectors, "DEFAULT_RULE", completion_rules.RULE_SECTIONS)
+    monkeypatch.setattr(selectors, "DEFAULT_READING_TIME_SHARE", 0)

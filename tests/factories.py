@@ -97,8 +97,9 @@ def token_client(token: str) -> APIClient:
 
 def steps_complete(learner, module, *, count: int | None = None, at=None) -> int:
     """Mark the first ``count`` (default: every) active steps of ``module`` completed for
-    ``learner``, straight in the progress table (no review cards: for exam tests that need the
-    completion gate open). Returns how many steps are completed afterwards."""
+    ``learner``, straight in the progress table, as completions recorded before the evidence rule
+    stay (no review cards: for exam tests that need the completion gate open). Returns how many
+    steps are completed afterwards. ``steps_complete_through_rules`` goes through the rule."""
     from django.utils import timezone
 
     from courses.models import Step
@@ -125,6 +126,72 @@ def steps_complete(learner, module, *, count: int | None = None, at=None) -> int
     return StepProgress.objects.filter(
         learner=learner, step__in=steps, status=StepProgress.Status.COMPLETED
     ).count()
+
+
+def step_evidence_leave(learner, module_slug: str, number: int, *, at=None, quick_checks=True):
+    """Leave on a step what completing it asks under the strictest rule, as a reader would: opened
+    an hour before ``at`` (default now), every section seen, and (unless not) every rated quick
+    check answered through the quizzes service. Returns the step's requirement."""
+    import datetime
+
+    from django.utils import timezone
+
+    from progress.models import StepProgress
+    from progress.selectors import requirement_of, with_completion_requirement
+    from progress.services.step_events import step_event_record
+    from quizzes.services.quick_checks import quick_check_rate
+
+    start = (at or timezone.now()) - datetime.timedelta(hours=1)
+    common = {"learner_id": learner.pk, "module_slug": module_slug, "number": number}
+    step_event_record(**common, kind="opened", at=start)
+    needed = requirement_of(
+        with_completion_requirement(
+            StepProgress.objects.filter(
+                learner_id=learner.pk,
+                step__module__slug=module_slug,
+                step__number=number,
+                step__status="active",
+            )
+        ).get()
+    )
+    for kind in needed.section_kinds:
+        step_event_record(**common, kind="section_viewed", section=kind, at=start)
+    if quick_checks:
+        for quick_check_id in needed.quick_check_ids:
+            quick_check_rate(
+                learner_id=learner.pk,
+                module_slug=module_slug,
+                step_number=number,
+                quick_check_id=quick_check_id,
+                rating="knew",
+                at=start,
+            )
+    return needed
+
+
+def steps_complete_through_rules(learner, module_slug: str, *, count: int | None = None, at=None):
+    """Complete the first ``count`` (default: every) active steps through the completion rule
+    (``step_evidence_leave``, then "completed" at ``at``), review cards and all. Returns how many
+    steps were completed."""
+    from django.utils import timezone
+
+    from courses.models import Step
+    from progress.services.step_events import step_event_record
+
+    at = at or timezone.now()
+    numbers = list(
+        Step.objects.active()
+        .filter(module__slug=module_slug)
+        .order_by("number")
+        .values_list("number", flat=True)
+    )
+    chosen = numbers[:count] if count is not None else numbers
+    for number in chosen:
+        step_evidence_leave(learner, module_slug, number, at=at)
+        step_event_record(
+            learner_id=learner.pk, module_slug=module_slug, number=number, kind="completed", at=at
+        )
+    return len(chosen)
 
 
 def exam_bank_approve(module, *, reviewer=None) -> int:

@@ -63,6 +63,11 @@ urlpatterns = [
         learning.step_progress,
         name="step_progress",
     ),
+    path(
+        "modules/<slug:module>/steps/<int:number>/sections/read/",
+        learning.section_read,
+        name="section_read",
+    ),
     path("modules/<slug:module>/steps/<int:number>/notes/", learning.note_save, name="note_save"),
     path(
         "modules/<slug:module>/steps/<int:number>/quick-checks/<int:quick_check>/",

@@ -9,7 +9,7 @@ from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializ
 from lms.openapi import ErrorDetailField
 from lms.rendering import datetime_formatter
 from lms.text import text_is_storable
-from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH
+from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH, COMPLETION_REFUSED
 from progress.models import NOTE_MAX_LENGTH, Enrollment, ProgressEvent, StepNote, StepProgress
 from progress.selectors import percent
 from progress.services.sync import SYNC_MAX_EVENTS, SYNC_STATUSES
@@ -245,7 +245,8 @@ class SyncErrorSerializer(serializers.Serializer):
     code = serializers.CharField(
         help_text="Why the event was rejected, e.g. invalid_event, unknown_event, invalid_step, "
         "invalid_section, unknown_section, invalid_timestamp, timestamp_in_future, "
-        "timestamp_too_old, module_not_found, step_not_found, not_enrolled, sections_not_viewed."
+        "timestamp_too_old, module_not_found, step_not_found, not_enrolled, "
+        "completion_evidence_missing."
     )
     message = serializers.CharField()
     detail = ErrorDetailField()
@@ -340,6 +341,35 @@ class NotesConflictErrorSerializer(serializers.Serializer):
     """The error shape of a stale notes write (``412``): the current notes in ``detail``."""
 
     error = NotesConflictSerializer()
+
+
+class CompletionRefusedDetailSerializer(serializers.Serializer):
+    missing_sections = serializers.ListField(
+        child=serializers.CharField(), help_text="Section kinds not seen yet, in document order."
+    )
+    missing_quick_checks = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Ids of the step's quick checks not answered yet (the step's quick_checks).",
+    )
+    seconds_left = serializers.IntegerField(
+        help_text="Seconds until the step has been open long enough (0: long enough)."
+    )
+    min_seconds = serializers.IntegerField(
+        help_text="The time the module's rule asks for, from the first event on the step."
+    )
+
+
+class CompletionRefusedSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[COMPLETION_REFUSED])
+    message = serializers.CharField()
+    detail = CompletionRefusedDetailSerializer()
+
+
+class CompletionRefusedErrorSerializer(serializers.Serializer):
+    """The error shape of a completion asked for before its evidence (``409``): every missing
+    part in ``detail``; nothing was recorded."""
+
+    error = CompletionRefusedSerializer()
 
 
 class LearnerOutlineStepSerializer(OutlineStepSerializer):

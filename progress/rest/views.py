@@ -20,6 +20,7 @@ from lms.etags import IF_MATCH, etag_header, with_etag
 from lms.openapi import error_codes
 from progress import selectors as progress_selectors
 from progress.rest.serializers import (
+    CompletionRefusedErrorSerializer,
     EnrollmentSerializer,
     ModuleProgressSerializer,
     NotesConflictErrorSerializer,
@@ -33,6 +34,7 @@ from progress.services import enrollment as enrollment_services
 from progress.services import notes as notes_services
 from progress.services import step_events as step_event_services
 from progress.services import sync as sync_services
+from progress.services.step_events import COMPLETION_REFUSED
 
 _MODULE_NOT_FOUND = ["module_not_found", "not_enrolled"]
 _STEP_NOT_FOUND = ["module_not_found", "step_not_found", "not_enrolled"]
@@ -115,17 +117,29 @@ class ModuleProgressView(APIView):
 class StepProgressEventView(APIView):
     @extend_schema(
         request=StepEventSerializer,
-        responses={200: StepProgressStateSerializer},
+        responses={
+            200: StepProgressStateSerializer,
+            409: OpenApiResponse(
+                CompletionRefusedErrorSerializer,
+                description="`completed` before the evidence the module's rule asks for: "
+                "`error.detail` lists the sections not seen, the quick checks not answered and "
+                "the seconds left; nothing is recorded.",
+            ),
+        },
         summary="Record a progress event for this step (idempotent)",
         description=(
-            "Events: opened, section_viewed (with the section kind), completed (only after "
-            "every section was viewed, else 409 with the missing sections), reopened."
+            "Events: opened, section_viewed (with the section kind), completed, reopened. "
+            "`completed` applies only with the evidence the module's rule asks for (by default "
+            "every section seen, every rated quick check answered, and a share of the step's "
+            "reading time passed since the first event on the step), else 409 "
+            "`completion_evidence_missing` listing every missing part. The offline sync "
+            "applies the same rule with the events' client times."
         ),
         extensions=error_codes(
             {
                 400: ["unknown_section", "unknown_event"],
                 404: _STEP_NOT_FOUND,
-                409: ["sections_not_viewed"],
+                409: [COMPLETION_REFUSED],
             }
         ),
     )

@@ -14,8 +14,14 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from courses import api as courses_api
+from progress.completion_rules import CompletionRequirement
 from progress.models import Enrollment, StepProgress
-from progress.selectors import enrolled_step_id, step_unavailable
+from progress.selectors import (
+    enrolled_step_id,
+    requirement_of,
+    step_unavailable,
+    with_completion_requirement,
+)
 
 # The columns an event may change (progress_write, and the offline sync's bulk update).
 PROGRESS_FIELDS = (
@@ -23,6 +29,7 @@ PROGRESS_FIELDS = (
     "first_opened_at",
     "completed_at",
     "sections_viewed",
+    "quick_checks_answered",
     "last_section",
     "status_changed_at",
     "last_event_at",
@@ -35,14 +42,14 @@ class StepContext:
     step_id: int
     section_kinds: tuple[str, ...]
     progress: StepProgress
+    requirement: CompletionRequirement
 
 
 def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> StepProgress | None:
-    """The learner's progress row of the step, locked, with the step's ``section_kinds``, only
-    while the learner is enrolled: one statement."""
-    return (
-        StepProgress.objects.select_for_update(of=("self",))
-        .filter(
+    """The learner's progress row of the step, locked, with what completing it asks
+    (``with_completion_requirement``), only while the learner is enrolled: one statement."""
+    return with_completion_requirement(
+        StepProgress.objects.select_for_update(of=("self",)).filter(
             Exists(
                 Enrollment.objects.filter(
                     learner_id=learner_id, module_id=OuterRef("step__module_id")
@@ -53,9 +60,7 @@ def _progress_row_lock(*, learner_id: int, module_slug: str, number: int) -> Ste
             step__module__slug=module_slug,
             step__number=number,
         )
-        .annotate(section_kinds=courses_api.section_kinds("step_id"))
-        .first()
-    )
+    ).first()
 
 
 def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> StepContext | None:
@@ -73,7 +78,10 @@ def step_context_lock(*, learner_id: int, module_slug: str, number: int) -> Step
         )
         progress = _progress_row_lock(learner_id=learner_id, module_slug=module_slug, number=number)
     return StepContext(
-        step_id=progress.step_id, section_kinds=tuple(progress.section_kinds), progress=progress
+        step_id=progress.step_id,
+        section_kinds=tuple(progress.section_kinds),
+        progress=progress,
+        requirement=requirement_of(progress),
     )
 
 

@@ -1,20 +1,22 @@
-"""Progress events of a learner online: opening, viewing a section, completing, reopening."""
+"""Progress events of a learner online: opening, viewing a section, answering a quick check,
+completing (only with the evidence progress.completion_rules asks for), reopening."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Collection
 
 from django.db import transaction
 from django.utils import timezone
 
+from progress.completion_rules import CompletionRequirement
 from progress.event_rules import (
+    COMPLETION_REFUSED,
     EventKind,
     EventResult,
-    completion_apply,
     event_apply,
     missing_sections,
+    quick_check_answer_apply,
 )
 from progress.models import StepProgress
 from progress.services.step_context import (
@@ -24,6 +26,9 @@ from progress.services.step_context import (
 )
 from reviews import api as reviews_api
 
+# The Conflict code of a completion without its evidence, for the web page that catches it.
+__all__ = ["COMPLETION_REFUSED", "quick_check_answer_record", "step_event_record"]
+
 
 @dataclasses.dataclass(frozen=True)
 class StepEventOutcome:
@@ -32,6 +37,7 @@ class StepEventOutcome:
     progress: StepProgress
     result: str
     section_kinds: tuple[str, ...]
+    requirement: CompletionRequirement
 
     @property
     def missing_sections(self) -> list[str]:
@@ -59,7 +65,7 @@ def step_event_record(
             kind=kind,
             section=section,
             at=at,
-            section_kinds=context.section_kinds,
+            requirement=context.requirement,
         )
         return _outcome_write(
             context,
@@ -71,30 +77,17 @@ def step_event_record(
         )
 
 
-def step_complete(
-    *,
-    learner_id: int,
-    module_slug: str,
-    number: int,
-    sections_shown: Collection[str],
-    at: datetime.datetime | None = None,
-) -> StepEventOutcome:
-    """Complete a step from a page that showed ``sections_shown``, which count as viewed
-    (``completion_apply``); costs as ``step_event_record``, repeating it changes nothing."""
-    at = at or timezone.now()
+def quick_check_answer_record(
+    *, learner_id: int, module_slug: str, number: int, quick_check_id: int, at: datetime.datetime
+) -> None:
+    """Note that an enrolled learner answered a quick check on the step (called inside the
+    quizzes app's rating transaction): evidence for completing the step. One or two queries."""
     with transaction.atomic():
         context = step_context_lock_or_raise(
             learner_id=learner_id, module_slug=module_slug, number=number
         )
-        result, dirty = completion_apply(
-            context.progress,
-            sections_shown=sections_shown,
-            at=at,
-            section_kinds=context.section_kinds,
-        )
-        return _outcome_write(
-            context, learner_id=learner_id, result=result, dirty=dirty, completed=True, at=at
-        )
+        if quick_check_answer_apply(context.progress, quick_check_id=quick_check_id, at=at):
+            progress_write(context.progress, now=at)
 
 
 def _outcome_write(
@@ -112,5 +105,8 @@ def _outcome_write(
     if completed and result == EventResult.APPLIED:
         reviews_api.cards_for_step_ensure(learner_id=learner_id, step_id=context.step_id, at=at)
     return StepEventOutcome(
-        progress=context.progress, result=result, section_kinds=context.section_kinds
+        progress=context.progress,
+        result=result,
+        section_kinds=context.section_kinds,
+        requirement=context.requirement,
     )

@@ -1,5 +1,6 @@
 """Offline sync: a batch of progress events recorded offline, applied in client-time order with
 the online rules (progress.event_rules); replays are no-ops (ProgressEvent is unique per id).
+A synced "completed" needs the same evidence as online, timed by the events' client times.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from courses import api as courses_api
 from lms.errors import DomainError, InvalidInput, ModuleNotFound, NotEnrolled, StepNotFound
 from progress.event_rules import EventKind, EventResult, SyncEvent, event_apply, sync_event_parse
 from progress.models import Enrollment, ProgressEvent, StepProgress
+from progress.selectors import requirement_of, with_completion_requirement
 from progress.services.step_context import PROGRESS_FIELDS
 from reviews import api as reviews_api
 
@@ -82,15 +84,16 @@ def progress_sync(
 
 
 def _rows_lock(*, learner_id: int, step_ids: Sequence[int]) -> dict[int, StepProgress]:
-    """The learner's progress rows of these steps, locked in id order (no deadlock cycles)."""
+    """The learner's progress rows of these steps, locked in id order (no deadlock cycles), with
+    what completing each step asks (``with_completion_requirement``)."""
     if not step_ids:
         return {}
-    return {
-        row.step_id: row
-        for row in StepProgress.objects.select_for_update()
+    rows = with_completion_requirement(
+        StepProgress.objects.select_for_update(of=("self",))
         .filter(learner_id=learner_id, step_id__in=step_ids)
         .order_by("id")
-    }
+    )
+    return {row.step_id: row for row in rows}
 
 
 def _sync_apply(
@@ -136,6 +139,7 @@ def _sync_apply(
             ignore_conflicts=True,
         )
         rows |= _rows_lock(learner_id=learner_id, step_ids=missing)
+    requirements = {step_id: requirement_of(row) for step_id, row in rows.items()}
     dirty: set[int] = set()
     log: list[ProgressEvent] = []
     completions: list[tuple[int, datetime.datetime]] = []
@@ -153,14 +157,14 @@ def _sync_apply(
             step = steps.get((module_id, event.number))
             if step is None:
                 raise StepNotFound(event.module, event.number)
-            step_id, section_kinds = step
+            step_id, _section_kinds = step
             progress = rows[step_id]
             result, changed = event_apply(
                 progress,
                 kind=event.kind,
                 section=event.section,
                 at=event.occurred_at,
-                section_kinds=section_kinds,
+                requirement=requirements[step_id],
             )
         except DomainError as error:
             results[event.index] = _rejected(event.client_event_id, error)

@@ -50,6 +50,7 @@ def quick_check_rate(
     store = {
         "learner_id": learner_id,
         "module_slug": module_slug,
+        "step_number": step_number,
         "step_id": step.id,
         "quick_check_id": quick_check_id,
         "rating": rating,
@@ -67,6 +68,7 @@ def _rating_store(
     *,
     learner_id: int,
     module_slug: str,
+    step_number: int,
     step_id: int,
     quick_check_id: int,
     rating: str,
@@ -113,5 +115,13 @@ def _rating_store(
             rating=rating,
             at=at,
             is_definition=is_definition,
+        )
+        # An answered quick check is evidence for completing the step (progress' rule).
+        progress_api.quick_check_answer_record(
+            learner_id=learner_id,
+            module_slug=module_slug,
+            number=step_number,
+            quick_check_id=quick_check_id,
+            at=at,
         )
     return RatingOutcome(rating=row, created=created)

@@ -23,6 +23,7 @@ from tests.factories import (
     exam_bank_approve,
     learner_create,
     learner_register,
+    step_evidence_leave,
     steps_complete,
 )
 from tests.helpers.browser import Shots, log_in
@@ -91,6 +92,9 @@ def test_the_exam_waits_for_the_steps_then_certifies_from_the_approved_bank(
     missing.first.click()
     expect(page).to_have_url(re.compile(r"/steps/30/$"))
     shots("missing-step")
+    # The evidence the rule asks for (sections seen, quick check answered, an hour open), left
+    # as a reader would leave it; then the page's button completes the step.
+    step_evidence_leave(learner, "self-hosting-27", 30)
     page.get_by_role("button", name="Schritt abschließen").click()
     expect(page.locator(".messages")).to_contain_text("Schritt abgeschlossen.")
     page.goto(base + EXAM)

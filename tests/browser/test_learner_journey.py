@@ -151,6 +151,20 @@ def correct_keys_of(attempt_id: int) -> dict[int, list[str]]:
     }
 
 
+def sections_seen(username: str, number: int) -> None:
+    """Under the "sections seen" rule with no minimum time, the evidence of step ``number``."""
+    from django.contrib.auth import get_user_model
+
+    from courses.models import Module
+    from progress import api as progress_api
+    from tests.factories import step_evidence_leave
+
+    module = Module.objects.get(slug="self-hosting-27")
+    progress_api.completion_rule_set(module_id=module.pk, rule="sections", reading_time_share=0)
+    learner = get_user_model().objects.get(username=username)
+    step_evidence_leave(learner, module.slug, number, quick_checks=False)
+
+
 def study_the_rest_and_approve_the_bank(username: str) -> None:
     from accounts.models import User
     from courses.models import Module
@@ -268,7 +282,9 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     ).to_have_attribute("aria-pressed", "true")
     shots("quick-check-rated")
 
-    # Mark the step complete (keyboard: focus the button, Enter).
+    # Mark the step complete (keyboard: focus the button, Enter). This journey is not about the
+    # completion rule (test_completion_journey.py is): the module asks for the sections seen.
+    sections_seen(username, 1)
     page.get_by_role("button", name=lang.mark_complete).focus()
     page.keyboard.press("Enter")
     expect(page.locator(".messages")).to_contain_text(lang.completed)
@@ -276,6 +292,7 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     # Completing went on to step 2. Step 1's only card was just rated (due again in minutes):
     # complete step 2 for a due card.
     expect(page.get_by_role("heading", level=1)).to_have_text(step_term(2))
+    sections_seen(username, 2)
     page.get_by_role("button", name=lang.mark_complete).click()
     expect(page.locator(".messages")).to_contain_text(lang.completed)
 
@@ -410,11 +427,15 @@ def test_same_journey_in_english_on_a_phone(
 
 def test_pages_work_without_javascript(chromium, live_server, course, screenshot_dir):
     """Progressive enhancement: with JavaScript off, reading, completing and reviewing work."""
+    from progress import api as progress_api
     from progress.services.enrollment import enrollment_create
     from tests.factories import learner_register
 
     learner = learner_register("nojs", password=PASSWORD)
     enrollment_create(learner_id=learner.pk, module_slug=course.slug)
+    # The sections, without a minimum time (the strict rule is test_completion_journey.py's);
+    # the quick check stays unrated, so step 1's card is due in the review below.
+    progress_api.completion_rule_set(module_id=course.pk, rule="sections", reading_time_share=0)
     context = chromium.new_context(java_script_enabled=False, locale="de-DE")
     page = context.new_page()
     shots = Shots(page, screenshot_dir, "nojs")
@@ -424,6 +445,10 @@ def test_pages_work_without_javascript(chromium, live_server, course, screenshot
         expect(page.locator(".copy-button").first).to_be_hidden()
         page.locator(".quick-check summary").first.click()
         expect(page.locator(".quick-check__answer").first).to_be_visible()
+        # Section by section: the button under each records it (no script reports them).
+        sections = page.locator("form.section-read button")
+        for index in range(sections.count()):
+            page.locator("form.section-read button").nth(index).click()
         page.get_by_role("button", name="Schritt abschließen").click()
         expect(page.locator(".messages")).to_contain_text("Schritt abgeschlossen.")
         page.goto(live_server.url + "/review/")

@@ -51,13 +51,12 @@ WORDS = {
 def _learner_in_step_2(username: str, course):
     """Step 1 read and completed (with its cards), step 2 opened."""
     from progress.services.enrollment import enrollment_create
-    from progress.services.step_events import step_complete, step_event_record
+    from progress.services.step_events import step_event_record
+    from tests.factories import steps_complete_through_rules
 
     learner = learner_create(username, display_name=username.title(), full_name="Lena Lernende")
     enrollment_create(learner_id=learner.pk, module_slug=MODULE)
-    kinds = list(course.steps.get(number=1).sections.values_list("kind", flat=True))
-    step_event_record(learner_id=learner.pk, module_slug=MODULE, number=1, kind="opened")
-    step_complete(learner_id=learner.pk, module_slug=MODULE, number=1, sections_shown=kinds)
+    steps_complete_through_rules(learner, MODULE, count=1)
     step_event_record(learner_id=learner.pk, module_slug=MODULE, number=2, kind="opened")
     return learner
 

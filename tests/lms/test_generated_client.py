@@ -308,7 +308,9 @@ def post_progress_events(j: Journey) -> None:
         body=m.StepEventRequest(event=m.ProgressEventKindEnum.COMPLETED),
     )
     assert too_early.status_code == 409
-    assert too_early.parsed.error.code == "sections_not_viewed"
+    assert too_early.parsed.error.code == "completion_evidence_missing"
+    # Every missing part, as the schema documents it: the sections not seen among them.
+    assert too_early.parsed.error.detail.missing_sections == list(first.section_kinds[1:])
 
 
 def sync_a_batch_with_a_duplicate_and_a_bad_event(j: Journey) -> None:
@@ -572,6 +574,11 @@ STEPS = [
 def test_a_generated_client_walks_the_mobile_journey(course, tmp_path, settings):
     # The test signs the e-mail confirmation link the server would mail: the same key.
     settings.SECRET_KEY = SECRET_KEY
+    # The phone syncs every step completed by its sections: the course admin's "sections" rule
+    # without a minimum time (the strict default, offline too: tests/progress/test_step_complete).
+    from progress import api as progress_api
+
+    progress_api.completion_rule_set(module_id=course.pk, rule="sections", reading_time_share=0)
     env = production_env(
         GUNICORN_CONTROL_SOCKET=str(tmp_path / "gunicorn.ctl"), WEB_CONCURRENCY="1"
     )

@@ -13,7 +13,8 @@ from progress.models import ProgressEvent, StepProgress
 from tests.factories import api_client_for, token_client
 from tests.helpers.queries import assert_queries_constant, assert_queries_within
 
-pytestmark = pytest.mark.django_db
+# Completing here needs every section seen (the evidence rule: test_step_complete.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("completion_by_sections_only")]
 
 MODULE = "/api/v1/modules/self-hosting-27/"
 # Statements that open or close a transaction (Django logs BEGIN/COMMIT and savepoints too): the
@@ -88,8 +89,13 @@ def test_a_step_completes_only_after_every_section_was_viewed(enrolled, lena):
     response = event(enrolled, 4, "completed")
     assert response.status_code == 409
     error = response.json()["error"]
-    assert error["code"] == "sections_not_viewed"
-    assert error["detail"] == {"missing_sections": ["lernauftrag"]}
+    assert error["code"] == "completion_evidence_missing"
+    assert error["detail"] == {
+        "missing_sections": ["lernauftrag"],
+        "missing_quick_checks": [],
+        "seconds_left": 0,
+        "min_seconds": 0,
+    }
     assert row(lena, 4).status == "in_progress"
 
     event(enrolled, 4, "section_viewed", "lernauftrag")

@@ -15,7 +15,8 @@ from rest_framework.test import APIClient
 from courses.models import Section
 from progress.models import Enrollment, StepNote, StepProgress
 
-pytestmark = pytest.mark.django_db
+# Completing here needs every section seen (the evidence rule: test_step_complete.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("completion_by_sections_only")]
 
 MODULE = "/api/v1/modules/self-hosting-27/"
 PASSWORD = "Ein-langes-Passwort-2026"

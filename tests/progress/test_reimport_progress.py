@@ -15,7 +15,8 @@ from courses.services.importing import course_import
 from progress.models import StepNote, StepProgress
 from tests.factories import api_client_for
 
-pytestmark = pytest.mark.django_db
+# Completing here needs every section seen (the evidence rule: test_step_complete.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("completion_by_sections_only")]
 
 MODULE = "/api/v1/modules/self-hosting-27/"
 STEP_LINE = re.compile(r"^Schritt (\d+) / (\d+)$")

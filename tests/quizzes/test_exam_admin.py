@@ -185,8 +185,15 @@ def test_item_analysis_page(admin_client_, two_learners_took_the_exam):
 
 
 def test_policy_is_editable(admin_client_, course, policy):
+    from progress import api as progress_api
+
     response = admin_client_.get(f"/admin/quizzes/exampolicy/{policy.pk}/change/")
     assert response.status_code == 200
+    # The step completion rule sits with the policy, at its defaults (the strictest, 30 %).
+    assert response.context["adminform"].form["step_completion_rule"].value() == (
+        "sections_quick_check"
+    )
+    assert response.context["adminform"].form["step_reading_time_share"].value() == 30
     form = {
         "module": course.pk,
         "items_per_attempt": 12,
@@ -198,6 +205,8 @@ def test_policy_is_editable(admin_client_, course, policy):
         "review_content": "correct_answers",
         "review_timing": "immediately",
         "required_step_share": 50,
+        "step_completion_rule": "sections",
+        "step_reading_time_share": 10,
     }
     response = admin_client_.post(f"/admin/quizzes/exampolicy/{policy.pk}/change/", form)
     assert response.status_code == 302
@@ -211,6 +220,17 @@ def test_policy_is_editable(admin_client_, course, policy):
         "last",
         50,
     )
+    assert progress_api.completion_rule_get(module_id=course.pk) == (
+        progress_api.CompletionRuleData(rule="sections", reading_time_share=10)
+    )
+    # A share over 100 % is the form's error; neither the policy nor the rule changes.
+    response = admin_client_.post(
+        f"/admin/quizzes/exampolicy/{policy.pk}/change/",
+        form | {"step_reading_time_share": 150, "items_per_attempt": 13},
+    )
+    assert response.status_code == 200 and response.context["adminform"].form.errors
+    assert ExamPolicy.objects.get().items_per_attempt == 12
+    assert progress_api.completion_rule_get(module_id=course.pk).reading_time_share == 10
 
 
 def test_hand_written_item_with_a_step_of_another_module_is_refused(admin_client_, course):

@@ -108,20 +108,46 @@ def exam_answer_all(actor: Actor, attempt_id: int, *, correctly: bool) -> None:
 
 
 def learner_activity(actor: Actor, slug: str) -> dict[str, Any]:
-    """Enroll, complete two steps, write a note, rate a quick check; returns what it created."""
+    """Enroll, complete two steps, write a note, rate a quick check; returns what it created.
+    The steps are completed as a phone would after an hour offline: the rated quick checks
+    answered, then opening, every section and the completion synced with their client times
+    (the completion rule's evidence, progress.completion_rules)."""
+    import datetime
+
+    from django.utils import timezone
+
     client = actor.client
     ok(client.post(f"/api/v1/modules/{slug}/enrollment/"))
+    now = timezone.now()
+    start = (now - datetime.timedelta(hours=1)).isoformat()
+    events = []
     for number in (1, 2):
-        url = f"/api/v1/modules/{slug}/steps/{number}/progress/"
-        ok(client.post(url, {"event": "opened"}))
-        for section in ok(client.get(f"/api/v1/modules/{slug}/steps/{number}/")).json()["sections"]:
-            ok(client.post(url, {"event": "section_viewed", "section": section["kind"]}))
-        ok(
-            client.post(
-                f"/api/v1/modules/{slug}/steps/{number}/progress/",
-                {"event": "completed"},
-            )
-        )
+        for check in ok(client.get(f"/api/v1/modules/{slug}/steps/{number}/quick-checks/")).json():
+            if check["takes_rating"]:
+                ok(
+                    client.post(
+                        f"/api/v1/modules/{slug}/steps/{number}/quick-checks/{check['id']}"
+                        "/answers/",
+                        {"rating": "knew"},
+                    )
+                )
+        step = ok(client.get(f"/api/v1/modules/{slug}/steps/{number}/")).json()
+        sent = [("opened", "", start)]
+        sent += [("section_viewed", section["kind"], start) for section in step["sections"]]
+        sent += [("completed", "", now.isoformat())]
+        events += [
+            {
+                "client_event_id": f"{actor.user.username}-{number}-{index}",
+                "event": kind,
+                "module": slug,
+                "step": number,
+                "section": section,
+                "occurred_at": at,
+            }
+            for index, (kind, section, at) in enumerate(sent)
+        ]
+    synced = ok(client.post("/api/v1/progress/sync/", {"events": events}, format="json")).json()
+    assert synced["counts"]["rejected"] == 0, synced
     ok(
         client.put(
             f"/api/v1/modules/{slug}/steps/1/notes/",

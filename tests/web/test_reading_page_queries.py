@@ -26,19 +26,11 @@ MODULE_PAGE_BUDGET = 8
 
 
 def _first_step_done(learner, course) -> None:
-    from progress.services.step_events import step_event_record
     from reviews.api import cards_for_step_ensure
+    from tests.factories import steps_complete_through_rules
 
     first = course.steps.get(number=1)
-    for kind in first.sections.values_list("kind", flat=True):
-        step_event_record(
-            learner_id=learner.pk,
-            module_slug=course.slug,
-            number=1,
-            kind="section_viewed",
-            section=kind,
-        )
-    step_event_record(learner_id=learner.pk, module_slug=course.slug, number=1, kind="completed")
+    steps_complete_through_rules(learner, course.slug, count=1)
     cards_for_step_ensure(learner_id=learner.pk, step_id=first.pk, at=timezone.now())
 
 

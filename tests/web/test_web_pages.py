@@ -197,11 +197,11 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
     assert "Meine Definition.</textarea>" in step
     assert 'aria-pressed="true"' in step
 
-    kinds = re.findall(r'name="viewed" value="([a-z_]+)"', step)
-    response = learner_client.post(
-        MODULE + "steps/1/progress/", {"event": "completed", "viewed": kinds}
-    )
-    assert response.status_code == 302
+    from tests.factories import step_evidence_leave
+
+    step_evidence_leave(learner, course.slug, 1)
+    response = learner_client.post(MODULE + "steps/1/progress/", {"event": "completed"})
+    assert response.status_code == 302 and response["Location"] == MODULE + "steps/1/"
     from progress.selectors import module_progress_get
 
     progress = module_progress_get(learner_id=learner.pk, module_slug=course.slug)
@@ -210,17 +210,66 @@ def test_enroll_read_rate_note_complete(learner_client, course, learner):
     assert "1 von 32 Schritten abgeschlossen" in module_html
 
 
-def test_completing_needs_the_sections_the_page_showed(learner_client, enrolled, course):
-    learner_client.get(MODULE + "steps/2/")
+def test_completing_at_once_is_refused_with_links_to_what_is_missing(
+    learner_client, enrolled, course
+):
+    from progress.selectors import module_progress_get
+    from progress.services.step_events import step_event_record
+
+    step_event_record(learner_id=enrolled.pk, module_slug=course.slug, number=2, kind="opened")
+    step_event_record(
+        learner_id=enrolled.pk,
+        module_slug=course.slug,
+        number=2,
+        kind="section_viewed",
+        section="verstehen",
+    )
     response = learner_client.post(
         MODULE + "steps/2/progress/", {"event": "completed"}, follow=True
     )
-    from progress.selectors import module_progress_get
-
+    assert response.redirect_chain[-1][0] == MODULE + "steps/2/?missing=1#complete"
     progress = module_progress_get(learner_id=enrolled.pk, module_slug=course.slug)
     assert progress.completed_steps == 0
-    # The service's message, in the page's language (German by default).
-    assert "alle seine Abschnitte angesehen" in response.content.decode()
+    html = response.content.decode()
+    # The service's message, in the page's language (German by default) ...
+    assert "Der Schritt ist noch nicht abgeschlossen: 8 Abschnitte noch nicht gesehen" in html
+    # ... and the list with links: the sections not seen (not the one seen), the quick check.
+    missing = html[html.index("complete-box__missing") :]
+    missing = missing[: missing.index("</div>")]
+    step = course.steps.get(number=2)
+    anchors = re.findall(r'href="#(section-[^"]+)"', missing)
+    assert len(anchors) == 8 and all(f'id="{anchor}"' in html for anchor in anchors)
+    assert "verstehen" not in " ".join(anchors)
+    quick_check = step.quick_check_links.exclude(quick_check__role__in=["generic", "instruction"])
+    assert f'href="#quick-check-{quick_check.first().quick_check_id}"' in missing
+    assert "Minuten für den Schritt" in missing
+
+
+def test_without_javascript_each_section_records_its_view_and_leads_on(
+    learner_client, enrolled, course
+):
+    from progress.models import StepProgress
+
+    html = learner_client.get(MODULE + "steps/2/").content.decode()
+    forms = re.findall(
+        r'<form class="section-read" method="post" action="([^"]+)">.*?'
+        r'name="section" value="([a-z_]+)".*?name="next_anchor" value="([^"]+)"',
+        html,
+        re.S,
+    )
+    kinds = list(course.steps.get(number=2).sections.values_list("kind", flat=True))
+    assert [kind for _, kind, _ in forms] == kinds
+    assert forms[-1][2] == "complete" and all(f'id="{a}"' in html for _, _, a in forms[:-1])
+    action, kind, next_anchor = forms[0]
+    response = learner_client.post(action, {"section": kind, "next_anchor": next_anchor})
+    assert response["Location"] == MODULE + f"steps/2/#{next_anchor}"
+    row = StepProgress.objects.get(learner=enrolled, step__module=course, step__number=2)
+    assert row.sections_viewed == [kind] and row.status == "in_progress"
+    # An unknown section is a message on the step, nothing recorded.
+    response = learner_client.post(action, {"section": "kapitel-9", "next_anchor": "x"})
+    assert response.status_code == 302
+    row.refresh_from_db()
+    assert row.sections_viewed == [kind]
 
 
 def test_the_pages_scripts_post_to_the_apis_own_urls(learner_client, studied, course):

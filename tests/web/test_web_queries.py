@@ -107,6 +107,8 @@ PAGES = [
     MODULE,
     MODULE + "steps/1/",
     MODULE + "steps/12/",
+    # A refused completion's page: what is missing, with links.
+    MODULE + "steps/12/?missing=1",
     "/review/",
     "/stats/",
     "/settings/",
@@ -117,19 +119,11 @@ PAGES = [
 def test_learner_pages_use_a_constant_number_of_queries(client, enrolled, course):
     client.force_login(enrolled)
     # One completed step with its cards: the "one row" case.
-    from progress.services.step_events import step_event_record
     from reviews.api import cards_for_step_ensure
+    from tests.factories import steps_complete_through_rules
 
     first = course.steps.get(number=1)
-    for kind in first.sections.values_list("kind", flat=True):
-        step_event_record(
-            learner_id=enrolled.pk,
-            module_slug=course.slug,
-            number=1,
-            kind="section_viewed",
-            section=kind,
-        )
-    step_event_record(learner_id=enrolled.pk, module_slug=course.slug, number=1, kind="completed")
+    steps_complete_through_rules(enrolled, course.slug, count=1)
     cards_for_step_ensure(learner_id=enrolled.pk, step_id=first.pk, at=timezone.now())
     for url in PAGES:
         count_queries(client, url)  # warm-up: first visits record progress, create policies
@@ -179,29 +173,19 @@ TRANSACTION_CONTROL = re.compile(
 )
 
 
-@pytest.mark.parametrize("viewed_before", [0, 5])
-def test_completing_a_step_on_its_page_is_a_few_statements(client, enrolled, course, viewed_before):
-    """Session, user, and progress.services.step_events.step_complete: lock and read, write,
-    the review cards (two). However many of the page's sections were already viewed."""
-    from progress.services.step_events import step_event_record
+@pytest.mark.parametrize("evidence", [False, True])
+def test_completing_a_step_on_its_page_is_a_few_statements(client, enrolled, course, evidence):
+    """Session, user, and progress.services.step_events.step_event_record: lock and read, write,
+    the review cards (two); refused (no evidence yet) fewer."""
+    from tests.factories import step_evidence_leave
 
     client.force_login(enrolled)
-    html = client.get(MODULE + "steps/3/").content.decode()
-    kinds = re.findall(r'name="viewed" value="([a-z_]+)"', html)
-    assert len(kinds) == 9
-    for kind in kinds[:viewed_before]:
-        step_event_record(
-            learner_id=enrolled.pk,
-            module_slug=course.slug,
-            number=3,
-            kind="section_viewed",
-            section=kind,
-        )
+    if evidence:
+        step_evidence_leave(enrolled, course.slug, 3)
     with CaptureQueriesContext(connection) as context:
-        response = client.post(
-            MODULE + "steps/3/progress/", {"event": "completed", "viewed": kinds}
-        )
+        response = client.post(MODULE + "steps/3/progress/", {"event": "completed"})
     assert response.status_code == 302
+    assert ("?missing" in response["Location"]) is not evidence
     statements = [
         q["sql"] for q in context.captured_queries if not TRANSACTION_CONTROL.match(q["sql"])
     ]

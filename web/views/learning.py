@@ -6,6 +6,7 @@ every write go through the same services and selectors the REST API uses.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,15 +17,16 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, section_anchor, step_get
-from lms.errors import NotEnrolled
-from progress.selectors import outline_status_get, step_reader_state
+from lms.errors import Conflict, NotEnrolled
+from progress.selectors import MissingEvidence, outline_status_get, step_reader_state
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
-from progress.services.step_events import step_complete, step_event_record
+from progress.services.step_events import COMPLETION_REFUSED, step_event_record
 from quizzes.selectors import (
     exam_rule_get,
     quick_check_ratings_get,
@@ -49,6 +51,8 @@ class Block:
     section: Any  # a courses Section, as courses.selectors.step_get reads it
     note: str = ""
     read: bool = False
+    # Where the page's path without JavaScript goes after this section ("complete": the end).
+    next_anchor: str = "complete"
 
     @property
     def personal(self) -> bool:
@@ -89,6 +93,13 @@ def _step_page_at_note(request: HttpRequest, *, module: str, number: int) -> str
     prompt = next((p for p in NoteForm.PROMPTS if p in request.POST), None)
     anchor = f"#note-{prompt}" if prompt else ""
     return f"{_step_page(request, module=module, number=number)}{anchor}"
+
+
+def _step_page_at_section(request: HttpRequest, *, module: str, number: int) -> str:
+    """The step page at the section after the one the learner just read (from the form)."""
+    anchor = request.POST.get("next_anchor", "")
+    fragment = f"#{anchor}" if anchor.replace("-", "").isalnum() else ""
+    return f"{_step_page(request, module=module, number=number)}{fragment}"
 
 
 def _step_page_at_quick_check(
@@ -145,6 +156,8 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """A step's sections in document order, its quick checks, notes, term card and pager."""
     content = step_get(module_slug=module, number=number)
     blocks = [Block(section=section) for section in content.sections]
+    for block, following in itertools.pairwise(blocks):
+        block.next_anchor = following.anchor
     # Reflection prompts (lines that recur in most steps, instructions) are shown apart, without
     # a rating: they make no review card (courses.quick_check_roles).
     quick_checks = [
@@ -221,10 +234,13 @@ def _step_learner_state(
 ) -> dict:
     """Read the learner's status, sections read, notes and ratings. The GET records nothing:
     the page sends the "opened" event itself (web/static/web/app.js), as an app does; without
-    JavaScript the step counts as opened once the learner completes or reopens it."""
+    JavaScript the step counts as opened once the learner's first "read – on" button under a
+    section records that section (``section_read``)."""
     step = content.step
     learner_id = request.user.pk
-    state = step_reader_state(learner_id=learner_id, module_id=step.module_id, step_id=step.pk)
+    state = step_reader_state(
+        learner_id=learner_id, module_id=step.module_id, step_id=step.pk, now=timezone.now()
+    )
     if state is None:
         return {"enrolled": False}
     for block in blocks:
@@ -240,6 +256,24 @@ def _step_learner_state(
         "enrolled": True,
         "status": state.status,
         "sections_read": sum(1 for block in blocks if block.read),
+        # What completing still needs, shown with links after a refused completion (?missing).
+        "missing": _missing_parts(state.missing, blocks=blocks, quick_checks=quick_checks)
+        if "missing" in request.GET and state.status != "completed"
+        else None,
+    }
+
+
+def _missing_parts(
+    missing: MissingEvidence, *, blocks: list[Block], quick_checks: list[dict]
+) -> dict | None:
+    """The missing evidence as the page links it: sections by heading and anchor, quick checks
+    by question and anchor, the time left in whole minutes. None when nothing is missing."""
+    if not missing:
+        return None
+    return {
+        "sections": [b for b in blocks if b.section.kind in missing.sections],
+        "quick_checks": [qc for qc in quick_checks if qc["id"] in missing.quick_check_ids],
+        "minutes_left": math.ceil(missing.seconds_left / 60),
     }
 
 
@@ -259,9 +293,9 @@ def enroll(request: HttpRequest, module: str) -> HttpResponse:
 def step_progress(request: HttpRequest, module: str, number: int) -> HttpResponse:
     """Mark a step complete (or not done again).
 
-    The reader shows every section on one page above this button, so completing sends the
-    sections the page displayed (``viewed``): ``step_complete`` counts them as viewed and
-    applies the API's rule (complete only after all sections were viewed) in one transaction.
+    Completing applies the API's rule (progress.completion_rules: the sections seen, the quick
+    checks answered, a plausible time spent); refused, the page lists what is missing with links
+    and nothing is recorded.
     """
     event = request.POST.get("event")
     step_url = _step_page(request, module=module, number=number)
@@ -269,24 +303,37 @@ def step_progress(request: HttpRequest, module: str, number: int) -> HttpRespons
         messages.error(request, _("Unknown action."))
         return redirect(step_url)
     try:
-        if event == "completed":
-            step_complete(
-                learner_id=request.user.pk,
-                module_slug=module,
-                number=number,
-                sections_shown=request.POST.getlist("viewed"),
-            )
-            messages.success(request, _("Step completed. Its review cards are in your queue."))
-        else:
-            step_event_record(
-                learner_id=request.user.pk, module_slug=module, number=number, kind="reopened"
-            )
-            messages.info(request, _("The step is marked as not done."))
+        step_event_record(learner_id=request.user.pk, module_slug=module, number=number, kind=event)
     except NotEnrolled:
         messages.error(request, _("Enroll in the module first."))
         return redirect("web:module", module)
+    except Conflict as refused:
+        if refused.code != COMPLETION_REFUSED:
+            raise
+        messages.error(request, refused.message)
+        return redirect(f"{step_url}?missing=1#complete")
+    if event == "completed":
+        messages.success(request, _("Step completed. Its review cards are in your queue."))
+    else:
+        messages.info(request, _("The step is marked as not done."))
     next_url = reverse("web:step", args=[module, number + 1])
     return redirect(next_url if request.POST.get("go_next") else step_url)
+
+
+@login_required
+@require_POST
+@domain_errors_as_pages(back=_step_page_at_section)
+def section_read(request: HttpRequest, module: str, number: int) -> HttpResponse:
+    """Record a section as seen and go on to the next one: the step page's path without
+    JavaScript, where no script reports the sections coming into view."""
+    step_event_record(
+        learner_id=request.user.pk,
+        module_slug=module,
+        number=number,
+        kind="section_viewed",
+        section=request.POST.get("section", ""),
+    )
+    return redirect(_step_page_at_section(request, module=module, number=number))
 
 
 @login_required

@@ -97,7 +97,7 @@
     var observer = new IntersectionObserver(
       function (entries) {
         entries.forEach(function (entry) {
-          if (!entry.isIntersecting) return;
+          if (!seenEnough(entry)) return;
           var kind = entry.target.getAttribute("data-section-kind");
           observer.unobserve(entry.target);
           if (seen[kind]) return;
@@ -107,8 +107,15 @@
           });
         });
       },
-      { threshold: 0.2 }
+      { threshold: [0, 0.01, 0.02, 0.05, 0.1, 0.2] }
     );
+    /* Seen: a fifth of the section in view, or half the screen filled by it (a section taller
+       than five screens never shows a fifth at once, least of all on a phone). */
+    function seenEnough(entry) {
+      if (!entry.isIntersecting) return false;
+      var screen = entry.rootBounds ? entry.rootBounds.height : window.innerHeight;
+      return entry.intersectionRatio >= 0.2 || entry.intersectionRect.height >= screen * 0.5;
+    }
     document.querySelectorAll("[data-section-kind]").forEach(function (section) {
       observer.observe(section);
     });
