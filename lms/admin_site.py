@@ -8,6 +8,9 @@ import functools
 import zoneinfo
 
 from django.contrib import admin
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -95,6 +98,26 @@ class LernpfadAdminSite(admin.AdminSite):
                     f"SuperuserOnly{model_admin.__name__}", (SuperuserOnlyMixin, model_admin), {}
                 )
             super().register(model, model_admin, **options)
+
+    def login(self, request, extra_context=None):
+        """A course admin (staff, not superuser) who logs in without asking for a page lands on
+        the module dashboard (quizzes' admin), the page their week starts with; superusers on
+        the index."""
+        asked = request.POST.get(REDIRECT_FIELD_NAME) or request.GET.get(REDIRECT_FIELD_NAME)
+        response = super().login(request, extra_context)
+        index = reverse("admin:index", current_app=self.name)
+        user = request.user
+        if (
+            request.method == "POST"
+            and response.status_code == 302
+            and response["Location"] == index
+            and asked in (None, "", index)
+            and not user.is_superuser
+            and user.has_perm("courses.view_module")
+            and user.has_perm("progress.view_enrollment")
+        ):
+            return redirect("admin:quizzes_module_dashboard_first")
+        return response
 
     def get_app_list(self, request, app_label=None):
         app_list = super().get_app_list(request, app_label)

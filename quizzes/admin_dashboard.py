@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils import timezone
@@ -32,11 +33,24 @@ class ModuleDashboardMixin:
     def dashboard_urls(self):
         return [
             path(
+                "dashboard/",
+                self.admin_site.admin_view(self.dashboard_first_view),
+                name="quizzes_module_dashboard_first",
+            ),
+            path(
                 "dashboard/<slug:module>/",
                 self.admin_site.admin_view(self.dashboard_view),
                 name="quizzes_module_dashboard",
-            )
+            ),
         ]
+
+    def dashboard_first_view(self, request):
+        """Where a course admin lands after logging in: the first module's dashboard (the
+        admin's index when there is no module yet)."""
+        slugs = courses_api.module_slugs()
+        if not slugs:
+            return redirect("admin:index")
+        return redirect("admin:quizzes_module_dashboard", module=slugs[0])
 
     def dashboard_view(self, request, module: str):
         if not (

@@ -292,3 +292,26 @@ def test_admin_page_query_counts_do_not_grow_with_steps(module_document, course_
         page = url.format(slug=module.slug, pk=module.pk, enrollment=enrollment.pk)
         counts.append(assert_queries_within(_page(course_admin, page), budget=budget))
     assert counts[0] == counts[1]
+
+
+def test_a_course_admin_lands_on_the_dashboard_after_logging_in(course, client):
+    """The week starts on the module dashboard; a superuser and an asked-for page keep theirs."""
+    from django.contrib.auth.models import Group
+
+    from tests.factories import learner_password
+
+    kurs = learner_create("kurs", is_staff=True)
+    kurs.groups.add(Group.objects.get(name="Kursverwaltung"))
+    login = {"username": "kurs", "password": learner_password("kurs"), "next": "/admin/"}
+    landed = client.post("/admin/login/", login, follow=True)
+    assert landed.redirect_chain[-1][0] == f"/admin/quizzes/examattempt/dashboard/{course.slug}/"
+    assert landed.status_code == 200
+
+    client.logout()
+    asked = {**login, "next": "/admin/quizzes/examitem/"}
+    assert client.post("/admin/login/", asked)["Location"] == "/admin/quizzes/examitem/"
+
+    client.logout()
+    learner_create("root", is_staff=True, is_superuser=True)
+    root = {"username": "root", "password": learner_password("root"), "next": "/admin/"}
+    assert client.post("/admin/login/", root)["Location"] == "/admin/"
