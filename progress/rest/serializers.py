@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from courses.api import SECTION_KIND_CHOICES
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
+from lms.converters import NUMBER_MAX
 from lms.openapi import ErrorDetailField
 from lms.rendering import datetime_formatter
 from lms.text import text_is_storable
@@ -190,7 +191,9 @@ class _SyncEventSerializer(serializers.Serializer):
         help_text="Chosen by the app (e.g. a UUID); an event sent again is a duplicate.",
     )
     module = serializers.CharField(help_text="The module's slug.")
-    step = serializers.IntegerField(min_value=1, help_text="The step's number.")
+    step = serializers.IntegerField(
+        min_value=1, max_value=NUMBER_MAX, help_text="The step's number."
+    )
     occurred_at = serializers.DateTimeField(
         help_text="When it happened on the device, with a UTC offset; at most 5 minutes after "
         "the server's clock (else rejected, timestamp_in_future)."

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from lms.converters import ID_MAX
 from lms.rendering import datetime_formatter
 from reviews.models import Notification, ReviewCard
 from reviews.selectors import (
@@ -212,7 +213,7 @@ _DURATION_MS_MAX = 24 * 60 * 60 * 1000
 
 
 class ReviewCreateSerializer(serializers.Serializer):
-    card = serializers.IntegerField(min_value=1)
+    card = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     rating = _rating_field()
     duration_ms = serializers.IntegerField(
         min_value=0, max_value=_DURATION_MS_MAX, required=False, allow_null=True
