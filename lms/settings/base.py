@@ -288,6 +288,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "lms.openapi.error_responses_add",
+        "lms.openapi.object_rules_add",
         "lms.openapi.links_add",
     ],
 }

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from courses.api import SECTION_KIND_CHOICES
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
 from lms.converters import NUMBER_MAX
-from lms.openapi import ErrorDetailField
+from lms.openapi import ErrorDetailField, object_rules
 from lms.rendering import datetime_formatter
 from lms.text import text_is_storable
 from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH
@@ -56,6 +56,12 @@ class SectionKindField(serializers.ChoiceField):
         return data
 
 
+@object_rules(
+    anyOf=[
+        {"properties": {"event": {"not": {"enum": [ProgressEvent.Kind.SECTION_VIEWED.value]}}}},
+        {"required": ["section"], "properties": {"section": {"minLength": 1}}},
+    ]
+)
 class StepEventSerializer(serializers.Serializer):
     """POST .../progress/: one event for this step."""
 
@@ -292,6 +298,7 @@ class SyncResponseSerializer(serializers.Serializer):
         return {"results": results, "counts": counts, "server_time": server_time}
 
 
+@object_rules(anyOf=[{"required": [prompt]} for prompt in StepNote.Prompt.values])
 class StepNotesSerializer(serializers.Serializer):
     """A learner's notes on a step, one text per prompt ("" when none)."""
 

@@ -5,6 +5,7 @@ from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from lms.converters import ID_MAX
+from lms.openapi import exactly_one_of, object_rules
 from quizzes.answers import MAX_ANSWER_TEXT
 from quizzes.eligibility import REASON_CODES
 from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
@@ -264,6 +265,7 @@ class AttemptSerializer(serializers.Serializer):
     result = ResultSerializer(allow_null=True)
 
 
+@object_rules(**exactly_one_of("selected", "text", "number", "pairs"))
 class AnswerInputSerializer(serializers.Serializer):
     item = serializers.IntegerField(
         min_value=1, max_value=ID_MAX, help_text="The attempt item's id."
