@@ -63,7 +63,8 @@ class MeUpdateSerializer(serializers.Serializer):
     """PATCH /me/: the types, and the rules a client can know before sending (ranges, zones,
     both ends of the quiet hours) stated for the schema; user_update checks them all."""
 
-    email = serializers.CharField(max_length=254, allow_blank=True)
+    # EmailField: "format: email" in the schema; user_update checks the address again.
+    email = serializers.EmailField(max_length=254)
     display_name = serializers.CharField(max_length=150, allow_blank=True)
     full_name = serializers.CharField(
         max_length=150,
@@ -99,10 +100,13 @@ class MeUpdateSerializer(serializers.Serializer):
 
 
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(
-        max_length=150, help_text="A public handle; it may not be an e-mail address."
+    # Django's username characters (UnicodeUsernameValidator), stated as the schema's pattern.
+    username = serializers.RegexField(
+        r"^[\w.@+-]+$",
+        max_length=150,
+        help_text="A public handle of letters, digits and @.+-_; it may not be an e-mail address.",
     )
-    email = serializers.CharField(max_length=254)
+    email = serializers.EmailField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
     # The optional fields have no schema default, so a generated client leaves them out and the
     # server's value applies (``validate``).
