@@ -92,7 +92,8 @@ def object_rules(**rules: Any):
 def exactly_one_of(*names: str, non_blank: bool = False) -> dict[str, Any]:
     """``oneOf`` the fields ``names``: exactly one is given (``non_blank``: with a character
     other than white space, as a blank one counts as not given)."""
-    blank = {"type": "string", "pattern": r"^\s*$"}
+    # What str.strip() removes: \s in ECMA regexes (clients) lacks \x1c-\x1f and \x85.
+    blank = {"type": "string", "pattern": r"^[\s\x1c-\x1f\x85]*$"}
 
     def given(name: str) -> dict[str, Any]:
         if not non_blank:
