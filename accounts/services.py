@@ -34,6 +34,7 @@ from knox.settings import knox_settings
 
 from accounts import tasks
 from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
+from accounts.device_names import device_name_from_user_agent
 from accounts.lockout import lockout_seconds
 from accounts.models import Device, User
 from accounts.reminders import REMINDER_PREFERENCE_FIELDS, ReminderPreferences
@@ -521,14 +522,20 @@ def password_reset_request(*, email: str) -> None:
 def token_create(
     *, user: User, device_name: str = "", request: HttpRequest | None = None
 ) -> tuple[AuthToken, str]:
-    """Issue a token for one device (replacing that device's token; the oldest beyond the limit
-    are revoked); returns the row and the token, shown only this once."""
+    """Issue a token for one device (replacing the token of the device of that name; the oldest
+    beyond the limit are revoked); returns the row and the token, shown only this once. Without
+    a name the device is named after the request's User-Agent, and replaces none."""
     name = device_name.strip()[:DEVICE_NAME_MAX_LENGTH]
     now = timezone.now()
     tokens = AuthToken.objects.filter(user=user)
     tokens.filter(expiry__lte=now).delete()
     if name:
         tokens.filter(device__name=name).delete()
+    else:
+        name = device_name_from_user_agent(
+            request.headers.get("User-Agent", "") if request is not None else "",
+            max_length=DEVICE_NAME_MAX_LENGTH,
+        )
     limit = knox_settings.TOKEN_LIMIT_PER_USER
     if limit:
         surplus = list(tokens.order_by("-created").values_list("digest", flat=True)[limit - 1 :])

@@ -3,7 +3,8 @@
 Safe from BREACH because only JSON is compressed: HTML pages (CSRF token plus reflected input),
 a log-in token (``never_compress``) and downloads are not, and no JSON body carries the CSRF
 token; cross-site pages cannot fetch the rest authenticated (token auth, ``SameSite=Lax``).
-gzip keeps Django's random-length header. Compressed responses get a weak ETag (``W/"…"``).
+gzip keeps Django's random-length header. The API's ETags are weak already (lms/etags.py); any
+other strong one goes weak when compressed.
 """
 
 from __future__ import annotations

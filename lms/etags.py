@@ -1,5 +1,7 @@
 """The API's ETags: making one and matching ``If-None-Match``/``If-Match``. Each tag hashes what
-the body means, so the weak form compression gives (``W/"…"``) matches the strong one.
+the body means, not its bytes, so every response carries the weak form (``W/"…"``): the same on a
+``200``, compressed or not, and on the ``304`` for the same request. The strong form a client may
+still hold matches as well.
 """
 
 from __future__ import annotations
@@ -38,8 +40,14 @@ def not_modified_or(request: HttpRequest, *, etag: str, body: bytes, content_typ
     return with_etag(HttpResponse(body, content_type=content_type), etag)
 
 
+def weak(etag: str) -> str:
+    """``W/"…"``: compression would weaken a strong tag on a 200 (lms/compression.py, Django's
+    GZipMiddleware), never on the 304 without a body; weak from the start, both say the same."""
+    return etag if etag.startswith("W/") else "W/" + etag
+
+
 def with_etag(response: HttpResponse, etag: str) -> HttpResponse:
-    response["ETag"] = etag
+    response["ETag"] = weak(etag)
     patch_cache_control(response, no_cache=True)
     return response
 

@@ -71,6 +71,58 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 
 
+# Rules between the fields of one object (exactly one of, both or neither, at least one), which
+# drf-spectacular cannot derive from a serializer's ``validate``: component name -> schema keys.
+OBJECT_RULES: dict[str, dict[str, Any]] = {}
+
+
+def object_rules(**rules: Any):
+    """Class decorator: state in the schema what the serializer's ``validate`` enforces across
+    its fields (``oneOf``, ``anyOf``, ``minProperties``), on its request components
+    (``X``, ``XRequest``, ``PatchedXRequest``). A rule the server enforces is in the schema, so a
+    generated client knows it before sending."""
+
+    def decorate(serializer_class):
+        OBJECT_RULES[serializer_class.__name__.removesuffix("Serializer")] = rules
+        return serializer_class
+
+    return decorate
+
+
+def exactly_one_of(*names: str, non_blank: bool = False) -> dict[str, Any]:
+    """``oneOf`` the fields ``names``: exactly one is given (``non_blank``: with a character
+    other than white space, as a blank one counts as not given)."""
+    # What str.strip() removes: \s in ECMA regexes (clients) lacks \x1c-\x1f and \x85.
+    blank = {"type": "string", "pattern": r"^[\s\x1c-\x1f\x85]*$"}
+
+    def given(name: str) -> dict[str, Any]:
+        if not non_blank:
+            return {"required": [name]}
+        return {"required": [name], "properties": {name: {"not": blank}}}
+
+    return {"oneOf": [given(name) for name in names]}
+
+
+def both_or_neither(first: str, second: str) -> dict[str, Any]:
+    """JSON Schema's ``dependentRequired`` both ways, written as OpenAPI 3.0 can say it."""
+    return {
+        "anyOf": [
+            {"required": [first, second]},
+            {"not": {"anyOf": [{"required": [first]}, {"required": [second]}]}},
+        ]
+    }
+
+
+def object_rules_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular hook: apply ``OBJECT_RULES`` to the request components."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for name, rules in OBJECT_RULES.items():
+        for component in (name, f"{name}Request", f"Patched{name}Request"):
+            if component in schemas:
+                schemas[component].update(rules)
+    return result
+
+
 @extend_schema_field(ERROR_SCHEMA["properties"]["error"]["properties"]["detail"])
 class ErrorDetailField(serializers.JSONField):
     """An error's ``detail`` inside a serializer, typed as the error shape's."""

@@ -10,8 +10,21 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from lms.errors import InvalidInput
+from lms.query import blank_parameter_message
+
 
 class RelativePageNumberPagination(PageNumberPagination):
+    def get_page_number(self, request, paginator):
+        # DRF reads "?page=" as page 1; the schema's page is an integer.
+        if request.query_params.get(self.page_query_param) == "":
+            raise InvalidInput(
+                blank_parameter_message(self.page_query_param),
+                code="invalid_query",
+                detail={self.page_query_param: [blank_parameter_message(self.page_query_param)]},
+            )
+        return super().get_page_number(request, paginator)
+
     def _path(self) -> str:
         return self.request.get_full_path()
 

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-import lms.converters  # noqa: F401  (registers <token:…>)
+import lms.converters  # noqa: F401  (registers <token:…>, <id:…>, <number:…>)
 from web.views.certificates import certificate_verify_page
 
 api_v1 = [

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from lms.client_time import CLOCK_SKEW_TOLERANCE, EARLIEST_CLIENT_TIME
+from lms.converters import NUMBER_MAX
 from lms.errors import Conflict, InvalidInput
 from lms.text import text_is_storable
 from progress.completion_rules import CompletionRequirement, MissingEvidence, completion_missing
@@ -232,7 +233,7 @@ def sync_event_parse(raw: Any, *, index: int, now: datetime.datetime) -> SyncEve
         raise InvalidInput(_("module must be a module slug."), code="invalid_module")
     number = raw.get("step")
     # bool is an int in Python; "step": true is a client bug, not step 1.
-    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= NUMBER_MAX:
         raise InvalidInput(_("step must be a step number (1, 2, ...)."), code="invalid_step")
     section = raw.get("section") or ""
     if kind == EventKind.SECTION_VIEWED and (not isinstance(section, str) or not section):

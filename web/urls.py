@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-import lms.converters  # noqa: F401  (registers <token:…>)
+import lms.converters  # noqa: F401  (registers <token:…>, <id:…>, <number:…>)
 from web.views import (
     account,
     auth,
@@ -57,20 +57,22 @@ urlpatterns = [
     path("modules/<slug:module>/", learning.module_detail, name="module"),
     path("modules/<slug:module>/enroll/", learning.enroll, name="enroll"),
     path("modules/<slug:module>/exam-date/", fsrs.exam_date_save, name="exam_date"),
-    path("modules/<slug:module>/steps/<int:number>/", learning.step_detail, name="step"),
+    path("modules/<slug:module>/steps/<number:number>/", learning.step_detail, name="step"),
     path(
-        "modules/<slug:module>/steps/<int:number>/progress/",
+        "modules/<slug:module>/steps/<number:number>/progress/",
         learning.step_progress,
         name="step_progress",
     ),
     path(
-        "modules/<slug:module>/steps/<int:number>/sections/read/",
+        "modules/<slug:module>/steps/<number:number>/sections/read/",
         learning.section_read,
         name="section_read",
     ),
-    path("modules/<slug:module>/steps/<int:number>/notes/", learning.note_save, name="note_save"),
     path(
-        "modules/<slug:module>/steps/<int:number>/quick-checks/<int:quick_check>/",
+        "modules/<slug:module>/steps/<number:number>/notes/", learning.note_save, name="note_save"
+    ),
+    path(
+        "modules/<slug:module>/steps/<number:number>/quick-checks/<id:quick_check>/",
         learning.quick_check_rate,
         name="quick_check_rate",
     ),
@@ -82,9 +84,9 @@ urlpatterns = [
     # Exam
     path("modules/<slug:module>/exam/", exam.exam_page, name="exam"),
     path("modules/<slug:module>/exam/start/", exam.exam_start, name="exam_start"),
-    path("exam/attempts/<int:attempt>/", exam.attempt_page, name="attempt"),
-    path("exam/attempts/<int:attempt>/submit/", exam.attempt_submit, name="attempt_submit"),
-    path("exam/attempts/<int:attempt>/result/", exam.attempt_result, name="attempt_result"),
+    path("exam/attempts/<id:attempt>/", exam.attempt_page, name="attempt"),
+    path("exam/attempts/<id:attempt>/submit/", exam.attempt_submit, name="attempt_submit"),
+    path("exam/attempts/<id:attempt>/result/", exam.attempt_result, name="attempt_result"),
     # Certificates (the public verification page is routed in lms.urls: its URL is printed).
     path("my/certificates/<token:code>/", certificates.certificate_page, name="certificate"),
     path(

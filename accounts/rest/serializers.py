@@ -1,10 +1,19 @@
 """Input and output shapes of the accounts API. Every serializer lists its fields."""
 
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from accounts.data import DESIRED_RETENTION_MAX, DESIRED_RETENTION_MIN
 from accounts.models import Device, User
-from accounts.services import DEFAULT_TIME_ZONE, DEVICE_NAME_MAX_LENGTH
+from accounts.services import (
+    DEFAULT_TIME_ZONE,
+    DEVICE_NAME_MAX_LENGTH,
+    NEW_CARDS_PER_DAY_MAX,
+    REVIEWS_PER_DAY_MAX,
+)
+from lms.local_time import time_zone_names
+from lms.openapi import both_or_neither, exactly_one_of, object_rules
 
 
 class MeSerializer(serializers.ModelSerializer):
@@ -39,10 +48,23 @@ class MeSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class MeUpdateSerializer(serializers.Serializer):
-    """PATCH /me/: types only; the rules (ranges, zones, quiet hours) live in user_update."""
+@extend_schema_field({"type": "string", "enum": sorted(time_zone_names())})
+class _TimeZoneField(serializers.ChoiceField):
+    """An IANA time zone name: an enum in the schema, without listing every zone again in the
+    description as a ChoiceField would (user_update checks it again)."""
 
-    email = serializers.CharField(max_length=254, allow_blank=True)
+
+def _time_zone_field(**kwargs) -> serializers.ChoiceField:
+    return _TimeZoneField(choices=sorted(time_zone_names()), **kwargs)
+
+
+@object_rules(**both_or_neither("quiet_hours_start", "quiet_hours_end"))
+class MeUpdateSerializer(serializers.Serializer):
+    """PATCH /me/: the types, and the rules a client can know before sending (ranges, zones,
+    both ends of the quiet hours) stated for the schema; user_update checks them all."""
+
+    # EmailField: "format: email" in the schema; user_update checks the address again.
+    email = serializers.EmailField(max_length=254)
     display_name = serializers.CharField(max_length=150, allow_blank=True)
     full_name = serializers.CharField(
         max_length=150,
@@ -50,21 +72,41 @@ class MeUpdateSerializer(serializers.Serializer):
         help_text="Your full name as certificates state it; required before a certifying exam.",
     )
     language = serializers.ChoiceField(choices=User.Language.choices)
-    time_zone = serializers.CharField(max_length=64)
+    time_zone = _time_zone_field(help_text="An IANA time zone name (e.g. Europe/Berlin).")
     reminder_time = serializers.TimeField()
-    quiet_hours_start = serializers.TimeField(allow_null=True)
+    quiet_hours_start = serializers.TimeField(
+        allow_null=True,
+        help_text="With quiet_hours_end, both or neither (null: none); the two differ.",
+    )
     quiet_hours_end = serializers.TimeField(allow_null=True)
     reminder_email = serializers.BooleanField()
-    desired_retention = serializers.FloatField()
-    new_cards_per_day = serializers.IntegerField()
-    reviews_per_day = serializers.IntegerField()
+    desired_retention = serializers.FloatField(
+        min_value=DESIRED_RETENTION_MIN, max_value=DESIRED_RETENTION_MAX
+    )
+    new_cards_per_day = serializers.IntegerField(min_value=0, max_value=NEW_CARDS_PER_DAY_MAX)
+    reviews_per_day = serializers.IntegerField(min_value=0, max_value=REVIEWS_PER_DAY_MAX)
+
+    def validate(self, attrs):
+        # Both ends in one request: an end alone would pair with whatever is stored.
+        if ("quiet_hours_start" in attrs) != ("quiet_hours_end" in attrs):
+            raise serializers.ValidationError(
+                {
+                    "quiet_hours": [
+                        _("Set both the start and the end of the quiet hours, or neither.")
+                    ]
+                }
+            )
+        return attrs
 
 
 class RegisterSerializer(serializers.Serializer):
-    username = serializers.CharField(
-        max_length=150, help_text="A public handle; it may not be an e-mail address."
+    # Django's username characters (UnicodeUsernameValidator), stated as the schema's pattern.
+    username = serializers.RegexField(
+        r"^[\w.@+-]+$",
+        max_length=150,
+        help_text="A public handle of letters, digits and @.+-_; it may not be an e-mail address.",
     )
-    email = serializers.CharField(max_length=254)
+    email = serializers.EmailField(max_length=254)
     password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
     # The optional fields have no schema default, so a generated client leaves them out and the
     # server's value applies (``validate``).
@@ -86,8 +128,7 @@ class RegisterSerializer(serializers.Serializer):
         required=False,
         help_text="The language of messages and mails; left out: de.",
     )
-    time_zone = serializers.CharField(
-        max_length=64,
+    time_zone = _time_zone_field(
         required=False,
         help_text=f"An IANA time zone name; left out: {DEFAULT_TIME_ZONE}.",
     )
@@ -131,6 +172,7 @@ class EmailConfirmedSerializer(serializers.Serializer):
     message = serializers.CharField()
 
 
+@object_rules(**exactly_one_of("login", "username", "email", non_blank=True))
 class TokenRequestSerializer(serializers.Serializer):
     """Log-in for a mobile app: the password and exactly one of ``login`` (the username or the
     e-mail address, as the web form's one field), ``username`` or ``email``."""

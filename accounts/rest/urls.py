@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+import lms.converters  # noqa: F401  (registers <id:…> and <number:…>)
 from accounts.rest import views
 
 urlpatterns = [
@@ -24,7 +25,7 @@ urlpatterns = [
     path("auth/logout-all/", views.LogoutAllView.as_view(), name="auth-logout-all"),
     path("auth/tokens/", views.DeviceListView.as_view(), name="auth-device-list"),
     path(
-        "auth/tokens/<int:device_id>/",
+        "auth/tokens/<id:device_id>/",
         views.DeviceDetailView.as_view(),
         name="auth-device-detail",
     ),

@@ -5,6 +5,7 @@ from rest_framework import serializers
 
 from courses.models import Module, QuickCheck, Section, Step, TermCard
 from courses.selectors import step_version
+from lms.query import QuerySerializer
 
 
 class ModuleListSerializer(serializers.ModelSerializer):
@@ -172,7 +173,7 @@ class BundleRemovedSerializer(serializers.Serializer):
     quick_checks = serializers.ListField(child=serializers.IntegerField(), help_text="Ids.")
 
 
-class BundleQuerySerializer(serializers.Serializer):
+class BundleQuerySerializer(QuerySerializer):
     since = serializers.RegexField(
         r"^[0-9a-f]{24}$",
         required=False,

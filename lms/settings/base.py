@@ -279,10 +279,16 @@ SPECTACULAR_SETTINGS = {
         "EligibilityReasonEnum": "quizzes.eligibility.REASON_CODES",
         "SyncResultStatusEnum": "progress.services.sync.SYNC_STATUSES",
     },
+    # Ids and step numbers in paths, with the range of their columns (lms/converters.py).
+    "PATH_CONVERTER_OVERRIDES": {
+        "id": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 2**63 - 1},
+        "number": {"type": "integer", "format": "int32", "minimum": 0, "maximum": 2**31 - 1},
+    },
     # Every operation also documents the one error shape for its 4xx statuses (lms/openapi.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "lms.openapi.error_responses_add",
+        "lms.openapi.object_rules_add",
         "lms.openapi.links_add",
     ],
 }

@@ -6,7 +6,8 @@ from rest_framework import serializers
 
 from courses.api import SECTION_KIND_CHOICES
 from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializer
-from lms.openapi import ErrorDetailField
+from lms.converters import NUMBER_MAX
+from lms.openapi import ErrorDetailField, object_rules
 from lms.rendering import datetime_formatter
 from lms.text import text_is_storable
 from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH, COMPLETION_REFUSED
@@ -55,6 +56,12 @@ class SectionKindField(serializers.ChoiceField):
         return data
 
 
+@object_rules(
+    anyOf=[
+        {"properties": {"event": {"not": {"enum": [ProgressEvent.Kind.SECTION_VIEWED.value]}}}},
+        {"required": ["section"], "properties": {"section": {"minLength": 1}}},
+    ]
+)
 class StepEventSerializer(serializers.Serializer):
     """POST .../progress/: one event for this step."""
 
@@ -190,7 +197,9 @@ class _SyncEventSerializer(serializers.Serializer):
         help_text="Chosen by the app (e.g. a UUID); an event sent again is a duplicate.",
     )
     module = serializers.CharField(help_text="The module's slug.")
-    step = serializers.IntegerField(min_value=1, help_text="The step's number.")
+    step = serializers.IntegerField(
+        min_value=1, max_value=NUMBER_MAX, help_text="The step's number."
+    )
     occurred_at = serializers.DateTimeField(
         help_text="When it happened on the device, with a UTC offset; at most 5 minutes after "
         "the server's clock (else rejected, timestamp_in_future)."
@@ -290,6 +299,7 @@ class SyncResponseSerializer(serializers.Serializer):
         return {"results": results, "counts": counts, "server_time": server_time}
 
 
+@object_rules(anyOf=[{"required": [prompt]} for prompt in StepNote.Prompt.values])
 class StepNotesSerializer(serializers.Serializer):
     """A learner's notes on a step, one text per prompt ("" when none)."""
 

@@ -3,12 +3,13 @@ step), and the personal ones (enrollment, progress, offline sync, notes)."""
 
 from django.urls import path
 
+import lms.converters  # noqa: F401  (registers <id:…> and <number:…>)
 from progress.rest import content_views, views
 
 urlpatterns = [
     path("modules/<slug:module>/", content_views.ModuleDetailView.as_view(), name="module-detail"),
     path(
-        "modules/<slug:module>/steps/<int:number>/",
+        "modules/<slug:module>/steps/<number:number>/",
         content_views.StepDetailView.as_view(),
         name="step-detail",
     ),
@@ -20,12 +21,12 @@ urlpatterns = [
         name="module-progress",
     ),
     path(
-        "modules/<slug:module>/steps/<int:number>/progress/",
+        "modules/<slug:module>/steps/<number:number>/progress/",
         views.StepProgressEventView.as_view(),
         name="step-progress",
     ),
     path(
-        "modules/<slug:module>/steps/<int:number>/notes/",
+        "modules/<slug:module>/steps/<number:number>/notes/",
         views.StepNotesView.as_view(),
         name="step-notes",
     ),

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from lms.errors import InvalidInput, PreconditionFailed
-from lms.etags import etag_matches
+from lms.etags import etag_matches, weak
 from progress.models import NOTE_MAX_LENGTH, StepNote
 from progress.note_versions import notes_etag
 from progress.services.step_context import step_context_lock_or_raise
@@ -73,7 +73,7 @@ def step_notes_put(
                 "Here is the current text.",
                 code="notes_changed",
                 detail={
-                    "etag": etag,
+                    "etag": weak(etag),
                     **current,
                     "updated_at": updated.isoformat() if updated else None,
                 },

@@ -4,6 +4,8 @@ keys, correctness or explanations, filled once the review policy allows."""
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
+from lms.converters import ID_MAX
+from lms.openapi import exactly_one_of, object_rules
 from quizzes.answers import MAX_ANSWER_TEXT
 from quizzes.eligibility import REASON_CODES
 from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
@@ -263,8 +265,11 @@ class AttemptSerializer(serializers.Serializer):
     result = ResultSerializer(allow_null=True)
 
 
+@object_rules(**exactly_one_of("selected", "text", "number", "pairs"))
 class AnswerInputSerializer(serializers.Serializer):
-    item = serializers.IntegerField(help_text="The attempt item's id.")
+    item = serializers.IntegerField(
+        min_value=1, max_value=ID_MAX, help_text="The attempt item's id."
+    )
     # Exactly one of the four, the one of the item's kind (else 400 wrong_answer_field).
     selected = serializers.ListField(
         child=serializers.CharField(max_length=32),

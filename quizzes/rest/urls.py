@@ -2,16 +2,17 @@
 
 from django.urls import path
 
+import lms.converters  # noqa: F401  (registers <id:…> and <number:…>)
 from quizzes.rest import views
 
 urlpatterns = [
     path(
-        "modules/<slug:module>/steps/<int:number>/quick-checks/",
+        "modules/<slug:module>/steps/<number:number>/quick-checks/",
         views.StepQuickCheckListView.as_view(),
         name="step-quick-check-list",
     ),
     path(
-        "modules/<slug:module>/steps/<int:number>/quick-checks/<int:quick_check>/answers/",
+        "modules/<slug:module>/steps/<number:number>/quick-checks/<id:quick_check>/answers/",
         views.QuickCheckAnswerView.as_view(),
         name="quick-check-answer",
     ),
@@ -22,17 +23,17 @@ urlpatterns = [
         name="exam-attempt-start",
     ),
     path(
-        "exam-attempts/<int:attempt>/",
+        "exam-attempts/<id:attempt>/",
         views.ExamAttemptDetailView.as_view(),
         name="exam-attempt-detail",
     ),
     path(
-        "exam-attempts/<int:attempt>/answers/",
+        "exam-attempts/<id:attempt>/answers/",
         views.ExamAttemptAnswersView.as_view(),
         name="exam-attempt-answers",
     ),
     path(
-        "exam-attempts/<int:attempt>/submit/",
+        "exam-attempts/<id:attempt>/submit/",
         views.ExamAttemptSubmitView.as_view(),
         name="exam-attempt-submit",
     ),

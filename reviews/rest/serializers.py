@@ -3,11 +3,12 @@
 import datetime
 
 from django.utils.dateparse import parse_datetime
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from lms.converters import ID_MAX
+from lms.query import QuerySerializer
 from lms.rendering import datetime_formatter
 from reviews.models import Notification, ReviewCard
 from reviews.selectors import (
@@ -44,15 +45,15 @@ def _card_state_field() -> serializers.ChoiceField:
     )
 
 
-class DueQuerySerializer(serializers.Serializer):
+class DueQuerySerializer(QuerySerializer):
     limit = serializers.IntegerField(
         min_value=1,
         max_value=DUE_PAGE_OFFLINE_MAX,
         default=DUE_PAGE_DEFAULT,
         required=False,
-        help_text=f"Cards on the page: at most {DUE_PAGE_MAX}, or {DUE_PAGE_OFFLINE_MAX} with "
-        "include=back (a whole day's session to review offline). Never more than today's "
-        "limits leave.",
+        help_text=f"The most cards on the page: {DUE_PAGE_OFFLINE_MAX} with include=back (a "
+        f"whole day's session to review offline), else at most {DUE_PAGE_MAX} whatever is "
+        "asked. Never more than today's limits leave.",
     )
     include = serializers.ChoiceField(
         choices=["back"],
@@ -62,14 +63,10 @@ class DueQuerySerializer(serializers.Serializer):
     )
 
     def validate(self, attrs):
-        if attrs["limit"] > DUE_PAGE_MAX and attrs.get("include") != "back":
-            raise serializers.ValidationError(
-                {
-                    "limit": [
-                        _("At most %(limit)s cards without include=back.") % {"limit": DUE_PAGE_MAX}
-                    ]
-                }
-            )
+        # A page without the backs is for reviewing online, a few cards at a time: the schema
+        # cannot make limit's maximum depend on include, so a larger limit is a cap, not a 400.
+        if attrs.get("include") != "back":
+            attrs["limit"] = min(attrs["limit"], DUE_PAGE_MAX)
         return attrs
 
 
@@ -213,7 +210,7 @@ _DURATION_MS_MAX = 24 * 60 * 60 * 1000
 
 
 class ReviewCreateSerializer(serializers.Serializer):
-    card = serializers.IntegerField(min_value=1)
+    card = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     rating = _rating_field()
     duration_ms = serializers.IntegerField(
         min_value=0, max_value=_DURATION_MS_MAX, required=False, allow_null=True
@@ -269,8 +266,9 @@ class ReviewBatchParseSerializer(serializers.Serializer):
 
 
 class ReviewBatchSerializer(serializers.Serializer):
-    reviews = ReviewCreateSerializer(
-        many=True,
+    reviews = serializers.ListField(
+        child=ReviewCreateSerializer(),
+        max_length=REVIEW_BATCH_MAX,
         help_text=f"In the order they were done; at most {REVIEW_BATCH_MAX} "
         "(batch_too_large: nothing applies).",
     )
@@ -426,7 +424,7 @@ class NotificationSerializer(serializers.ModelSerializer):
         return {**notification.payload, "app_url": APP_LINKS[notification.kind]}
 
 
-class NotificationListQuerySerializer(serializers.Serializer):
+class NotificationListQuerySerializer(QuerySerializer):
     unread = serializers.BooleanField(required=False, default=False)
 
 

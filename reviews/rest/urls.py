@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+import lms.converters  # noqa: F401  (registers <id:…> and <number:…>)
 from reviews.rest import views
 
 urlpatterns = [
@@ -12,7 +13,7 @@ urlpatterns = [
     path("reviews/stats/", views.StatsView.as_view(), name="review-stats"),
     path("reviews/forecast/", views.ForecastView.as_view(), name="review-forecast"),
     path("reviews/retention/", views.TrueRetentionView.as_view(), name="review-retention"),
-    path("reviews/cards/<int:card_id>/", views.CardDetailView.as_view(), name="review-card"),
+    path("reviews/cards/<id:card_id>/", views.CardDetailView.as_view(), name="review-card"),
     path("reviews/parameters/", views.ParametersView.as_view(), name="review-parameters"),
     path(
         "reviews/parameters/optimize/",
@@ -33,7 +34,7 @@ urlpatterns = [
         name="notification-read-all",
     ),
     path(
-        "notifications/<int:notification_id>/read/",
+        "notifications/<id:notification_id>/read/",
         views.NotificationReadView.as_view(),
         name="notification-read",
     ),

@@ -55,7 +55,7 @@ def test_step_detail(course, api_client):
 def test_etag_and_304(course, api_client):
     first = api_client.get(MODULE + "steps/3/")
     etag = first["ETag"]
-    assert etag.startswith('"') and len(etag) > 10
+    assert etag.startswith('W/"') and len(etag) > 10
     again = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH=etag)
     assert again.status_code == 304 and again["ETag"] == etag and not again.content
     stale = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH='"something-else"')
@@ -160,7 +160,7 @@ def test_a_publish_elsewhere_is_served_at_once(course, api_client):
     module_content_version_renew(module_ids=[course.pk])
     changed = api_client.get(MODULE + "steps/3/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert changed.status_code == 200
-    assert changed["ETag"] == '"' + "f" * 24 + '"' and changed.json()["term"] == "Anders"
+    assert changed["ETag"] == 'W/"' + "f" * 24 + '"' and changed.json()["term"] == "Anders"
     assert api_client.get(MODULE).json()["outline"][2]["term"] == "Anders"
 
 

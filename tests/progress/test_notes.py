@@ -141,7 +141,7 @@ def test_notes_query_counts_are_constant(client):
 
 def test_a_read_and_a_write_carry_the_notes_etag(client):
     empty = client.get(NOTES.format(2))
-    assert empty["ETag"].startswith('"')
+    assert empty["ETag"].startswith('W/"')
     written = client.put(NOTES.format(2), {"lernauftrag": "Eins."}, format="json")
     assert written["ETag"] != empty["ETag"]
     assert client.get(NOTES.format(2))["ETag"] == written["ETag"]
@@ -189,11 +189,10 @@ def test_a_stale_write_is_a_412_with_the_current_text_and_writes_nothing(client,
     assert merged.status_code == 200
 
 
-def test_if_match_accepts_the_weak_form_and_a_star(client):
+def test_if_match_accepts_the_strong_form_and_a_star(client):
     etag = client.get(NOTES.format(2))["ETag"]
-    weak = client.put(
-        NOTES.format(2), {"lernauftrag": "A"}, format="json", HTTP_IF_MATCH="W/" + etag
-    )
+    assert etag.startswith('W/"')
+    weak = client.put(NOTES.format(2), {"lernauftrag": "A"}, format="json", HTTP_IF_MATCH=etag[2:])
     assert weak.status_code == 200
     star = client.put(NOTES.format(2), {"lernauftrag": "B"}, format="json", HTTP_IF_MATCH="*")
     assert star.status_code == 200
