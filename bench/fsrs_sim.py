@@ -422,7 +422,8 @@ def _service_fit_cost(learners: list[SimLearner]) -> dict:
         cpu += time.process_time() - started
         reviews += learner.reviews
         outcomes[report.outcome] = outcomes.get(report.outcome, 0) + 1
-    return {"cpu": cpu, "reviews": reviews, "learners": len(learners), "outcomes": outcomes}
+    served = sum(learner.user is not None for learner in learners)
+    return {"cpu": cpu, "reviews": reviews, "learners": served, "outcomes": outcomes}
 
 
 # --- the report --------------------------------------------------------------------------------
