@@ -38,6 +38,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import sys
 import time
 import uuid
@@ -120,10 +121,11 @@ def _module_create(*, slug: str, steps: int):
 
 @dataclass
 class SimLearner:
-    user: object
+    user: object  # None: simulated without the service (--service-learners)
     truth: object  # bench.fsrs_truth.TrueMemory
     population: str
     true_parameters: tuple[float, ...]
+    key: str = ""
     reviews: int = 0
     review_times: list[datetime.datetime] = field(default_factory=list)
 
@@ -221,137 +223,132 @@ def _split_items(log, *, first: int, test: int):
     return train, held
 
 
-@dataclass
-class Score:
-    log_loss: float = 0.0
-    rmse_bins: float = 0.0
-    reviews: int = 0
-
-    def add(self, evaluation) -> None:
-        self.log_loss += evaluation.log_loss * evaluation.reviews
-        self.rmse_bins += evaluation.rmse_bins * evaluation.reviews
-        self.reviews += evaluation.reviews
-
-    def mean(self) -> tuple[float, float]:
-        return self.log_loss / self.reviews, self.rmse_bins / self.reviews
+# A pool is fitted from at most this many of the population's other learners (each learner's
+# pool leaves them out): the bench's subsample of the module's learners, for time.
+POOL_LEARNERS = 15
 
 
-def _prediction_study(learners: list[SimLearner], *, checkpoints, test_reviews, report) -> dict:
+def _cross_pools(learners: list[SimLearner], logs: dict, *, n: int) -> list:
+    """Two pools (``reviews.fitting.parameters_pool``) of the learners' first ``n`` reviews:
+    of the odd-numbered learners, for the even-numbered ones, and the other way round; at most
+    ``POOL_LEARNERS`` each. A learner is never in their own pool (cross-fitting: two pools per
+    population and checkpoint instead of one per learner, for time)."""
+    from reviews import fitting
+
+    return [
+        fitting.parameters_pool(
+            learners=[
+                fitting.LearnerLog(reviews=logs[m.key][:n], time_zone=TIME_ZONE)
+                for m in learners[1 - half :: 2][:POOL_LEARNERS]
+            ]
+        )
+        for half in (0, 1)
+    ]
+
+
+def _prediction_study(
+    learners: list[SimLearner], logs: dict, *, checkpoints, test_reviews, report, save=None
+) -> dict:
+    """Per learner and checkpoint N: log loss and RMSE(bins) on the held-out later reviews of
+    the defaults, the TRUE parameters (the oracle), the module's pooled parameters and what the
+    real refit (``reviews.fitting.parameters_fit``, its adoption rule and prior) leaves in use."""
     from reviews import fitting
     from reviews.scheduling import DEFAULT_PARAMETERS
 
-    logs = {learner.user.pk: _log_of(learner.user.pk) for learner in learners}
-    populations = sorted({learner.population for learner in learners}, key=str)
-    table: dict = {}
+    rows: list[dict] = []
     fit_cpu = 0.0
     fit_reviews = 0
+    populations = sorted({learner.population for learner in learners}, key=str)
     for population in populations:
         in_population = [learner for learner in learners if learner.population == population]
         for n in checkpoints:
-            # The learners whose log holds N reviews and the whole held-out window after them
-            # (at 5,000 reviews possibly fewer than at 1,000: see --learners-5000).
-            members = [m for m in in_population if len(logs[m.user.pk]) >= n + test_reviews]
-            if not members:
-                continue
-            names = ("default", "oracle", "own fit", "fitted", "pooled", "in use")
-            scores = {name: Score() for name in names}
+            members = [m for m in in_population if len(logs[m.key]) >= n + test_reviews]
+            with_n = [m for m in in_population if len(logs[m.key]) >= n]
             adopted = 0
-            pools_adopted = 0
-            splits = {
-                m.user.pk: _split_items(logs[m.user.pk], first=n, test=test_reviews)
-                for m in in_population
-                if len(logs[m.user.pk]) >= n
-            }
+            pools = _cross_pools(with_n, logs, n=n)
             for member in members:
-                train, held = splits[member.user.pk]
-                # The module's pooled parameters as the monthly run pools them
-                # (fitting.parameters_pool: the other learners' first N reviews, this one held
-                # out; adopted when they beat the defaults on the pool's own held-out learner).
-                pool = fitting.parameters_pool(
-                    learners=[
-                        fitting.LearnerLog(reviews=logs[pk][:n], time_zone=TIME_ZONE)
-                        for pk in splits
-                        if pk != member.user.pk
-                    ]
-                )
-                pooled = DEFAULT_PARAMETERS if pool is None else pool.parameters
+                _train, held = _split_items(logs[member.key], first=n, test=test_reviews)
+                pool = pools[with_n.index(member) % 2]
                 prior = pool.parameters if pool is not None and pool.adopted else None
-                pools_adopted += prior is not None
                 started = time.process_time()
-                fitted = fitting.parameters_optimize(train, prior=prior)
-                fit_cpu += time.process_time() - started
-                fit_reviews += n
-                # What the learner gets: the refit's rule (the older 80 %, drawn toward the
-                # same prior, adopted only if it predicts the newest 20 % better than the
-                # defaults, by log loss).
                 outcome = fitting.parameters_fit(
-                    reviews=logs[member.user.pk][:n],
+                    reviews=logs[member.key][:n],
                     time_zone=TIME_ZONE,
-                    current=DEFAULT_PARAMETERS,
+                    current=DEFAULT_PARAMETERS if prior is None else prior,
                     prior=prior,
                 )
-                in_use = DEFAULT_PARAMETERS
+                fit_cpu += time.process_time() - started
+                fit_reviews += n
+                # What the learner is scheduled with: the adopted fit, else the module's adopted
+                # pooled parameters, else the defaults (reviews.selectors.parameters_in_use).
+                in_use = prior or DEFAULT_PARAMETERS
                 if outcome is not None and outcome.adopted:
                     in_use = outcome.parameters
                     adopted += 1
+                row = {
+                    "population": population,
+                    "n": n,
+                    "learner": member.key,
+                    "service": member.user is not None,
+                    "pool_adopted": prior is not None,
+                    "adopted": bool(outcome is not None and outcome.adopted),
+                }
+                # Without the rule: the fit of all N reviews, drawn toward the better prior (what
+                # would be in use if every fit were adopted).
+                candidates = [DEFAULT_PARAMETERS] if prior is None else [prior, DEFAULT_PARAMETERS]
+                unjudged = fitting._drawn_fit(
+                    fitting._items(logs[member.key][:n], time_zone=TIME_ZONE), candidates
+                )
                 for name, parameters in (
                     ("default", DEFAULT_PARAMETERS),
-                    # The learner's TRUE parameters on the same held-out reviews: the best any
-                    # fit can do; its distance from 0 is the sampling noise of the measure.
                     ("oracle", member.true_parameters),
-                    # fsrs-rs alone, not drawn toward the pooled parameters.
-                    ("own fit", fitting.parameters_optimize(train)),
-                    ("fitted", fitted),
-                    ("pooled", pooled),
-                    ("in use", in_use),
+                    ("pooled", prior or DEFAULT_PARAMETERS),
+                    ("in_use", in_use),
+                    ("every_fit", unjudged),
                 ):
-                    scores[name].add(fitting.evaluate(parameters, held))
-            row = {name: score.mean() for name, score in scores.items()}
-            row["held_out"] = scores["default"].reviews
-            row["learners"] = len(members)
-            row["adopted"] = f"{adopted}/{len(members)}"
-            row["pools_adopted"] = f"{pools_adopted}/{len(members)}"
-            table[(population, n)] = row
-            report(
-                f"  {population}, {n} reviews ({len(members)} learners): "
-                + ", ".join(f"{name} {row[name][0]:.4f}/{row[name][1]:.4f}" for name in names)
-            )
-    return {"table": table, "fit_cpu": fit_cpu, "fit_reviews": fit_reviews, "logs": logs}
+                    evaluation = fitting.evaluate(parameters, held)
+                    row[name] = [evaluation.log_loss, evaluation.rmse_bins, evaluation.reviews]
+                rows.append(row)
+            if members:
+                report(f"  {population}, {n} reviews: {len(members)} learners, {adopted} adopted")
+                if save is not None:  # what is done so far, for a run stopped early
+                    save(rows)
+    return {"rows": rows, "fit_cpu": fit_cpu, "fit_reviews": fit_reviews}
 
 
 def _newcomer_study(
     learners: list[SimLearner], logs: dict, *, pool_reviews: int, test_reviews: int
-) -> dict:
-    """Learners with under 100 reviews get the module's pooled parameters (no fit of their own
-    yet). Predicted: the learner's reviews after their first 99 (the next ``test_reviews``,
-    held out), by the defaults and by parameters pooled from the OTHER learners of the
-    population (their first ``pool_reviews``)."""
+) -> list[dict]:
+    """Learners with under 100 reviews are scheduled with the module's pooled parameters when
+    the pool is adopted (no fit of their own yet). Predicted: the learner's reviews after their
+    first 99 (the next ``test_reviews``, held out), by the defaults and by what the learner
+    starts with: parameters pooled (``reviews.fitting.parameters_pool``, its adoption rule) from
+    the OTHER learners of the population (their first ``pool_reviews``), else the defaults."""
     from reviews import fitting
     from reviews.scheduling import DEFAULT_PARAMETERS
 
-    result = {}
+    rows = []
     for population in sorted({learner.population for learner in learners}):
         members = [learner for learner in learners if learner.population == population]
-        default, pooled = Score(), Score()
-        for member in members:
-            others = [
-                item.item
-                for m in members
-                if m is not member
-                for item in fitting._items(logs[m.user.pk][:pool_reviews], time_zone=TIME_ZONE)
-            ]
-            _train, held = _split_items(logs[member.user.pk], first=99, test=test_reviews)
-            if not others or not held:
+        pools = _cross_pools(members, logs, n=pool_reviews)
+        for number, member in enumerate(members):
+            pool = pools[number % 2]
+            start = pool.parameters if pool is not None and pool.adopted else DEFAULT_PARAMETERS
+            _train, held = _split_items(logs[member.key], first=99, test=test_reviews)
+            if not held:
                 continue
-            default.add(fitting.evaluate(DEFAULT_PARAMETERS, held))
-            pooled.add(fitting.evaluate(fitting.parameters_optimize(others), held))
-        if default.reviews:
-            result[population] = {
-                "default": default.mean(),
-                "pooled": pooled.mean(),
-                "items": default.reviews,
-            }
-    return result
+            default = fitting.evaluate(DEFAULT_PARAMETERS, held)
+            pooled = fitting.evaluate(start, held)
+            rows.append(
+                {
+                    "population": population,
+                    "learner": member.key,
+                    "pool_adopted": start is not DEFAULT_PARAMETERS,
+                    "default": [default.log_loss, default.rmse_bins, default.reviews],
+                    "pooled": [pooled.log_loss, pooled.rmse_bins, pooled.reviews],
+                }
+            )
+    return rows
 
 
 # --- the exam date -----------------------------------------------------------------------------
@@ -371,8 +368,10 @@ def _exam_study(
         "plain": {"above": 0, "cards": 0, "reviews": 0},
         "exam": {"above": 0, "cards": 0, "reviews": 0},
     }
+    outcome["pairs"] = []
     for pair in range(pairs):
         true = population.draw(random.Random(seed + pair))
+        this_pair = {}
         for mode in ("plain", "exam"):
             module, step_ids = _module_create(slug=f"exam-{mode}-{pair}", steps=cards)
             user = _learner_create(f"exam-{mode}-{pair}")
@@ -393,6 +392,12 @@ def _exam_study(
             )
             outcome[mode]["cards"] += len(recalls)
             outcome[mode]["reviews"] += learner.reviews
+            this_pair[mode] = {
+                "above": sum(1 for r in recalls if r is not None and r >= DESIRED_RETENTION),
+                "cards": len(recalls),
+                "reviews": learner.reviews,
+            }
+        outcome["pairs"].append(this_pair)
         report(f"  exam pair {pair}: plain {outcome['plain']}, exam {outcome['exam']}")
     return outcome
 
@@ -409,166 +414,261 @@ def _service_fit_cost(learners: list[SimLearner]) -> dict:
     outcomes: dict[str, int] = {}
     run_key = f"sim-{uuid.uuid4().hex[:12]}"
     for learner in learners:
+        if learner.user is None:
+            continue
         started = time.process_time()
         # A run key of its own: analysing the same database again fits again.
         report = learner_parameters_fit(learner_id=learner.user.pk, run_key=run_key, at=START)
         cpu += time.process_time() - started
         reviews += learner.reviews
         outcomes[report.outcome] = outcomes.get(report.outcome, 0) + 1
-    return {"cpu": cpu, "reviews": reviews, "learners": len(learners), "outcomes": outcomes}
+    served = sum(learner.user is not None for learner in learners)
+    return {"cpu": cpu, "reviews": reviews, "learners": served, "outcomes": outcomes}
 
 
 # --- the report --------------------------------------------------------------------------------
 
 
+HARM = 0.002  # log loss worse than the defaults by more than this harms a learner
+# The targets of the median gap closed (population, N): issue 29.
+GAP_TARGETS = {
+    ("forgets fast (away)", 1_000): 0.6,
+    ("forgets fast (away)", 5_000): 0.75,
+    ("remembers well (away)", 1_000): 0.6,
+    ("remembers well (away)", 5_000): 0.75,
+    ("spread around them", 1_000): 0.3,
+    ("spread around them", 5_000): 0.6,
+}
+HARM_TARGET = 0.05
+BOOTSTRAP_ROUNDS = 2_000
+
+
+def _bootstrap(values: list[float], statistic, *, seed: int = 29) -> tuple[float, float]:
+    """The 95 % percentile bootstrap interval of ``statistic`` over ``values`` (the learners
+    resampled with replacement)."""
+    rng = random.Random(seed)
+    draws = sorted(statistic([rng.choice(values) for _ in values]) for _ in range(BOOTSTRAP_ROUNDS))
+    return draws[int(0.025 * BOOTSTRAP_ROUNDS)], draws[int(0.975 * BOOTSTRAP_ROUNDS) - 1]
+
+
+def _weighted(rows: list[dict], name: str) -> tuple[float, float]:
+    reviews = sum(row[name][2] for row in rows)
+    return (
+        sum(row[name][0] * row[name][2] for row in rows) / reviews,
+        sum(row[name][1] * row[name][2] for row in rows) / reviews,
+    )
+
+
+def _gap(row: dict) -> float:
+    """(default − in use) ÷ (default − truth), by log loss on the learner's held-out reviews."""
+    reachable = row["default"][0] - row["oracle"][0]
+    if reachable <= 0:  # the truth predicts no better than the defaults: nothing to close
+        return 1.0 if row["in_use"][0] <= row["default"][0] else -1.0
+    return (row["default"][0] - row["in_use"][0]) / reachable
+
+
+def _gap_every_fit(row: dict) -> float:
+    return _gap({**row, "in_use": row["every_fit"]})
+
+
+def _harmed(row: dict) -> float:
+    return 1.0 if row["in_use"][0] - row["default"][0] > HARM else 0.0
+
+
+def _prediction_summary(rows: list[dict]) -> list[dict]:
+    groups: dict = {}
+    for row in rows:
+        groups.setdefault((row["population"], row["n"]), []).append(row)
+    summary = []
+    for (population, n), members in sorted(groups.items()):
+        gaps = [_gap(row) for row in members]
+        harmed = [_harmed(row) for row in members]
+        summary.append(
+            {
+                "population": population,
+                "n": n,
+                "learners": len(members),
+                "service": sum(row["service"] for row in members),
+                "held_out": sum(row["default"][2] for row in members) // len(members),
+                "default": _weighted(members, "default"),
+                "oracle": _weighted(members, "oracle"),
+                "pooled": _weighted(members, "pooled"),
+                "in_use": _weighted(members, "in_use"),
+                "adopted": sum(row["adopted"] for row in members),
+                "pools": sum(row["pool_adopted"] for row in members),
+                "gap": statistics.median(gaps),
+                "every_fit": _weighted(members, "every_fit") if "every_fit" in members[0] else None,
+                "gap_every_fit": (
+                    statistics.median(_gap_every_fit(row) for row in members)
+                    if "every_fit" in members[0]
+                    else None
+                ),
+                "harmed_every_fit": (
+                    statistics.fmean(
+                        _harmed({**row, "in_use": row["every_fit"]}) for row in members
+                    )
+                    if "every_fit" in members[0]
+                    else None
+                ),
+                "gap_ci": _bootstrap(gaps, statistics.median),
+                "harmed": statistics.fmean(harmed),
+                "harmed_ci": _bootstrap(harmed, statistics.fmean),
+                "gap_target": GAP_TARGETS.get((population, n)),
+            }
+        )
+    return summary
+
+
+def _verdict(row: dict) -> str:
+    met = row["harmed_ci"][1] <= HARM_TARGET
+    words = [f"harm ≤ 5 %: {'met' if met else '**not met**'}"]
+    if row["gap_target"] is not None:
+        gap_met = row["gap_ci"][0] >= row["gap_target"]
+        words.append(f"gap ≥ {row['gap_target']}: {'met' if gap_met else '**not met**'}")
+    return "; ".join(words)
+
+
 def _markdown(results: dict) -> str:
     args = results["args"]
-    five = args["learners_5000"]
+    summary = _prediction_summary(results["prediction"])
     lines = [
         "# FSRS simulation: fitted, pooled and exam-date scheduling",
         "",
         " · ".join(f"`python -m bench.fsrs_sim {command}`" for command in results["commands"])
         + f" · {results['when']} · {results['learners']} simulated learners "
-        f"({args['learners']} per population"
-        + (f", {five} of them on to 5,000 reviews" if five and five < args["learners"] else "")
-        + f", and the exam pairs) reviewing {results['service_reviews']:,} times through "
-        "`reviews.services.reviewing.review_record` on PostgreSQL "
-        f"(in {results['seconds']:.0f} s of wall time).",
+        f"({args['learners']} per population, {args['learners_5000']} of them on to 5,000 "
+        f"reviews; {args['service_learners']} per population through the review service "
+        "`reviews.services.reviewing.review_record` on PostgreSQL, the rest through the tests' "
+        "pure simulator, see below; and the exam pairs, all through the service): "
+        f"{results['service_reviews']:,} reviews through the service "
+        f"(in {results['seconds']:.0f} s of wall time, the simulation).",
         "",
-        "## Prediction of held-out later reviews (log loss / RMSE(bins), lower is better)",
+        "**Subsample.** Reviewing through the service costs several ms a review on the shared "
+        "machine; ≥ 30 learners × 4 populations × up to 7,500 reviews would take hours. So the "
+        f"first {args['service_learners']} learners of each population review through the "
+        "service (their cards, due dates and log in PostgreSQL), and the others through "
+        "`tests.reviews.test_fitting.simulated_log`: the same true-memory model "
+        "(`bench.fsrs_truth`), scheduled by the same `reviews.scheduling.card_review` with the "
+        "defaults, no database. Their logs feed the same analysis. Pools are cross-fitted: "
+        "the pool of the odd-numbered learners of a population (at most "
+        f"{POOL_LEARNERS}) serves the even-numbered ones and the other way round, so a learner "
+        "is never in their own pool.",
         "",
-        "Default: FSRS-6's defaults. Oracle: the learner's TRUE parameters (the simulation knows "
-        "them), on the same reviews: no fit can do better, and its distance from 0 is the "
-        "sampling noise of the measure (and what integer days lose). Own fit: fsrs-rs alone on "
-        "the learner's first N reviews. Pooled: the module's pooled parameters as "
-        "`reviews.fitting.parameters_pool` fits them, from the population's other learners' "
-        "first N reviews (this one held out; adopted when they beat the defaults on the pool's "
-        "own held-out learner: pools adopted; with fewer than 100 held-out predictable reviews "
-        "there is no pool, and the column repeats the defaults). Fitted: what `reviews.fitting` "
-        "fits for the "
-        "learner, the own fit drawn toward the adopted pooled parameters by "
-        "items / (items + 1,000) (`parameters_optimize`). Held out: the predictable reviews "
-        f"among the {args['test_reviews']:,} reviews after the first N. Means over the "
-        "learners, weighted by their held-out reviews (srs-benchmark's per-user averaging). In "
-        "use: what the refit's adoption rule leaves the learner with (the fit of the older 80 % "
-        "of the N reviews, drawn the same way, adopted only if it predicts the newest 20 % "
-        "better than the defaults by log loss). The population near the defaults is the "
-        "control: its truth is the defaults (the oracle column shows what is reachable there).",
+        "## Prediction of held-out later reviews",
         "",
-        "| population | N | learners | held out | default | oracle | own fit | fitted | pooled "
-        "(pools adopted) | RMSE(bins) vs default: oracle / fitted | log loss vs default: "
-        "fitted | in use (fits adopted) |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"Held out: the predictable reviews among the {args['test_reviews']:,} reviews after the "
+        "first N (mean per learner). Log loss / RMSE(bins), means over the learners weighted by "
+        "their held-out reviews. Default: FSRS-6's defaults. Oracle: the learner's TRUE "
+        "parameters. Pooled: the module's pooled parameters when `parameters_pool`'s adoption "
+        "rule adopts them (from the other learners' first N reviews), else the defaults. In use: "
+        "what `reviews.fitting.parameters_fit` (the refit service's function) leaves the learner "
+        "with after its adoption rule, on the learner's first N reviews: the fit if adopted "
+        "(then refitted on all N), else the pooled start. Gap closed = (default − in use) ÷ "
+        "(default − truth) by log loss, per learner; median with its bootstrap 95 % interval "
+        f"({BOOTSTRAP_ROUNDS:,} resamples of the learners). Harmed: in use worse than the "
+        f"defaults by more than {HARM} log loss; the share of learners, with its bootstrap "
+        "interval. Every fit adopted: the drawn fit of all N reviews with no adoption rule (the "
+        "fit's own limit: what the rule can at most pass on). "
+        "Near the defaults the truth is within about 5 % of the defaults: its gap "
+        "closed divides by a reachable gain of about 0.0005 and has no target.",
+        "",
+        "| population | N | learners (service) | held out | default | oracle | pooled (pools) "
+        "| in use (fits adopted) | median gap closed [95 %] | harmed > 0.002 [95 %] | target "
+        "| every fit adopted: log loss / RMSE(bins), median gap, harmed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
-    for row in results["prediction"]:
-        d, o, f, p = row["default"], row["oracle"], row["fitted"], row["pooled"]
-        own = row["own fit"]
-        control = " (control)" if row["population"] == "near the defaults" else ""
+    for row in summary:
+        d, o, p, u = row["default"], row["oracle"], row["pooled"], row["in_use"]
         lines.append(
-            f"| {row['population']}{control} | {row['n']:,} | {row['learners']} "
+            f"| {row['population']} | {row['n']:,} | {row['learners']} ({row['service']}) "
             f"| {row['held_out']:,} | {d[0]:.4f} / {d[1]:.4f} | {o[0]:.4f} / {o[1]:.4f} "
-            f"| {own[0]:.4f} / {own[1]:.4f} | {f[0]:.4f} / {f[1]:.4f} "
-            f"| {p[0]:.4f} / {p[1]:.4f} ({row['pools_adopted']}) "
-            f"| {100 * (o[1] / d[1] - 1):+.0f} % / {100 * (f[1] / d[1] - 1):+.0f} % "
-            f"| {f[0] - d[0]:+.4f} "
-            f"| {row['in use'][0]:.4f} / {row['in use'][1]:.4f} ({row['adopted']}) |"
+            f"| {p[0]:.4f} / {p[1]:.4f} ({row['pools']}) "
+            f"| {u[0]:.4f} / {u[1]:.4f} ({row['adopted']}) "
+            f"| {row['gap']:.2f} [{row['gap_ci'][0]:.2f}, {row['gap_ci'][1]:.2f}] "
+            f"| {100 * row['harmed']:.1f} % [{100 * row['harmed_ci'][0]:.1f}, "
+            f"{100 * row['harmed_ci'][1]:.1f}] | {_verdict(row)} | "
+            + (
+                f"{row['every_fit'][0]:.4f} / {row['every_fit'][1]:.4f}, "
+                f"{row['gap_every_fit']:.2f}, {100 * row['harmed_every_fit']:.0f} % |"
+                if row["every_fit"] is not None
+                else "– |"
+            )
         )
     lines += [
         "",
-        "## Newcomers (under 100 reviews): defaults vs the module's pooled parameters",
+        "## Newcomers (under 100 reviews): the pooled start vs the defaults",
         "",
-        "A learner with 99 reviews has no fit of their own yet: the reviews that follow "
-        f"(the predictable ones among the next {args['test_reviews']:,}, held out) predicted by "
-        "the defaults and by parameters pooled from the other learners' first "
-        f"{args['pool_reviews']:,} reviews of the population (this learner held out).",
+        "A learner with 99 reviews has no fit of their own: the reviews that follow (the "
+        f"predictable ones among the next {args['test_reviews']:,}, held out) predicted by the "
+        "defaults and by what the learner starts with: the pooled parameters of the other "
+        f"learners' first {args['pool_reviews']:,} reviews if `parameters_pool` adopts them, "
+        "else the defaults. Difference: pooled start − default log loss per learner, mean with "
+        "its bootstrap 95 % interval (negative: the pooled start predicts better).",
         "",
-        "| population | held out | default log loss / RMSE(bins) | pooled log loss / RMSE(bins) |",
-        "| --- | ---: | ---: | ---: |",
+        "| population | learners (pools adopted) | default log loss / RMSE(bins) "
+        "| pooled start log loss / RMSE(bins) | difference [95 %] |",
+        "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for population, row in sorted(results["newcomers"].items()):
+    populations = sorted({row["population"] for row in results["newcomers"]})
+    for population in populations:
+        members = [row for row in results["newcomers"] if row["population"] == population]
+        differences = [row["pooled"][0] - row["default"][0] for row in members]
+        low, high = _bootstrap(differences, statistics.fmean)
+        d, p = _weighted(members, "default"), _weighted(members, "pooled")
         lines.append(
-            f"| {population} | {row['items']:,} "
-            f"| {row['default'][0]:.4f} / {row['default'][1]:.4f} "
-            f"| {row['pooled'][0]:.4f} / {row['pooled'][1]:.4f} |"
+            f"| {population} | {len(members)} ({sum(row['pool_adopted'] for row in members)}) "
+            f"| {d[0]:.4f} / {d[1]:.4f} | {p[0]:.4f} / {p[1]:.4f} "
+            f"| {statistics.fmean(differences):+.4f} [{low:+.4f}, {high:+.4f}] |"
         )
-    exam = results["exam"]
-    plain, dated = exam["plain"], exam["exam"]
-    if plain["cards"]:
+    pairs = results["exam"].get("pairs") or []
+    if pairs:
+        shares = [pair["exam"]["above"] / pair["exam"]["cards"] for pair in pairs]
+        plain_shares = [pair["plain"]["above"] / pair["plain"]["cards"] for pair in pairs]
+        ratios = [pair["exam"]["reviews"] / pair["plain"]["reviews"] for pair in pairs]
+        s_low, s_high = _bootstrap(shares, statistics.fmean)
+        p_low, p_high = _bootstrap(plain_shares, statistics.fmean)
+        r_low, r_high = _bootstrap(ratios, statistics.fmean)
         lines += [
             "",
             "## Exam date",
             "",
-            f"{args['exam_pairs']} pairs of identical learners (population near the defaults, "
-            f"the same true parameters and random draws), {args['exam_cards']} cards each, "
+            f"{len(pairs)} pairs of identical learners (population near the defaults, the same "
+            f"true parameters and random draws), {args['exam_cards']} cards each, "
             f"{args['exam_new_per_day']} new a day, exam on day {args['exam_day']}; TRUE recall "
-            "at the exam day's local midnight.",
+            "at the exam day's local midnight. Means over the pairs with bootstrap 95 % "
+            "intervals.",
             "",
-            "| schedule | cards at or above 0.90 | reviews until the exam |",
+            "| schedule | cards at or above 0.90 [95 %] | reviews until the exam, × plain [95 %] |",
             "| --- | ---: | ---: |",
-            f"| plain FSRS | {100 * plain['above'] / plain['cards']:.1f} % "
-            f"| {plain['reviews']:,} |",
-            f"| with the exam date | {100 * dated['above'] / dated['cards']:.1f} % | "
-            f"{dated['reviews']:,} ({dated['reviews'] / plain['reviews']:.2f}×) |",
+            f"| plain FSRS | {100 * statistics.fmean(plain_shares):.1f} % "
+            f"[{100 * p_low:.1f}, {100 * p_high:.1f}] | 1 |",
+            f"| with the exam date | {100 * statistics.fmean(shares):.1f} % "
+            f"[{100 * s_low:.1f}, {100 * s_high:.1f}] "
+            f"| {statistics.fmean(ratios):.2f}× [{r_low:.2f}, {r_high:.2f}] |",
         ]
     cost = results["cost"]
     lines += [
         "",
         "## Cost",
         "",
-        f"- optimizer (fsrs-rs `compute_parameters`, {cost['fit_reviews']:,} reviews fitted in "
-        f"all): **{cost['cpu_per_100k']:.2f} s CPU per 100,000 reviews**.",
-        f"- the refit service per learner (read the log, fit, judge on held-out reviews, write), "
+        "- optimizer (fsrs-rs `compute_parameters` through `reviews.fitting."
+        f"parameters_optimize`, every call of the analysis, {cost['fit_reviews']:,} predictable "
+        f"reviews fitted in all): **{cost['cpu_per_100k']:.2f} s CPU per 100,000 reviews** "
+        "(process CPU time, not wall time).",
+        "- `parameters_fit` whole (prior choice, fit, per-review losses, adoption test, refit on "
+        f"all when adopted): {cost['refit_cpu']:.1f} s CPU for {cost['refit_reviews']:,} "
+        f"reviews, {cost['refit_cpu'] / cost['refit_reviews'] * 100_000:.2f} s per 100,000.",
+        "- the refit service per learner (read the log, fit, judge on held-out reviews, write), "
         f"{cost['service']['learners']} learners with {cost['service']['reviews']:,} reviews: "
         f"{1000 * cost['service_cpu_per_learner_1000']:.1f} ms CPU per learner scaled to 1,000 "
-        f"reviews → a monthly refit of 10,000 learners × 1,000 reviews ≈ "
-        f"**{cost['monthly_cpu_minutes']:.2f} CPU-minutes** (extrapolated from this sample, "
-        f"linearly in reviews; the database server's own CPU is not in it). Outcomes: "
+        "reviews → a monthly refit of 10,000 learners × 1,000 reviews ≈ "
+        f"**{cost['monthly_cpu_minutes']:.2f} CPU-minutes** (extrapolated linearly in reviews; "
+        "the database server's own CPU is not in it). Outcomes: "
         f"{cost['service']['outcomes']}.",
-        f"- peak memory of the process (Django, the simulation and every fit): "
-        f"**{cost['peak_mb']:.0f} MB** (ru_maxrss).",
+        f"- peak memory of the process: **{cost['peak_mb']:.0f} MB** (ru_maxrss).",
         "",
     ]
     return "\n".join(lines)
-
-
-def _results_merge(parts: list[dict]) -> dict:
-    """One report from runs of disjoint populations (each in a process and database of its
-    own, side by side)."""
-    fit_cpu = sum(part["cost"]["fit_cpu"] for part in parts)
-    fit_reviews = sum(part["cost"]["fit_reviews"] for part in parts)
-    service = {"cpu": 0.0, "reviews": 0, "learners": 0, "outcomes": {}}
-    for part in parts:
-        for key in ("cpu", "reviews", "learners"):
-            service[key] += part["cost"]["service"][key]
-        for outcome, count in part["cost"]["service"]["outcomes"].items():
-            service["outcomes"][outcome] = service["outcomes"].get(outcome, 0) + count
-    exams = [part["exam"] for part in parts if part["exam"]["plain"]["cards"]]
-    per_learner_1000 = service["cpu"] / service["reviews"] * 1_000
-    args = dict(parts[0]["args"])
-    args.update(next((part["args"] for part in parts if part["exam"]["plain"]["cards"]), {}))
-    return {
-        "when": max(part["when"] for part in parts),
-        "commands": [command for part in parts for command in part["commands"]],
-        "seconds": max(part["seconds"] for part in parts),
-        "learners": sum(part["learners"] for part in parts),
-        "service_reviews": sum(part["service_reviews"] for part in parts),
-        "args": args,
-        "prediction": sorted(
-            (row for part in parts for row in part["prediction"]),
-            key=lambda row: (row["population"], row["n"]),
-        ),
-        "newcomers": {k: v for part in parts for k, v in part["newcomers"].items()},
-        "exam": exams[0] if exams else parts[0]["exam"],
-        "cost": {
-            "fit_cpu": fit_cpu,
-            "fit_reviews": fit_reviews,
-            "cpu_per_100k": fit_cpu / fit_reviews * 100_000,
-            "service": service,
-            "service_cpu_per_learner_1000": per_learner_1000,
-            "monthly_cpu_minutes": per_learner_1000 * 10_000 / 60,
-            "peak_mb": max(part["cost"]["peak_mb"] for part in parts),
-        },
-    }
 
 
 def _write(results: dict, out: Path) -> None:
@@ -584,6 +684,7 @@ def _simulation_run(args, *, report, started: float, save) -> dict:
     analysis needs of them (the logs stay in the database). ``save`` is called with the notes
     after each learner, so a run stopped early can still be analysed (--analyse-only)."""
     from bench.fsrs_truth import POPULATIONS, TrueMemory
+    from tests.reviews.test_fitting import simulated_log
 
     rng = random.Random(args.seed)
     checkpoints = [n for n in CHECKPOINTS if n <= args.max_reviews] or [args.max_reviews]
@@ -628,13 +729,31 @@ def _simulation_run(args, *, report, started: float, save) -> dict:
     for index in order:
         for p_index, population in populations:
             true = truths[(p_index, index)]
+            stop = total if index < args.learners_5000 else max(below_5000) + args.test_reviews
+            if index >= args.service_learners:
+                # The subsample's rest: the tests' pure simulator (the same scheduling,
+                # reviews.scheduling.card_review, with the defaults; no database). Its log is
+                # made again from the seed when the run is analysed.
+                seed = int(seeds[(p_index, index)] * 10**9)
+                log = simulated_log(
+                    parameters=true, reviews=stop, seed=seed, new_per_day=args.new_per_day
+                )
+                state["learners"].append(
+                    {
+                        "user_id": None,
+                        "seed": seed,
+                        "population": population.name,
+                        "true_parameters": list(true),
+                        "reviews": len(log),
+                    }
+                )
+                continue
             learner = SimLearner(
                 user=_learner_create(f"p{p_index}-{index}"),
                 truth=TrueMemory(parameters=true, rng=random.Random(seeds[(p_index, index)])),
                 population=population.name,
                 true_parameters=true,
             )
-            stop = total if index < args.learners_5000 else max(below_5000) + args.test_reviews
             _simulate(
                 learner, step_ids=steps[p_index], new_per_day=args.new_per_day, stop_reviews=stop
             )
@@ -667,6 +786,12 @@ def main(argv: list[str] | None = None) -> int:
         default=99,
         help="of them, how many go on to 5,000 reviews (the others stop after 1,000 + held out)",
     )
+    parser.add_argument(
+        "--service-learners",
+        type=int,
+        default=99,
+        help="of them, how many review through the service (the others: the pure simulator)",
+    )
     parser.add_argument("--max-reviews", type=int, default=5_000)
     parser.add_argument("--test-reviews", type=int, default=2_000)
     parser.add_argument("--pool-reviews", type=int, default=1_000)
@@ -693,7 +818,11 @@ def main(argv: list[str] | None = None) -> int:
         help="no simulation: analyse the learners of --state in the database as it is",
     )
     parser.add_argument(
-        "--merge", nargs="+", type=Path, default=None, help="merge the .json of runs into --out"
+        "--merge",
+        nargs=1,
+        type=Path,
+        default=None,
+        help="write --out again from a run's .json (no simulation, no analysis)",
     )
     args = parser.parse_args(argv)
     if args.quick:
@@ -705,8 +834,7 @@ def main(argv: list[str] | None = None) -> int:
         else ROOT / "bench" / "results" / "fsrs.md"
     )
     if args.merge:
-        parts = [json.loads(path.read_text(encoding="utf-8")) for path in args.merge]
-        _write(_results_merge(parts), out)
+        _write(json.loads(args.merge[0].read_text(encoding="utf-8")), out)
         print(f"wrote {out}")
         return 0
     state_path = args.state or out.with_suffix(".state.json")
@@ -731,28 +859,58 @@ def main(argv: list[str] | None = None) -> int:
 
         state = _simulation_run(args, report=report, started=started, save=save)
     from accounts.models import User
+    from reviews import fitting
+    from tests.reviews.test_fitting import simulated_log
 
-    learners = [
-        SimLearner(
-            user=User.objects.get(pk=row["user_id"]),
+    learners = []
+    logs = {}
+    for number, row in enumerate(state["learners"]):
+        learner = SimLearner(
+            user=None if row["user_id"] is None else User.objects.get(pk=row["user_id"]),
             truth=None,
             population=row["population"],
             true_parameters=tuple(row["true_parameters"]),
             reviews=row["reviews"],
+            key=f"{'s' if row['user_id'] else 'p'}{number}",
         )
-        for row in state["learners"]
-    ]
+        learners.append(learner)
+        if learner.user is None:
+            logs[learner.key] = simulated_log(
+                parameters=learner.true_parameters,
+                reviews=row["reviews"],
+                seed=row["seed"],
+                new_per_day=args.new_per_day,
+            )
+        else:
+            logs[learner.key] = _log_of(learner.user.pk)
+    optimizer = {"cpu": 0.0, "items": 0}
+    optimize = fitting.parameters_optimize
+
+    def timed_optimize(items, **kwargs):
+        started = time.process_time()
+        try:
+            return optimize(items, **kwargs)
+        finally:
+            optimizer["cpu"] += time.process_time() - started
+            optimizer["items"] += len(items)
+
+    fitting.parameters_optimize = timed_optimize
     prediction = _prediction_study(
-        learners, checkpoints=state["checkpoints"], test_reviews=args.test_reviews, report=report
+        learners,
+        logs,
+        checkpoints=state["checkpoints"],
+        test_reviews=args.test_reviews,
+        report=report,
+        save=lambda rows: out.with_suffix(".rows.json").write_text(
+            json.dumps(rows, default=str), encoding="utf-8"
+        ),
     )
     newcomers = _newcomer_study(
-        learners,
-        prediction["logs"],
-        pool_reviews=args.pool_reviews,
-        test_reviews=args.test_reviews,
+        learners, logs, pool_reviews=args.pool_reviews, test_reviews=args.test_reviews
     )
+    fitting.parameters_optimize = optimize
     service = _service_fit_cost(learners)
-    per_learner_1000 = service["cpu"] / service["reviews"] * 1_000
+    per_learner_1000 = service["cpu"] / max(1, service["reviews"]) * 1_000
     exam = state["exam"]
     results = {
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -765,6 +923,8 @@ def main(argv: list[str] | None = None) -> int:
             for key in (
                 "learners",
                 "learners_5000",
+                "service_learners",
+                "new_per_day",
                 "test_reviews",
                 "pool_reviews",
                 "exam_pairs",
@@ -773,16 +933,15 @@ def main(argv: list[str] | None = None) -> int:
                 "exam_day",
             )
         },
-        "prediction": [
-            {"population": population, "n": n, **row}
-            for (population, n), row in prediction["table"].items()
-        ],
+        "prediction": prediction["rows"],
         "newcomers": newcomers,
         "exam": exam,
         "cost": {
-            "fit_cpu": prediction["fit_cpu"],
-            "fit_reviews": prediction["fit_reviews"],
-            "cpu_per_100k": prediction["fit_cpu"] / prediction["fit_reviews"] * 100_000,
+            "fit_cpu": optimizer["cpu"],
+            "fit_reviews": optimizer["items"],
+            "cpu_per_100k": optimizer["cpu"] / optimizer["items"] * 100_000,
+            "refit_cpu": prediction["fit_cpu"],
+            "refit_reviews": prediction["fit_reviews"],
             "service": service,
             "service_cpu_per_learner_1000": per_learner_1000,
             "monthly_cpu_minutes": per_learner_1000 * 10_000 / 60,

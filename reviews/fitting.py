@@ -4,6 +4,8 @@ learner's local calendar day. A fit is adopted only when it predicts held-out re
 from __future__ import annotations
 
 import datetime
+import math
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,9 +28,15 @@ MIN_LEARNERS_FOR_POOL = 5
 MIN_POOL_HELD_OUT_ITEMS = 100
 # fsrs-rs's own default number of epochs.
 TRAINING_EPOCHS = 5
-# A learner's own fit weighs items / (items + PRIOR_ITEMS) against the module's pooled
-# parameters: a short log's own fit is mostly sampling noise.
+# A learner's own fit weighs items / (items + PRIOR_ITEMS) against the prior (the module's
+# pooled parameters or the defaults, whichever predicts the learner's own reviews better): a
+# short log's own fit is mostly sampling noise.
 PRIOR_ITEMS = 1_000
+# A fit is adopted only when it is judged on at least this many held-out predictable reviews ...
+MIN_HELD_OUT_ITEMS = 100
+# ... and its mean log loss per held-out review is lower than that of the parameters in use by
+# more than this many standard errors of the paired difference (one-sided).
+ADOPTION_Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -57,11 +65,22 @@ class FitOutcome:
     review_count: int
     fitted: Evaluation
     current: Evaluation
+    adopted: bool
 
-    @property
-    def adopted(self) -> bool:
-        """The fit predicts the held-out reviews better than what is in use."""
-        return self.fitted.log_loss < self.current.log_loss
+
+def adoption_decide(current_losses: Sequence[float], fitted_losses: Sequence[float]) -> bool:
+    """The adoption rule, a paired test on the held-out reviews: adopt the fit only when there
+    are at least ``MIN_HELD_OUT_ITEMS`` of them and the fit's log loss is lower, per review,
+    than that of the parameters in use by more than ``ADOPTION_Z`` standard errors of the
+    paired differences."""
+    if len(current_losses) != len(fitted_losses):
+        raise ValueError("the two sets of losses must be of the same reviews")
+    if len(current_losses) < MIN_HELD_OUT_ITEMS:
+        return False
+    gains = [now - fit for now, fit in zip(current_losses, fitted_losses, strict=True)]
+    mean = statistics.fmean(gains)
+    error = statistics.stdev(gains) / math.sqrt(len(gains))
+    return mean > ADOPTION_Z * error
 
 
 def local_date(at: datetime.datetime, *, time_zone: str) -> datetime.date:
@@ -92,6 +111,7 @@ def review_days(
 class _Item:
     at: datetime.datetime
     item: fsrs_rs.FSRSItem
+    history: tuple[tuple[int, int], ...] = ()  # (rating, delta_t), the last one predicted
 
 
 def _items(reviews: Sequence[LoggedReview], *, time_zone: str) -> list[_Item]:
@@ -109,7 +129,9 @@ def _items(reviews: Sequence[LoggedReview], *, time_zone: str) -> list[_Item]:
             if index and delta_t > 0:
                 item = fsrs_rs.FSRSItem(list(so_far))
                 if item.long_term_review_cnt() > 0:
-                    items.append(_Item(at=card_times[index], item=item))
+                    items.append(
+                        _Item(at=card_times[index], item=item, history=tuple(history[: index + 1]))
+                    )
     items.sort(key=lambda item: item.at)
     return items
 
@@ -120,6 +142,40 @@ def evaluate(parameters: Sequence[float], items: Sequence[fsrs_rs.FSRSItem]) -> 
         return Evaluation(log_loss=float("inf"), rmse_bins=float("inf"), reviews=0)
     result = fsrs_rs.FSRS(list(parameters)).evaluate(list(items))
     return Evaluation(log_loss=result.log_loss, rmse_bins=result.rmse_bins, reviews=len(items))
+
+
+def log_losses(parameters: Sequence[float], items: Sequence[_Item]) -> list[float]:
+    """The log loss of each item's last review under ``parameters`` (the recall probability
+    FSRS gives it from the card's history before it; fsrs-rs's ``evaluate`` averages these)."""
+    if not items:
+        return []
+    model = fsrs_rs.FSRS(list(parameters))
+    states = model.memory_state_batch(
+        [
+            fsrs_rs.FSRSItem([fsrs_rs.FSRSReview(r, d) for r, d in item.history[:-1]])
+            for item in items
+        ]
+    )
+    decay = -parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    losses = []
+    for item, state in zip(items, states, strict=True):
+        rating, days = item.history[-1]
+        recall = (1 + factor * days / state.stability) ** decay
+        recall = min(max(recall, 1e-9), 1 - 1e-9)
+        losses.append(-math.log(recall if rating > 1 else 1 - recall))
+    return losses
+
+
+def prior_choose(
+    items: Sequence[_Item], *, candidates: Sequence[Sequence[float]]
+) -> tuple[float, ...]:
+    """Of the candidate priors (the module's pooled parameters, the defaults), the one that
+    predicts the learner's own reviews ``items`` best by log loss (the first on a tie)."""
+    if not items:
+        return tuple(candidates[0])
+    scored = [(statistics.fmean(log_losses(c, items)), i) for i, c in enumerate(candidates)]
+    return tuple(candidates[min(scored)[1]])
 
 
 def parameters_optimize(
@@ -146,22 +202,57 @@ def parameters_fit(
     current: Sequence[float],
     prior: Sequence[float] | None = None,
 ) -> FitOutcome | None:
-    """Fit FSRS to the earlier 80 % of a learner's reviews (drawn toward ``prior``) and judge it
-    against ``current`` on the latest 20 %; None when the log is too small to judge."""
+    """Fit FSRS to a learner's reviews (drawn toward ``prior`` or the defaults) and judge the
+    fit against ``current`` on later reviews: on each fifth of the reviews after the first, the
+    fit of the reviews before it (``adoption_decide``). Adopted, the parameters are the fit of all
+    the reviews. None when the log is too small to judge."""
     if len(reviews) < MIN_REVIEWS_FOR_FIT:
         return None
-    items = [item.item for item in _items(reviews, time_zone=time_zone)]
+    items = _items(reviews, time_zone=time_zone)
     held_out = int(len(items) * HOLDOUT_SHARE)
     if held_out < 1 or len(items) - held_out < 1:
         return None
-    train, test = items[:-held_out], items[-held_out:]
-    fitted = parameters_optimize(train, prior=prior)
+    candidates = [DEFAULT_PARAMETERS] if prior is None else [prior, DEFAULT_PARAMETERS]
+    # The rule judges on every fold after the first: each fold's reviews predicted by the fit
+    # of the reviews before it (as the refit would have fitted then) and by ``current``.
+    current_losses: list[float] = []
+    fitted_losses: list[float] = []
+    fitted: tuple[float, ...] = ()
+    for start, end in _folds(len(items)):
+        train, test = items[:start], items[start:end]
+        fitted = _drawn_fit(train, candidates)
+        current_losses += log_losses(current, test)
+        fitted_losses += log_losses(fitted, test)
+    adopted = adoption_decide(current_losses, fitted_losses)
+    # The held-out reviews only decide: once adopted, the fit is of all the reviews.
+    parameters = _drawn_fit(items, candidates) if adopted else fitted
+    # The figures kept: the fit of the older reviews on the newest fold.
+    test_items = [item.item for item in items[-held_out:]]
     return FitOutcome(
-        parameters=fitted,
+        parameters=parameters,
         review_count=len(reviews),
-        fitted=evaluate(fitted, test),
-        current=evaluate(current, test),
+        fitted=evaluate(fitted, test_items),
+        current=evaluate(current, test_items),
+        adopted=adopted,
     )
+
+
+def _folds(count: int) -> list[tuple[int, int]]:
+    """The (start, end) of the folds a fit is judged on: the items in time order cut into
+    ``1 / HOLDOUT_SHARE`` folds, every one but the first; the last is the newest
+    ``HOLDOUT_SHARE``."""
+    held_out = int(count * HOLDOUT_SHARE)
+    folds = round(1 / HOLDOUT_SHARE)
+    ends = [count - held_out * (folds - 1 - index) for index in range(folds)]
+    return [(ends[index - 1], ends[index]) for index in range(1, folds)]
+
+
+def _drawn_fit(items: Sequence[_Item], candidates: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """The fit of ``items`` drawn toward the candidate prior that predicts them best (the
+    pooled parameters or the defaults: a learner unlike their module is drawn toward the
+    defaults)."""
+    chosen = prior_choose(items, candidates=candidates)
+    return parameters_optimize([item.item for item in items], prior=chosen)
 
 
 @dataclass(frozen=True)
@@ -173,22 +264,45 @@ class LearnerLog:
 
 
 def parameters_pool(*, learners: Sequence[LearnerLog]) -> FitOutcome | None:
-    """Fit FSRS to a module's pooled reviews, judged against the defaults on every fifth learner;
+    """Fit FSRS to a module's pooled reviews, judged against the defaults on held-out learners:
+    each fifth of the learners (every fifth one) predicted by the fit of the others
+    (``adoption_decide`` on all of them). Adopted, the parameters are the fit of every learner.
     None when there are too few learners or held-out reviews."""
     logs = [learner for learner in learners if learner.reviews]
     if len(logs) < MIN_LEARNERS_FOR_POOL:
         return None
-    train: list[fsrs_rs.FSRSItem] = []
-    test: list[fsrs_rs.FSRSItem] = []
-    for index, learner in enumerate(logs):
-        items = [item.item for item in _items(learner.reviews, time_zone=learner.time_zone)]
-        (test if index % POOL_HOLDOUT_EVERY == POOL_HOLDOUT_EVERY - 1 else train).extend(items)
-    if not train or len(test) < MIN_POOL_HELD_OUT_ITEMS:
+    per_learner = [_items(learner.reviews, time_zone=learner.time_zone) for learner in logs]
+    folds: list[tuple[list[_Item], list[_Item]]] = []
+    for fold in range(POOL_HOLDOUT_EVERY):
+        train: list[_Item] = []
+        test: list[_Item] = []
+        for index, items in enumerate(per_learner):
+            (test if index % POOL_HOLDOUT_EVERY == fold else train).extend(items)
+        folds.append((train, test))
+    # The figures kept: the last fold's (every fifth learner's from the fifth on).
+    last_train, last_test = folds[-1]
+    if not last_train or len(last_test) < MIN_POOL_HELD_OUT_ITEMS:
         return None
-    fitted = parameters_optimize(train)
+    current_losses: list[float] = []
+    fitted_losses: list[float] = []
+    fitted: tuple[float, ...] = ()
+    for train, test in folds:
+        if not train or not test:
+            continue
+        fitted = parameters_optimize([item.item for item in train])
+        current_losses += log_losses(DEFAULT_PARAMETERS, test)
+        fitted_losses += log_losses(fitted, test)
+    adopted = adoption_decide(current_losses, fitted_losses)
+    parameters = (
+        parameters_optimize([item.item for items in per_learner for item in items])
+        if adopted
+        else fitted
+    )
+    test_items = [item.item for item in last_test]
     return FitOutcome(
-        parameters=fitted,
+        parameters=parameters,
         review_count=sum(len(learner.reviews) for learner in logs),
-        fitted=evaluate(fitted, test),
-        current=evaluate(DEFAULT_PARAMETERS, test),
+        fitted=evaluate(fitted, test_items),
+        current=evaluate(DEFAULT_PARAMETERS, test_items),
+        adopted=adopted,
     )

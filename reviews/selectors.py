@@ -681,6 +681,8 @@ class ParametersOverview:
     source: str  # "own", "module", "default"
     parameters: Parameters
     version: int | None
+    # The reviews the parameters in use were fitted to (own parameters only).
+    fitted_to_reviews: int | None
     # The learner's latest fit, adopted or not.
     fitted_at: datetime.datetime | None
     fit_review_count: int | None
@@ -698,12 +700,17 @@ class ParametersOverview:
 def parameters_overview(*, learner_id: int) -> ParametersOverview:
     """The parameters in use, the last fit and the size of the log (four queries)."""
     parameters, source = parameters_in_use(learner_id)
-    own = LearnerParameters.objects.filter(learner_id=learner_id).values("version").first()
+    own = (
+        LearnerParameters.objects.filter(learner_id=learner_id)
+        .values("version", "fit__review_count")
+        .first()
+    )
     fit = ParameterFit.objects.filter(learner_id=learner_id).order_by("-fitted_at", "-id").first()
     return ParametersOverview(
         source=source,
         parameters=parameters,
         version=own["version"] if own else None,
+        fitted_to_reviews=own["fit__review_count"] if own else None,
         fitted_at=fit.fitted_at if fit else None,
         fit_review_count=fit.review_count if fit else None,
         log_loss=fit.log_loss if fit else None,

@@ -29,6 +29,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # intcomma: review counts grouped as the language writes them (1.240 / 1,240).
+    "django.contrib.humanize",
     "rest_framework",
     "knox",
     "drf_spectacular",

@@ -95,7 +95,7 @@ def test_a_learner_sets_an_exam_date_and_sees_the_readiness(
 
     page.goto(base + "/settings/")
     section = page.locator("#fsrs-parameters")
-    expect(section).to_contain_text("Standardparametern von FSRS")
+    expect(section).to_contain_text("Standardwerte, bis genug Wiederholungen vorliegen.")
     expect(section.get_by_role("button", name="Optimieren")).to_be_disabled()
     section.scroll_into_view_if_needed()
     page.screenshot(

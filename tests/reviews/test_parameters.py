@@ -140,26 +140,30 @@ def test_two_beats_and_two_workers_fit_each_learner_once(far_learners, monkeypat
     )
 
 
-def test_a_fit_that_does_not_predict_better_is_stored_but_not_adopted(far_learners):
-    learner = far_learners[0]
+def test_a_fit_that_does_not_predict_better_is_stored_but_not_adopted(make_learner, course):
+    learner = make_learner("far")
+    log = simulated_log(parameters=POPULATIONS[2].draw(random.Random(3)), reviews=1500, seed=3)
+    log_write(learner, course, log)
     first = parameters_services.learner_parameters_fit(
         learner_id=learner.pk, run_key="2031-05", at=RUN_AT
     )
     fit = ParameterFit.objects.get(pk=first.fit_id)
-    assert fit.review_count == 400 and fit.log_loss > 0 and fit.log_loss_before > 0
-    # This learner is far from the defaults: the first fit predicts better and is adopted.
+    assert fit.review_count == 1500 and fit.log_loss > 0 and fit.log_loss_before > 0
+    # This learner is far from the defaults, with reviews enough to show it: the first fit
+    # predicts clearly better and is adopted.
     assert first.outcome == "adopted"
     assert fit.log_loss < fit.log_loss_before
     in_use = LearnerParameters.objects.get(learner=learner)
     assert in_use.version == 1 and in_use.parameters == fit.parameters
-    # The next month the same log gives the same fit: no better than what is in use, so the
-    # parameters and their version stay.
+    # The next month the same log gives the same fit of the older reviews: no better on the
+    # newest than what is in use (fitted on all of them), so the parameters and their version
+    # stay.
     again = parameters_services.learner_parameters_fit(
         learner_id=learner.pk, run_key="2031-06", at=RUN_AT + datetime.timedelta(days=31)
     )
     assert again.outcome == "kept"
     refit = ParameterFit.objects.get(pk=again.fit_id)
-    assert refit.log_loss == refit.log_loss_before and refit.adopted is False
+    assert refit.adopted is False
     in_use.refresh_from_db()
     assert in_use.version == 1 and in_use.fit_id == fit.pk
 
@@ -175,8 +179,8 @@ def test_a_module_pools_its_learners_once_per_run(make_learner, course):
     assert report.modules_pooled == 1
     fit = ParameterFit.objects.get(module=course, run_key="2031-05")
     assert fit.review_count == 5 * 500
-    assert fit.adopted == (fit.log_loss < fit.log_loss_before)
-    assert ModuleParameters.objects.filter(module=course).exists() == fit.adopted
+    assert fit.adopted  # learners who forget fast: the pool predicts clearly better
+    assert ModuleParameters.objects.filter(module=course).exists()
     assert (
         parameters_services.parameters_refit_run(run_key="2031-05", at=RUN_AT).modules_pooled == 0
     )

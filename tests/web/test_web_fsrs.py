@@ -10,7 +10,14 @@ import pytest
 from django.utils import timezone
 
 from bench.fsrs_truth import POPULATIONS
-from reviews.models import ExamDate, LearnerParameters, ParameterFit, ReviewCard
+from reviews.models import (
+    ExamDate,
+    LearnerParameters,
+    ModuleParameters,
+    ParameterFit,
+    ReviewCard,
+)
+from reviews.scheduling import DEFAULT_PARAMETERS
 from tests.helpers.queries import assert_queries_within
 from tests.reviews.test_fitting import simulated_log
 from tests.reviews.test_parameters import log_write
@@ -42,11 +49,66 @@ def test_optimize_fits_adopts_and_shows_the_fit_then_refuses_a_second_at_once(cl
     # This learner forgets far faster than the defaults: the fit predicts better, is adopted.
     assert fit.adopted and LearnerParameters.objects.get(learner=reviewer).version == 1
     assert "New parameters fitted to your reviews" in text
-    assert "fitted to your own reviews (version 1)" in text
+    assert "Fitted to your 1,500 reviews (version 1): in use because they predicted" in text
     assert f"{fit.log_loss:.4f}" in text and f"{fit.log_loss_before:.4f}" in text
     again = client.post("/settings/fsrs/optimize/", follow=True).content.decode()
     assert "You optimized a few minutes ago" in again
     assert ParameterFit.objects.filter(learner=reviewer).count() == 1
+
+
+def _in_use_sentence(client) -> str:
+    """The settings page's one sentence on the parameters in use, whitespace folded."""
+    page = client.get("/settings/").content.decode()
+    start = page.index('id="fsrs-parameters-in-use"')
+    return " ".join(page[page.index(">", start) + 1 : page.index("</p>", start)].split())
+
+
+def _fit_row(*, adopted: bool, run_key: str = "2031-05", **subject) -> ParameterFit:
+    return ParameterFit.objects.create(
+        run_key=run_key,
+        fitted_at=timezone.now(),
+        review_count=1240,
+        parameters=list(DEFAULT_PARAMETERS),
+        log_loss=0.30,
+        log_loss_before=0.31,
+        rmse_bins=0.05,
+        rmse_bins_before=0.06,
+        adopted=adopted,
+        **subject,
+    )
+
+
+def test_the_settings_page_says_in_one_sentence_which_parameters_are_in_use_and_why(
+    client, settings, reviewer, course
+):
+    """German (the default) and English: the defaults until a fit is adopted, the module's
+    pooled parameters, a fit that was not adopted, and the learner's own fit with its count."""
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "de"
+    client.force_login(reviewer)
+    assert _in_use_sentence(client) == "Standardwerte, bis genug Wiederholungen vorliegen."
+    _fit_row(adopted=False, learner=reviewer)
+    assert _in_use_sentence(client).startswith("Standardwerte: eine Anpassung an deine")
+    pool = _fit_row(adopted=True, module=course)
+    ModuleParameters.objects.create(
+        module=course, parameters=list(DEFAULT_PARAMETERS), version=1, fit=pool
+    )
+    assert _in_use_sentence(client) == (
+        "Gemeinsam aus den Wiederholungen der Lernenden dieses Moduls angepasst, bis genug "
+        "eigene Wiederholungen vorliegen."
+    )
+    own = _fit_row(adopted=True, learner=reviewer, run_key="2031-06")
+    LearnerParameters.objects.create(
+        learner=reviewer, parameters=list(DEFAULT_PARAMETERS), version=3, fit=own
+    )
+    assert _in_use_sentence(client) == (
+        "Angepasst an deine 1.240 Wiederholungen (Version 3): in Gebrauch, weil sie deine "
+        "letzten Wiederholungen besser vorhersagten als die Parameter davor."
+    )
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    assert _in_use_sentence(client) == (
+        "Fitted to your 1,240 reviews (version 3): in use because they predicted your recent "
+        "reviews better than the parameters before."
+    )
 
 
 def test_the_exam_date_form_refuses_bad_dates_with_a_message(client, reviewer, course):
