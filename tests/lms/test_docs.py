@@ -202,3 +202,23 @@ def test_the_readme_is_a_front_door():
     for guide in ("docs/learners/index.md", "docs/admins/index.md", "docs/operations/index.md"):
         assert guide in links, guide
     assert all((ROOT / link).is_file() for link in links), links
+
+
+def test_the_error_codes_page_lists_what_the_schema_states():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    schema = io.StringIO()
+    call_command("spectacular", stdout=schema)
+    page = hooks.error_codes_page(schema.getvalue())
+    feed = [
+        line
+        for line in page.splitlines()
+        if line.startswith("| `POST /api/v1/me/calendar-feed/` | 409 |")
+    ]
+    assert len(feed) == 1 and "`calendar_feed_exists`" in feed[0]
+    assert "`completion_evidence_missing`" in page
+    rows = [line for line in page.splitlines() if line.startswith("| `")]
+    assert len(rows) > 50
