@@ -149,3 +149,25 @@ def make_learner_with_notes(course):
         notes={"lernauftrag": "fremde Notiz"},
     )
     return other
+
+
+def test_a_prompt_asked_as_a_rated_quick_check_is_not_repeated_for_reflection(client, course):
+    """The shipped steps ask "Was ist der Zweck?" as a rated quick check and had it again under
+    "Zum Nachdenken": the step page shows it once."""
+    from courses.models import StepQuickCheck
+
+    numbers = sorted(
+        set(
+            StepQuickCheck.objects.filter(
+                step__module=course, quick_check__question="Was ist der Zweck?"
+            ).values_list("step__number", flat=True)
+        )
+    )[:3]
+    assert numbers
+    for number in numbers:
+        html = client.get(f"{MODULE}steps/{number}/").content.decode()
+        assert (
+            html.count("<strong>Was ist der Zweck?</strong>")
+            + html.count("<p>Was ist der Zweck?</p>")
+            == 1
+        ), number
