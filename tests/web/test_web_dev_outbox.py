@@ -30,6 +30,8 @@ def test_a_sign_up_is_confirmed_through_the_dev_outbox(client, course, committed
             )
         html = client.get("/dev/outbox/").content.decode()
     assert "neu@example.org" in html and str(tmp_path) in html
+    # The mail is shown once, as a mail (not as a message of the messages framework).
+    assert html.count('class="card outbox-mail"') == 1 and "{&#x27;subject&#x27;" not in html
     (link,) = {match[1] for match in CONFIRM_LINK.finditer(html)}
     # The link is clickable (urlize), and it confirms the account.
     assert re.search(rf'<a href="[^"]*{re.escape(link)}"', html)

@@ -45,9 +45,9 @@ def dev_outbox(request: HttpRequest) -> HttpResponse:
     if not settings.DEBUG or settings.EMAIL_BACKEND != FILE_BACKEND:
         raise Http404
     folder = Path(settings.EMAIL_FILE_PATH)
-    messages = outbox_messages(folder) if folder.is_dir() else []
+    mails = outbox_messages(folder) if folder.is_dir() else []
     return render(
         request,
         "web/dev_outbox.html",
-        {"messages": messages, "folder": folder},
+        {"mails": mails, "folder": folder},
     )
