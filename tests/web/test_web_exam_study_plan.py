@@ -133,3 +133,27 @@ def test_the_study_plan_counts_only_due_cards(carded, course):
     assert later.due_cards == 0
     assert [s.number for s in later.steps] == [s.number for s in due_before.steps]
     assert all(s.missed == s.asked for s in later.steps)
+
+
+def test_the_failed_result_page_costs_the_same_queries_with_few_or_many_due_cards(
+    learner_client, studied, course
+):
+    from courses.models import Step
+    from reviews.api import cards_for_step_ensure
+    from tests.helpers.queries import assert_queries_constant
+
+    policy_set(course, review_timing="immediately")
+    attempt_id, _html = fail_an_attempt(learner_client)
+    url = f"/exam/attempts/{attempt_id}/result/"
+    steps = list(Step.objects.active().filter(module=course).values_list("id", flat=True))
+    cards_for_step_ensure(learner_id=studied.pk, step_id=steps[0], at=timezone.now())
+
+    def grow():
+        for step_id in steps[1:]:
+            cards_for_step_ensure(learner_id=studied.pk, step_id=step_id, at=timezone.now())
+
+    def run():
+        assert learner_client.get(url).status_code == 200
+
+    run()  # the retired content's ids, cached under the content's version
+    assert_queries_constant(run, grow=grow, budget=30)
