@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
@@ -14,7 +15,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
-from courses.selectors import step_preview_context
+from courses.selectors import module_repetition, step_preview_context
 from courses.services.content_versions import module_content_version_renew
 from courses.services.importing import (
     card_refresh_content_hash,
@@ -47,12 +48,20 @@ class ModuleAdmin(admin.ModelAdmin):
         "exam_header",
         "exam_heading",
         "exam_blocks",
+        "repetition",
     )
     inlines = [StepInline]
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         module_content_version_renew(module_ids=[obj.pk])
+
+    @admin.display(description=_("repeated across steps"))
+    def repetition(self, module: Module) -> str:
+        report = module_repetition(module_id=module.pk) if module.pk else None
+        if not report:
+            return "—"
+        return render_to_string("admin/courses/includes/repetition.html", {"repetition": report})
 
     @admin.display(description=_("dashboard"))
     def dashboard_link(self, module: Module) -> str:

@@ -31,6 +31,7 @@ from courses.documents import (
     sha256_lines,
 )
 from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+from courses.repetition import RepetitionReport, StepText, repetition_report
 
 ADDED = "added"
 CHANGED = "changed"
@@ -75,6 +76,8 @@ class ModulePreview:
     quick_checks_removed: tuple[str, ...]
     # The active steps after the import, as the exam generator reads them.
     planned_steps: tuple[PlannedStep, ...] = field(default=())
+    # Sections word for word the same across steps, questions asked by several steps.
+    repetition: RepetitionReport = field(default_factory=RepetitionReport)
 
     def count(self, kind: str) -> int:
         return sum(1 for step in self.steps if step.kind == kind)
@@ -310,6 +313,15 @@ def _module_preview(
         quick_checks_added=tuple(q for h, q in wanted.items() if h not in active),
         quick_checks_removed=tuple(q for h, q in active.items() if h not in wanted),
         planned_steps=planned,
+        repetition=repetition_report(
+            StepText(
+                sections=[(section.heading, section.body) for section in s.sections],
+                questions=[qc.question for qc in s.quick_checks],
+                term=s.term,
+                definition=s.definition,
+            )
+            for s in row.steps
+        ),
     )
     return preview, retired_ids
 

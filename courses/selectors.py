@@ -37,6 +37,7 @@ from courses.models import (
     TermCard,
     active_step_q,
 )
+from courses.repetition import RepetitionReport, StepText, repetition_report
 from courses.sql import step_hashes
 from lms.errors import ModuleNotFound, StepNotFound
 
@@ -498,4 +499,36 @@ def module_bundle_get(*, manifest: ModuleManifest, since: ModuleManifest | None)
         term_cards=term_cards,
         quick_checks=sorted(shown.values(), key=lambda check: check.id),
         removed=removed,
+    )
+
+
+def module_repetition(*, module_id: int) -> RepetitionReport:
+    """Sections word for word the same across the module's active steps (apart from each step's
+    term and definition) and quick-check questions several of them ask (the module's admin
+    page): 3 queries."""
+    sections: dict[int, list[tuple[str, str]]] = {}
+    rows = (
+        Section.objects.filter(step__module_id=module_id, step__status=STEP_ACTIVE)
+        .order_by("step_id", "position")
+        .values_list("step_id", "heading", "body")
+    )
+    for step_id, heading, body in rows:
+        sections.setdefault(step_id, []).append((heading, body))
+    questions: dict[int, list[str]] = {}
+    links = StepQuickCheck.objects.filter(
+        step__module_id=module_id, step__status=STEP_ACTIVE
+    ).values_list("step_id", "quick_check__question")
+    for step_id, question in links:
+        questions.setdefault(step_id, []).append(question)
+    steps = Step.objects.filter(module_id=module_id, status=STEP_ACTIVE).values_list(
+        "id", "term", "definition"
+    )
+    return repetition_report(
+        StepText(
+            sections=sections.get(step_id, []),
+            questions=questions.get(step_id, []),
+            term=term,
+            definition=definition,
+        )
+        for step_id, term, definition in steps
     )

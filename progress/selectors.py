@@ -431,6 +431,60 @@ def step_notes_get(*, learner_id: int, module_slug: str, number: int) -> StepNot
     return StepNotes(module_slug=module_slug, number=number, notes=notes)
 
 
+# The notes page shows at most this many notes (newest first within each step's order).
+NOTES_PAGE_MAX = 500
+
+
+@dataclasses.dataclass(frozen=True)
+class NoteEntry:
+    """One of the learner's notes as the notes page lists it, with its module and step."""
+
+    module_slug: str
+    module_title: str
+    step_number: int
+    step_term: str
+    prompt: str
+    prompt_label: str
+    text: str
+    updated_at: datetime.datetime
+
+
+def learner_notes_list(*, learner_id: int, search: str = "") -> list[NoteEntry]:
+    """All the learner's notes by module and step, those whose text or step term contains
+    ``search`` (case-insensitive) when given: one query."""
+    notes = StepNote.objects.filter(learner_id=learner_id)
+    search = search.strip()
+    if search:
+        notes = notes.filter(
+            Q(text__icontains=search)
+            | Q(step__term__icontains=search)
+            | Q(step__module__title__icontains=search)
+        )
+    rows = notes.order_by("step__module__title", "step__number", "prompt").values(
+        "prompt",
+        "text",
+        "updated_at",
+        "step__number",
+        "step__term",
+        "step__module__slug",
+        "step__module__title",
+    )[:NOTES_PAGE_MAX]
+    labels = dict(StepNote.Prompt.choices)
+    return [
+        NoteEntry(
+            module_slug=row["step__module__slug"],
+            module_title=row["step__module__title"],
+            step_number=row["step__number"],
+            step_term=row["step__term"],
+            prompt=row["prompt"],
+            prompt_label=labels.get(row["prompt"], row["prompt"]),
+            text=row["text"],
+            updated_at=row["updated_at"],
+        )
+        for row in rows
+    ]
+
+
 def module_learner_stats(*, module_id: int, now: datetime.datetime) -> ModuleLearnerStats:
     """Enrolled and active learners, the completion funnel and the median days to complete the
     module: 4 queries plus courses' steps."""

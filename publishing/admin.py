@@ -107,6 +107,7 @@ def preview_context(preview: ImportPreview) -> dict:
                 "steps": steps,
                 "quick_checks_added": module.quick_checks_added,
                 "quick_checks_removed": module.quick_checks_removed,
+                "repetition": module.repetition,
                 "exam": preview.exam[module.slug],
                 "exam_returned": _returned_items(preview.exam[module.slug]),
                 "admin_edits": module.admin_edits_overwritten,

@@ -190,6 +190,8 @@ class AttemptView:
     answered_count: int
     items: list[AttemptItemView]
     result: ResultView | None
+    # The module's title for breadcrumbs ("" where the caller did not read it).
+    module_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -301,3 +303,34 @@ class ExamItemsPlan:
         """The approved bank fills an attempt now and would not after the import: new
         attempts would be practice, not certifying."""
         return self.approved_after < self.items_per_attempt <= self.approved_now
+
+
+@dataclass(frozen=True)
+class StudyStep:
+    """A step an attempt's questions came from, with what to review of it."""
+
+    number: int
+    term: str
+    # Still an active step: the result page links to it.
+    is_active: bool
+    asked: int
+    # None where the review policy does not reveal which answers were wrong yet.
+    missed: int | None
+    due_cards: int
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """What a failed attempt's result page suggests: the steps its questions came from (the
+    missed ones first, where the policy reveals them), the due cards of those steps, and when
+    the next attempt opens."""
+
+    reveals_missed: bool
+    steps: list[StudyStep]
+    # Questions of an authored bank that name no step.
+    items_without_step: int
+    missed_without_step: int | None
+    due_cards: int
+    attempts_left: int
+    next_attempt_at: datetime.datetime | None
+    can_start: bool

@@ -84,6 +84,8 @@ from quizzes.data import (
     ReviewItem,
     ReviewItemWithAnswers,
     StepQuickCheck,
+    StudyPlan,
+    StudyStep,
 )
 from quizzes.eligibility import Eligibility, StepState, exam_eligibility, step_gate
 from quizzes.gift import GiftItem, gift_write
@@ -110,6 +112,7 @@ from quizzes.models import (
     QuickCheckRating,
 )
 from quizzes.regrade import ShownKey, attempt_item_key, certificate_action
+from reviews import api as reviews_api
 
 # --- the exam ---------------------------------------------------------------------------------
 
@@ -448,6 +451,7 @@ def attempt_view(
     result: ResultView | None,
     now: datetime.datetime,
     finalized: bool | None = None,
+    module_title: str = "",
 ) -> AttemptView:
     """The attempt as the learner answers it, with ``result`` once it is finalized (unless
     ``finalized`` says otherwise: the result page's view of an attempt whose time is up)."""
@@ -456,6 +460,7 @@ def attempt_view(
     return AttemptView(
         id=attempt.pk,
         module=module_slug,
+        module_title=module_title,
         number=attempt.number,
         mode=mode_name(attempt.certifying),
         started_at=attempt.started_at,
@@ -488,6 +493,7 @@ def exam_attempt_get(
         # The learner's extra attempts: the review's "after the last attempt" counts them.
         .annotate(
             module_slug=F("module__slug"),
+            module_title=F("module__title"),
             **accommodation_subqueries(
                 learner_id=OuterRef("learner_id"), module_id=OuterRef("module_id")
             ),
@@ -531,6 +537,7 @@ def exam_attempt_get(
         result=result,
         now=now,
         finalized=finalized,
+        module_title=attempt.module_title,
     )
 
 
@@ -579,6 +586,69 @@ def exam_overview(
             grading_method=policy.grading_method, score_percent=grade, passed=passed
         ),
         certificate=_certificate_link(certificate_code),
+    )
+
+
+def attempt_study_plan(
+    *,
+    learner_id: int,
+    attempt: AttemptView,
+    full_name_given: bool,
+    now: datetime.datetime | None = None,
+) -> StudyPlan:
+    """What to study after ``attempt`` (a finalized one, from ``exam_attempt_get``): the steps
+    its questions came from with the due cards of each, and when the next attempt opens.
+
+    Which answers were wrong is shown only where the review policy reveals correctness
+    (``attempt.result.items``); otherwise every step asked is named, none as missed. Items of
+    an authored bank may have no step: they are counted, not named.
+    """
+    now = now or timezone.now()
+    reviewed = attempt.result.items if attempt.result else None
+    wrong = {entry.id for entry in reviewed or () if not entry.is_correct}
+    step_of = dict(
+        ExamAttemptItem.objects.filter(
+            attempt_id=attempt.id, attempt__learner_id=learner_id
+        ).values_list("id", "item__step_id")
+    )
+    steps = courses_api.steps_by_ids({step for step in step_of.values() if step})
+    due = reviews_api.due_cards_by_step(learner_id=learner_id, step_ids=steps, at=now)
+    asked: dict[int, int] = {}
+    missed: dict[int, int] = {}
+    for item_id, step_id in step_of.items():
+        key = step_id if step_id in steps else 0
+        asked[key] = asked.get(key, 0) + 1
+        missed[key] = missed.get(key, 0) + (item_id in wrong)
+    reveals = reviewed is not None
+    shown = [
+        StudyStep(
+            number=steps[step_id].number,
+            term=steps[step_id].term,
+            is_active=steps[step_id].is_active,
+            asked=count,
+            missed=missed[step_id] if reveals else None,
+            due_cards=due.get(step_id, 0),
+        )
+        for step_id, count in asked.items()
+        if step_id and (not reveals or missed[step_id])
+    ]
+    shown.sort(key=lambda s: (-(s.missed or 0), -s.due_cards, s.number))
+    overview = exam_overview(
+        learner_id=learner_id,
+        module_slug=attempt.module,
+        full_name_given=full_name_given,
+        now=now,
+    )
+    eligibility = overview.eligibility
+    return StudyPlan(
+        reveals_missed=reveals,
+        steps=shown,
+        items_without_step=asked.get(0, 0),
+        missed_without_step=missed.get(0, 0) if reveals else None,
+        due_cards=sum(s.due_cards for s in shown),
+        attempts_left=eligibility.attempts_left,
+        next_attempt_at=eligibility.available_at,
+        can_start=eligibility.can_start,
     )
 
 

@@ -72,6 +72,8 @@ def learners_with_cards_by_step(step_ids: Iterable[int]) -> dict[int, int]:
     )
 
 
+# Per step, the learner's live cards due now (the exam result page: what to review first).
+due_cards_by_step = _selectors.due_cards_by_step
 # Reviews per day, true retention and the cards due now of one module (the course dashboard).
 module_review_stats = _selectors.module_review_stats
 # The demo learner's review sessions of the last days (``manage.py demo_setup``).

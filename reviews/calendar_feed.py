@@ -23,10 +23,12 @@ def feed_calendar(
     exam_date: UpcomingExam | None,
     review_url: str,
     language: str,
+    exam_url: str = "",
     now: datetime.datetime,
     host: str,
 ) -> bytes:
-    """The feed's iCalendar text, in the learner's ``language``."""
+    """The feed's iCalendar text, in the learner's ``language``; the exam day's event links
+    ``exam_url`` (the module's exam page), the review days' events ``review_url``."""
     with translation.override(language):
         calendar = icalendar.Calendar()
         calendar.add("prodid", "-//Lernpfad//Reviews//EN")
@@ -59,7 +61,7 @@ def feed_calendar(
                     uid=f"exam-{exam_date.date:%Y%m%d}-{feed_id}@{host}",
                     date=exam_date.date,
                     summary=_("Exam: %(module)s") % {"module": exam_date.module_title},
-                    url=review_url,
+                    url=exam_url or review_url,
                     now=now,
                 )
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -533,6 +534,8 @@ def true_retention(*, learner: Learner, at: datetime.datetime) -> list[Retention
 class UpcomingExam:
     date: datetime.date
     module_title: str
+    # The calendar event links the module's exam page.
+    module_slug: str = ""
 
 
 def learner_exam_date(
@@ -549,8 +552,8 @@ def learner_exam_date(
     if not dates:
         return None
     module_id = min(dates, key=lambda key: (dates[key], key))
-    title = courses_api.modules_by_ids([module_id])[module_id].title
-    return UpcomingExam(date=dates[module_id], module_title=title)
+    module = courses_api.modules_by_ids([module_id])[module_id]
+    return UpcomingExam(date=dates[module_id], module_title=module.title, module_slug=module.slug)
 
 
 def calendar_feed_get(*, learner: User) -> CalendarFeed | None:
@@ -837,4 +840,21 @@ def exam_readiness(
         recall=recall,
         reviews=reviews,
         max_days_ahead=max_days_ahead,
+    )
+
+
+def due_cards_by_step(
+    *, learner_id: int, step_ids: Iterable[int], at: datetime.datetime
+) -> dict[int, int]:
+    """Per step, how many of the learner's live cards are due at ``at`` (steps without due
+    cards are left out): one query plus courses' retired ids."""
+    ids = list(step_ids)
+    if not ids:
+        return {}
+    return dict(
+        live_cards(learner_id=learner_id)
+        .filter(step_id__in=ids, due__lte=at)
+        .values("step_id")
+        .annotate(due=Count("id"))
+        .values_list("step_id", "due")
     )

@@ -66,11 +66,15 @@ def calendar_feed(request: HttpRequest, token: str) -> HttpResponse:
     else:
         learner = feed.learner
         now = timezone.now()
+        exam_date = learner_exam_date(learner_id=learner.pk)
         body = feed_calendar(
             feed_id=feed.pk,
             forecast=review_forecast(learner=learner, at=now),
-            exam_date=learner_exam_date(learner_id=learner.pk),
+            exam_date=exam_date,
             review_url=settings.SITE_URL + reverse("web:review"),
+            exam_url=settings.SITE_URL + reverse("web:exam", args=[exam_date.module_slug])
+            if exam_date
+            else "",
             language=learner.language,
             now=now,
             host=urlsplit(settings.SITE_URL).hostname or "lernpfad",

@@ -269,7 +269,8 @@ def journey(page: Page, base: str, lang: Language, shots: Shots, *, username: st
     # A quick check: reveal with the keyboard, then rate. The step's first one repeats its
     # definition, so the rating is the definition card's first review; the lines every step
     # shares are reflection prompts without a rating.
-    expect(page.locator(".reflection-prompt")).to_have_count(5)
+    # "Was ist der Zweck?" is asked as the rated quick check, not again for reflection.
+    expect(page.locator(".reflection-prompt")).to_have_count(4)
     first_check = page.locator(".quick-check").first
     summary = first_check.get_by_text(lang.show_answer)
     summary.focus()
@@ -452,10 +453,15 @@ def test_pages_work_without_javascript(chromium, live_server, course, screenshot
         page.get_by_role("button", name="Schritt abschließen").click()
         expect(page.locator(".messages")).to_contain_text("Schritt abgeschlossen.")
         page.goto(live_server.url + "/review/")
-        # Without the script the answer shows at once and the reveal button stays hidden.
-        expect(page.locator("#review-back")).to_be_visible()
+        # Without the script the answer waits behind a <details> (the script's reveal button
+        # stays hidden), and the keyboard hints, which need the script, are not shown.
+        expect(page.locator("#review-back")).to_be_hidden()
         expect(page.locator("#review-reveal")).to_be_hidden()
+        expect(page.locator("#review-keys")).to_be_hidden()
         shots("review")
+        page.locator("[data-review-details] summary").click()
+        expect(page.locator("#review-back")).to_be_visible()
+        shots("review-back")
         page.locator("[data-rating='3']").click()
         expect(page.locator(".messages")).to_contain_text("Bewertet mit „Gut“.")
     finally:

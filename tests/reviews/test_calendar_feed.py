@@ -80,12 +80,17 @@ def test_no_exam_event_until_exam_dates_exist_then_one(learner, due_cards, clien
     monkeypatch.setattr(
         views,
         "learner_exam_date",
-        lambda learner_id: UpcomingExam(date=exam_day, module_title="GPU-Grundlagen"),
+        lambda learner_id: UpcomingExam(
+            date=exam_day, module_title="GPU-Grundlagen", module_slug="gpu-grundlagen"
+        ),
     )
     events = _events(client.get(_feed_url(feed)))
     (exam,) = [e for e in events if str(e["uid"]).startswith("exam-")]
     assert exam.decoded("dtstart") == exam_day
     assert str(exam["summary"]) == "Prüfung: GPU-Grundlagen"
+    # The exam day links the module's exam page; the review days link the review session.
+    assert str(exam["url"]).endswith("/modules/gpu-grundlagen/exam/")
+    assert all(str(e["url"]).endswith("/review/") for e in events if e is not exam)
 
 
 def test_a_revoked_address_is_gone_and_an_unknown_one_not_found(learner, due_cards, client):

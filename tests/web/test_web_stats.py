@@ -72,7 +72,8 @@ def test_stats_page_draws_the_learners_reviews(learner_client, enrolled, course)
     assert re.search(r'<text class="chart-text" x="\d+" y="174">Heute</text>', html)
     # True retention: a row per period, three cells each (a share with passed/reviews, or a dash).
     assert html.count('<th scope="row">') == 6
-    cell = r'<td>(\d+ % <span class="muted">\(\d+/\d+\)</span>|<span class="muted">–</span>)</td>'
+    share = r'\d+ % <span class="muted retention-table__count">\(\d+/\d+\)</span>'
+    cell = rf'<td>({share}|<span class="muted">–</span>)</td>'
     assert len(re.findall(cell, html)) == 18
 
 

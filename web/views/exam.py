@@ -25,6 +25,7 @@ from accounts import api as accounts_api
 from lms.errors import DomainError
 from quizzes.data import PRACTICE, AttemptItemView, AttemptView, ReviewItemWithAnswers
 from quizzes.selectors import (
+    attempt_study_plan,
     exam_attempt_get,
     exam_overview,
 )
@@ -249,10 +250,20 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
                     "shows_answers": shows_answers,
                 }
             )
+    # A failed attempt says what to study and when the next attempt opens.
+    study = (
+        None
+        if result.passed
+        else attempt_study_plan(
+            learner_id=request.user.pk,
+            attempt=view,
+            full_name_given=accounts_api.certificate_name_given(request.user),
+        )
+    )
     return render(
         request,
         "web/exams/result.html",
-        {"attempt": view, "result": result, "review": review},
+        {"attempt": view, "result": result, "review": review, "study": study},
     )
 
 

@@ -170,10 +170,13 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
         for link in content.quick_check_links
         if not link.quick_check.is_reflection_prompt
     ]
+    # A prompt the step already asks as a rated quick check ("Was ist der Zweck?") is shown once.
+    asked = {qc["question"].strip().casefold() for qc in quick_checks}
     reflection_prompts = [
         {"question": link.quick_check.question, "answer": link.quick_check.answer}
         for link in content.quick_check_links
         if link.quick_check.is_reflection_prompt
+        and link.quick_check.question.strip().casefold() not in asked
     ]
     learner = None
     if request.user.is_authenticated:

@@ -175,6 +175,10 @@ def forecast_chart(forecast) -> dict:
     }
 
 
+# The period of the "recalled" tile: one row of the true-retention table.
+RECALLED_PERIOD = "month"
+
+
 def retention_rows(periods) -> list[dict]:
     """The true-retention table's rows (young, mature, total), labelled in the page's
     language."""
@@ -205,6 +209,9 @@ def stats(request: HttpRequest) -> HttpResponse:
     )
     # The heatmap ends on the learner's local today as the reviews selector reads it (time
     # zone, unknown-zone fallback): the progress chart ends on the same day.
+    retention = true_retention(learner=learner, at=now)
+    # The tile and the table say one figure: the true retention of the last 30 days.
+    recalled = next(period.total for period in retention if period.period == RECALLED_PERIOD)
     today = figures.per_day[-1].date
     learner_progress = learner_progress_get(learner_id=learner.pk)
     modules = []
@@ -228,6 +235,7 @@ def stats(request: HttpRequest) -> HttpResponse:
             "heatmap": heatmap(figures.per_day),
             "modules": modules,
             "forecast": forecast_chart(review_forecast(learner=learner, at=now)),
-            "retention": retention_rows(true_retention(learner=learner, at=now)),
+            "retention": retention_rows(retention),
+            "recalled": recalled,
         },
     )

@@ -73,6 +73,11 @@ class Command(BaseCommand):
                     break
                 call_command(*command)
             connections.close_all()
+            if getattr(settings, "EMAIL_FILE_PATH", None):
+                # Without a mail server the sign-up's confirmation link is read here.
+                self.stdout.write(
+                    f"Mail goes to {settings.EMAIL_FILE_PATH}; read it at http://{addr}/dev/outbox/"
+                )
             for name, command in commands.items():
                 if received:
                     break

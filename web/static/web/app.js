@@ -4,6 +4,9 @@
 (function () {
   "use strict";
 
+  /* Keyboard hints and other script-only parts show only where this file runs (.js-only). */
+  document.documentElement.classList.add("js");
+
   function announce(text) {
     var region = document.getElementById("live-region");
     if (!region) return;
@@ -165,8 +168,14 @@
     });
     var revealButton = document.getElementById("review-reveal");
     var backPanel = document.getElementById("review-back");
+    var details = session.querySelector("[data-review-details]");
     if (revealButton && backPanel) {
-      /* Without JS the answer is shown at once; with JS it waits for the learner. */
+      /* Without JS the answer waits in a closed <details>; with JS the button (and Space)
+         reveal it, so the disclosure stays open and its summary goes. */
+      if (details) {
+        details.open = true;
+        details.querySelector("summary").hidden = true;
+      }
       backPanel.hidden = true;
       revealButton.hidden = false;
       revealButton.addEventListener("click", function () {
