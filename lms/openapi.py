@@ -79,8 +79,9 @@ OBJECT_RULES: dict[str, dict[str, Any]] = {}
 def object_rules(**rules: Any):
     """Class decorator: state in the schema what the serializer's ``validate`` enforces across
     its fields (``oneOf``, ``anyOf``, ``minProperties``), on its request components
-    (``X``, ``XRequest``, ``PatchedXRequest``). A rule the server enforces is in the schema, so a
-    generated client knows it before sending."""
+    (``XRequest``, ``PatchedXRequest``; never on ``X``, the response, which always has every
+    field, and whose generated types such a rule would blank). A rule the server enforces is in
+    the schema, so a generated client knows it before sending."""
 
     def decorate(serializer_class):
         OBJECT_RULES[serializer_class.__name__.removesuffix("Serializer")] = rules
@@ -117,7 +118,7 @@ def object_rules_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> d
     """drf-spectacular hook: apply ``OBJECT_RULES`` to the request components."""
     schemas = result.get("components", {}).get("schemas", {})
     for name, rules in OBJECT_RULES.items():
-        for component in (name, f"{name}Request", f"Patched{name}Request"):
+        for component in (f"{name}Request", f"Patched{name}Request"):
             if component in schemas:
                 schemas[component].update(rules)
     return result

@@ -380,7 +380,7 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         if returned or "status" in form.changed_data or not change:
             self._bank_message(request, {obj.module_id})
         key_fields = {"options", "correct_keys", "answer_key", "kind"}
-        if change and key_fields & set(form.changed_data) and obj.attempt_items.exists():
+        if change and key_fields & set(form.changed_item_fields()) and obj.attempt_items.exists():
             self.message_user(
                 request,
                 format_html(

@@ -96,6 +96,9 @@ class ExportStepProgressSerializer(_StepContext):
     completed_at = _at(allow_null=True)
     last_section = _text()
     sections_viewed = serializers.ListField(child=_text(), help_text="The sections I viewed.")
+    quick_checks_answered = serializers.ListField(
+        child=_id(), help_text="The step's quick checks I answered (ids)."
+    )
     status_changed_at = _at(allow_null=True)
     last_event_at = _at(allow_null=True)
     updated_at = _at()
@@ -174,6 +177,7 @@ class ExportAttemptItemSerializer(serializers.Serializer):
     position = _id()
     kind = _text()
     prompt = _text()
+    text_format = _text(help_text='"plain", or "html" where prompt and options are HTML.')
     options = ExportOptionSerializer(many=True)
     selected_keys = serializers.ListField(child=_text())
     choices = ExportOptionSerializer(many=True)
@@ -245,6 +249,28 @@ class ExportAccommodationSerializer(serializers.Serializer):
     module__slug = _text()
 
 
+class ExportRegradedAttemptSerializer(serializers.Serializer):
+    attempt_id = _id()
+    number = _id()
+    score_before = _text(help_text='A decimal, e.g. "60.00".')
+    score_after = _text(help_text='A decimal, e.g. "80.00".')
+
+
+class ExportRegradeSerializer(serializers.Serializer):
+    id = _id()
+    regrade_id = _id()
+    learner_id = _id()
+    module_id = _id()
+    attempts = ExportRegradedAttemptSerializer(many=True)
+    grade_before = serializers.FloatField(allow_null=True)
+    grade_after = serializers.FloatField(allow_null=True)
+    passed_before = serializers.BooleanField()
+    passed_after = serializers.BooleanField()
+    certificate_id = _id(allow_null=True)
+    certificate_action = _text()
+    module__slug = _text()
+
+
 class ExportQuizzesSerializer(serializers.Serializer):
     quick_check_ratings = ExportQuickCheckRatingSerializer(
         many=True, help_text="My latest self-rating per quick check."
@@ -258,6 +284,10 @@ class ExportQuizzesSerializer(serializers.Serializer):
     certificates = ExportCertificateSerializer(many=True, help_text="My certificates.")
     exam_accommodations = ExportAccommodationSerializer(
         many=True, help_text="Extra time or attempts granted to me."
+    )
+    exam_regrades = ExportRegradeSerializer(
+        many=True,
+        help_text="A course admin's regrades of my attempts: grade and certificate before/after.",
     )
 
 

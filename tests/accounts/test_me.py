@@ -21,8 +21,9 @@ def client(lena):
 
 
 def test_me_shows_profile_and_preferences(client):
-    # Authentication loaded the user: the profile asks the database nothing more.
-    assert_queries_within(lambda: client.get(ME), budget=0)
+    # Authentication loaded the user: the profile asks the database only for the calendar
+    # address it names (reviews owns it).
+    assert_queries_within(lambda: client.get(ME), budget=1)
     body = client.get(ME).json()
     assert body["username"] == "lena" and body["display_name"] == "Lena"
     assert body["language"] == "de" and body["time_zone"] == "Europe/Berlin"

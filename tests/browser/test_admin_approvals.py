@@ -12,6 +12,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from tests.conftest import SEED_DIR
+from tests.factories import exam_bank_approve
 from tests.helpers.browser import Shots, log_in
 from tests.publishing.edits import (
     MIDDLE_STEP_ALONE,
@@ -64,9 +65,11 @@ def test_kurs_keeps_approvals_through_a_middle_step_and_gets_an_answer_for_every
     from quizzes.models import ExamItem, ExamPolicy
 
     first = _published_seed()
-    call_command("demo_setup")  # the course admin "kurs"; the seed bank approved
-    assert ExamItem.objects.approved().count() == 119
+    call_command("demo_setup")  # the course admin "kurs"; the authored bank approved
     module = Module.objects.get(slug="self-hosting-27")
+    exam_bank_approve(module)  # and the generated one, as a course admin would
+    approved = ExamItem.objects.approved().count()
+    assert approved == 119 + 35
     removed = module.steps.get(number=MIDDLE_STEP_ALONE)
     before = _reviews()
 
@@ -141,7 +144,7 @@ def test_kurs_keeps_approvals_through_a_middle_step_and_gets_an_answer_for_every
         expect(page.locator(".messagelist")).to_contain_text("Veröffentlicht: self-hosting-27")
         shot("middle-step-published")
         own = ExamItem.objects.filter(step=removed).count()
-        assert ExamItem.objects.approved().count() == 119 - own
+        assert ExamItem.objects.approved().count() == approved - own
         assert _reviews() == before  # retired items keep their review too
 
         # Undo: the first import again; every review is as it was.
@@ -151,12 +154,13 @@ def test_kurs_keeps_approvals_through_a_middle_step_and_gets_an_answer_for_every
         shot("undo-preview")
         page.get_by_role("button", name="Veröffentlichen").click()
         expect(page.locator(".messagelist")).to_contain_text("Veröffentlicht")
-        assert ExamItem.objects.approved().count() == 119
+        assert ExamItem.objects.approved().count() == approved
         assert _reviews() == before
 
         # On a phone: an import that would send approved items back names them and why, and
         # warns in red when the approved bank would fall below what an attempt draws.
-        ExamPolicy.objects.update_or_create(module=module, defaults={"items_per_attempt": 115})
+        need = approved - 2
+        ExamPolicy.objects.update_or_create(module=module, defaults={"items_per_attempt": need})
         phone = chromium.new_context(
             locale="de-DE",
             timezone_id="Europe/Berlin",
@@ -172,7 +176,7 @@ def test_kurs_keeps_approvals_through_a_middle_step_and_gets_an_answer_for_every
         page.get_by_role("button", name="Vorschau").click()
         section = page.locator("#module-self-hosting-27")
         expect(section.locator(".import-bank-below")).to_contain_text(
-            "weniger als die 115, die eine zertifizierende Prüfung zieht"
+            f"weniger als die {need}, die eine zertifizierende Prüfung zieht"
         )
         returned = section.locator("tr.import-returned-item")
         expect(returned).to_have_count(4)

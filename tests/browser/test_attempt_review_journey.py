@@ -63,15 +63,16 @@ def _fits(page: Page, selector: str) -> None:
     assert scroll_width <= client_width + 1 and right <= viewport + 1, (selector, sizes)
 
 
-def _correct_the_key(page: Page, *, right_key: str) -> None:
-    """On the item's page (the editor: a row per option with a "right" tick, in key order):
-    only the option ``right_key`` is ticked now."""
-    from quizzes.gift import OPTION_KEYS
-
-    ticks = page.locator("input[name^='choice_rows-'][name$='-correct']")
-    for index in range(ticks.count()):
-        ticks.nth(index).uncheck()
-    page.locator(f"input[name='choice_rows-{OPTION_KEYS.index(right_key)}-correct']").check()
+def _correct_the_key(page: Page, *, right_text: str) -> None:
+    """On the item's page (the editor: a row per option with a "right" tick): only the option
+    reading ``right_text`` is ticked now."""
+    rows = page.locator("fieldset:not([hidden]) tr[data-row]")
+    expect(rows.first).to_be_visible()  # the editor has loaded
+    for index in range(rows.count()):
+        row = rows.nth(index)
+        text = row.locator("input[type=text]").first.input_value()
+        row.locator("input[type=checkbox]").set_checked(text == right_text)
+    page.wait_for_load_state("networkidle")
     page.locator("input[name='_continue']").click()
 
 
@@ -134,7 +135,7 @@ def test_kurs_reviews_an_attempt_regrades_and_downloads_the_exports(
 
         # The key was wrong: correct it on the item, then regrade.
         x_question.get_by_role("link", name="Aufgabe in der Aufgabensammlung bearbeiten").click()
-        _correct_the_key(page, right_key="b")
+        _correct_the_key(page, right_text=NEW_RIGHT)
         messages = page.locator(".messagelist")
         expect(messages).to_contain_text("behalten ihre Bewertung, bis du sie neu bewertest")
         shots("key-corrected")

@@ -42,6 +42,21 @@ PASSWORD = "Mara-Lernpfad-Passwort-2026"
 def client_generate(schema: dict[str, Any], folder: Path) -> Any:
     """Generate the client package from ``schema`` into ``folder`` and import it (offline:
     openapi-python-client reads the file and writes Python, nothing else)."""
+    # openapi-python-client names an enum's members after their values, and the IANA names
+    # "Etc/GMT+1" and "Etc/GMT-1" (two zones) both become ETCGMT1: its Python client takes the
+    # time zone as a plain string, as an app developer with this generator would configure it.
+    schema = json.loads(json.dumps(schema))
+    schemas = schema["components"]["schemas"]
+    if "TimeZoneEnum" in schemas:
+        schemas["TimeZoneEnum"] = {"type": "string", "description": "An IANA time zone name."}
+    # It also reads a request body's cross-field rules (exactly one of login/username/email as
+    # a top-level oneOf of ``required`` lists) as a union of empty models and drops the body's
+    # own class; the server still enforces them (the TypeScript client, tests/mobile, keeps
+    # them in its types).
+    for component in schemas.values():
+        for rule in ("oneOf", "anyOf", "not", "minProperties"):
+            if "properties" in component:
+                component.pop(rule, None)
     (folder / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
     (folder / "config.yaml").write_text(
         f"package_name_override: {PACKAGE}\nproject_name_override: lernpfad-client\n"

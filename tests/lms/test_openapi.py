@@ -183,6 +183,8 @@ NOT_AN_API_ERROR = {
     "invalid_unsubscribe_token": "the unsubscribe page",
     "unsubscribe_link_gone": "the unsubscribe page",
     "gift_invalid": "the admin's GIFT import",
+    "item_not_found": "the admin's regrade of a deleted item",
+    "regrade_conflict": "the admin's regrade",
     "invalid_client_event_id": "a rejected synced event",
     "invalid_event": "a rejected synced event",
     "invalid_module": "a rejected synced event",

@@ -202,6 +202,11 @@ def test_a_generated_typescript_client_walks_the_mobile_journey(built, course, t
     # certificate, not the learner's knowledge.
     exam_bank_approve(course)
     ExamPolicy.objects.filter(module=course).update(pass_mark_percent=Decimal(0))
+    # The phone syncs every step completed by its sections: the course admin's "sections" rule
+    # without a minimum time (the strict default, offline too: tests/progress/test_step_complete).
+    from progress import api as progress_api
+
+    progress_api.completion_rule_set(module_id=course.pk, rule="sections", reading_time_share=0)
     # The tests hash with MD5 (lms.settings.test), which production does not accept: a hash
     # production knows, as tests/reliability/test_live_schemathesis.py stores it.
     mara = learner_create("mara")

@@ -14,11 +14,10 @@ from publishing.services import (
     course_import_draft_create,
     course_import_publish,
 )
-from quizzes.api import exam_banks_approve
 from quizzes.models import ExamItem, ExamPolicy
 from quizzes.services.items import exam_items_generate
 from tests.conftest import SEED_DIR
-from tests.factories import learner_create
+from tests.factories import exam_bank_approve, learner_create
 from tests.publishing.edits import (
     MIDDLE_STEP_ALONE,
     MIDDLE_STEP_DRAWN_ON,
@@ -71,7 +70,8 @@ def approved_bank():
     """The seed course published and its whole bank approved by a course admin."""
     first, _preview = _publish(_seed_files())
     reviewer = learner_create(username="pruefer")
-    exam_banks_approve(reviewer_id=reviewer.pk)
+    for module in Module.objects.all():
+        exam_bank_approve(module, reviewer=reviewer)
     assert ExamItem.objects.approved().count() == 119
     return first
 

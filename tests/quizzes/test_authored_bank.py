@@ -37,13 +37,12 @@ def test_the_authored_bank_reads_cleanly_with_every_kind():
     blocks = re.findall(r"^::", AUTHORED_BANK.read_text(encoding="utf-8"), flags=re.MULTILINE)
     assert len(blocks) == len(parsed.items)
     # Every question explains itself; every kind that has answers of its own gives feedback on
-    # them (Moodle's matching has none). Until the importer keeps per-answer feedback it warns
-    # that it drops it, and warns of nothing else.
+    # them (Moodle's matching has none), and the importer keeps it: no warning at all.
     assert all(item.explanation for item in parsed.items)
-    assert {warning.code for warning in parsed.warnings} == {"feedback_dropped"}
-    starts = sorted(item.line for item in parsed.items)
-    warned = {max(s for s in starts if s <= warning.line) for warning in parsed.warnings}
-    assert warned == {item.line for item in parsed.items if item.kind != "matching"}
+    assert list(parsed.warnings) == []
+    assert {item.line for item in parsed.items if item.answer_feedback} == {
+        item.line for item in parsed.items if item.kind != "matching"
+    }
     assert len({item.prompt for item in parsed.items}) == len(parsed.items)
 
 

@@ -15,6 +15,8 @@ from django.utils import timezone
 from drf_spectacular.generators import SchemaGenerator
 from reliability_world import ok
 
+from tests.factories import learner_create
+
 pytestmark = pytest.mark.django_db
 
 EXPORT_URL = "/api/v1/me/export/"
@@ -117,6 +119,19 @@ def full_world(world, second_module):
         adopted=True,
     )
     LearnerParameters.objects.create(learner=a.user, parameters=weights, version=1, fit=fit)
+    # A course admin corrects a key of an item A answered and regrades: A's regrade row.
+    from quizzes.models import ExamAttemptItem, ExamItem
+    from quizzes.services.regrade import exam_item_regrade
+
+    drawn = ExamAttemptItem.objects.filter(
+        attempt__learner=a.user,
+        attempt__result__isnull=False,
+        item__kind__in=["single_choice", "true_false"],
+    ).first()
+    item = ExamItem.objects.get(pk=drawn.item_id)
+    item.correct_keys = [o["key"] for o in item.options if o["key"] not in item.correct_keys][:1]
+    item.save()
+    exam_item_regrade(item_id=item.pk, admin=learner_create("pruefer", is_staff=True))
     return world
 
 
