@@ -256,6 +256,13 @@ def step_preview_context(*, step_id: int) -> dict | None:
         return None
     content = _step_contents([step])[0]
     links = content.quick_check_links
+    # As the learner's page (web.views.learning.step_detail): a prompt the step already asks as a
+    # rated quick check is shown once.
+    asked = {
+        link.quick_check.question.strip().casefold()
+        for link in links
+        if not link.quick_check.is_reflection_prompt
+    }
     return {
         "module": step.module,
         "step": step,
@@ -274,6 +281,7 @@ def step_preview_context(*, step_id: int) -> dict | None:
             {"question": link.quick_check.question, "answer": link.quick_check.answer}
             for link in links
             if link.quick_check.is_reflection_prompt
+            and link.quick_check.question.strip().casefold() not in asked
         ],
         "card": content.card,
         "card_blocks": _preview_blocks(content.card_sections),

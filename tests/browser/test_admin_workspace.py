@@ -6,6 +6,8 @@ and the periodic-task and token pages answer 403. Screenshots of every page."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
@@ -38,6 +40,9 @@ def test_the_demo_course_admin_works_in_a_german_admin(
     try:
         log_in(page, live_server.url + "/admin/login/", "kurs", "lernpfad-kurs-demo")
         expect(page.locator("#site-name")).to_have_text("Lernpfad · Kursverwaltung")
+        # A course admin's week starts on the module dashboard; the index is one click away.
+        expect(page).to_have_url(re.compile(r"/admin/quizzes/examattempt/dashboard/[\w-]+/$"))
+        page.goto(live_server.url + "/admin/")
         content = page.locator("#content-main")
         expect(content).to_contain_text("Kursinhalte")
         expect(content).to_contain_text("Einschreibungen")

@@ -191,7 +191,7 @@ def test_a_failed_attempt_says_what_to_review_and_the_pages_fit(
             page,
             live_server.url,
             words,
-            Visit(page, screenshot_dir, f"help-{words.code}-{width}", audit),
+            Visit(page, screenshot_dir, f"help-{words.code}-{width}", audit, docs=False),
             username=f"hilfe{words.code}{width}",
             width=width,
             course=course,

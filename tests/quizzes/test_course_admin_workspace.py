@@ -264,7 +264,8 @@ def test_item_statistics_show_a_chart_and_translated_kinds(course, course_admin)
     ("url", "budget"),
     [
         ("/admin/quizzes/examattempt/dashboard/{slug}/", 16),
-        ("/admin/courses/module/{pk}/change/", 7),
+        # 3 of them: the sections and quick checks repeated across steps (courses.repetition).
+        ("/admin/courses/module/{pk}/change/", 10),
         ("/admin/courses/step/?module__id__exact={pk}", 10),
         ("/admin/progress/enrollment/", 14),
         ("/admin/progress/enrollment/{enrollment}/change/", 10),

@@ -20,7 +20,6 @@ import os
 import requests
 import schemathesis
 from hypothesis import strategies as st
-from schema_rule_checks import invalid_requests_rejected, valid_requests_accepted  # noqa: F401
 
 BASE_URL = os.environ["LERNPFAD_LIVE_URL"]
 REAL: dict = json.loads(os.environ.get("LERNPFAD_LIVE_REAL", "{}"))
