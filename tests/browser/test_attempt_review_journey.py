@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -66,8 +67,11 @@ def _fits(page: Page, selector: str) -> None:
 def _correct_the_key(page: Page, *, right_text: str) -> None:
     """On the item's page (the editor: a row per option with a "right" tick): only the option
     reading ``right_text`` is ticked now."""
+    # The editor's script hides the other kinds' fieldsets and then renders the preview; before
+    # that, every kind's rows are on the page and would be counted.
+    expect(page.locator("#item-preview")).to_have_attribute("data-rendered", re.compile(r"\d"))
     rows = page.locator("fieldset:not([hidden]) tr[data-row]")
-    expect(rows.first).to_be_visible()  # the editor has loaded
+    expect(rows.first).to_be_visible()
     for index in range(rows.count()):
         row = rows.nth(index)
         text = row.locator("input[type=text]").first.input_value()
