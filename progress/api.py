@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from django.db.models import Count
@@ -10,7 +11,14 @@ from courses import api as courses_api
 from courses.data import ModuleData
 from lms.privacy import export_rows
 from progress import selectors as _selectors
-from progress.completion_rules import DEFAULT_READING_TIME_SHARE, DEFAULT_RULE
+from progress.completion_rules import (
+    DEFAULT_READING_TIME_SHARE,
+    DEFAULT_RULE,
+    reading_seconds,
+)
+from progress.completion_rules import (  # the web's module overview names it
+    READING_WORDS_PER_MINUTE as READING_WORDS_PER_MINUTE,
+)
 from progress.data import CompletionRuleData
 from progress.models import (
     Enrollment,
@@ -22,6 +30,12 @@ from progress.models import (
 from progress.services import demo as _demo
 from progress.services import step_events as _step_events
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
+
+
+def reading_minutes(characters: int) -> int:
+    """Minutes to read ``characters`` of text, as the completion rule estimates (at least 1),
+    at READING_WORDS_PER_MINUTE."""
+    return max(1, math.ceil(reading_seconds(characters) / 60))
 
 
 def enrollment_exists(*, learner_id: int, module_id: int) -> bool:

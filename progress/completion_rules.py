@@ -33,7 +33,7 @@ DEFAULT_RULE = RULE_SECTIONS_QUICK_CHECK
 DEFAULT_READING_TIME_SHARE = 30
 
 # Words a minute an adult reads a German technical text at, and the characters of one word
-# with its space: a step's estimated reading time comes from these.
+# with its space: a step's estimated reading time (and the module overview's) comes from these.
 READING_WORDS_PER_MINUTE = 180
 CHARACTERS_PER_WORD = 7
 

@@ -34,6 +34,25 @@ def test_module_page_shows_the_outline(client, course):
     assert "</a>, um deinen Fortschritt" in html and "</a> ," not in html
 
 
+def test_module_page_reading_time_is_the_completion_rules_estimate(client, course):
+    """The overview's reading time is the steps' section text at the completion rule's 180
+    words a minute of 7 characters: the same estimate a step's minimum time is a share of."""
+    from django.db.models import Sum
+    from django.db.models.functions import Length
+
+    from courses.models import Section
+
+    characters = Section.objects.filter(step__module__slug="self-hosting-27").aggregate(
+        n=Sum(Length("body"))
+    )["n"]
+    minutes = 5 * round(-(-characters // (7 * 180)) / 5)  # rounded to 5 min from an hour on
+    hours, rest = divmod(minutes, 60)
+    html = client.get(MODULE).content.decode()
+    expected = f"etwa {hours} Std. {rest} Min." if rest else f"etwa {hours} Std."
+    assert expected in html, re.findall(r"etwa[^<]*", html)
+    assert "180 Wörter pro Minute" in html
+
+
 def test_step_reader_shows_sections_in_document_order(client, course):
     response = client.get(MODULE + "steps/12/")
     assert response.status_code == 200

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from courses.selectors import module_get, section_anchor, step_get
 from lms.errors import Conflict, NotEnrolled
+from progress import api as progress_api
 from progress.selectors import MissingEvidence, outline_status_get, step_reader_state
 from progress.services.enrollment import enrollment_create
 from progress.services.notes import step_notes_put
@@ -35,11 +36,6 @@ from quizzes.services import quick_checks
 from web.forms import NoteForm, QuickCheckRatingForm
 from web.views.common import content_version, domain_errors_as_pages, safe_next
 from web.views.fsrs import exam_date_context
-
-# Words a minute an adult reads a German technical text at, and the characters of one word
-# with its space: the module overview's reading time is an estimate from these.
-READING_WORDS_PER_MINUTE = 180
-CHARACTERS_PER_WORD = 7
 
 
 @dataclass
@@ -77,11 +73,6 @@ class Block:
             }
             for index, line in enumerate(lines)
         ]
-
-
-def reading_minutes(characters: int) -> int:
-    """Minutes to read ``characters`` of text at READING_WORDS_PER_MINUTE (at least one)."""
-    return max(1, math.ceil(characters / CHARACTERS_PER_WORD / READING_WORDS_PER_MINUTE))
 
 
 def _step_page(request: HttpRequest, *, module: str, number: int, **_url_kwargs) -> str:
@@ -142,8 +133,8 @@ def module_detail(request: HttpRequest, module: str) -> HttpResponse:
             "progress": progress,
             "levels": sorted({step.level for step in steps}),
             "term_cards": sum(1 for step in steps if getattr(step, "term_card", None)),
-            "reading_minutes": reading_minutes(sum(step.body_chars for step in steps)),
-            "reading_wpm": READING_WORDS_PER_MINUTE,
+            "reading_minutes": progress_api.reading_minutes(sum(step.body_chars for step in steps)),
+            "reading_wpm": progress_api.READING_WORDS_PER_MINUTE,
             "exam_rule": exam_rule_get(module_id=module_obj.pk),
             "exam": exam,
             "readiness": exam["readiness"] if exam else None,
