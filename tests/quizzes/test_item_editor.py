@@ -32,6 +32,12 @@ def _rows(name: str, *rows: dict) -> dict:
     }
 
 
+def _saved(course, kind: str, **fields) -> ExamItem:
+    form = ExamItemForm(_data(course, kind, **fields))
+    assert form.is_valid(), form.errors
+    return form.save()
+
+
 def _errors(form: ExamItemForm, field: str) -> list[str]:
     assert not form.is_valid()
     return list(form.errors.get(field, []))
@@ -44,20 +50,16 @@ def german():
 
 
 def test_single_choice_is_saved_from_rows_with_the_right_one_ticked(course):
-    form = ExamItemForm(
-        _data(
-            course,
-            "single_choice",
-            **_rows(
-                "choice_rows",
-                {"text": "Paris", "correct": "on", "feedback": "Richtig."},
-                {"text": "Lyon", "feedback": ""},
-                {"text": "", "feedback": ""},  # a spare row left empty is dropped
-            ),
-        )
+    item = _saved(
+        course,
+        "single_choice",
+        **_rows(
+            "choice_rows",
+            {"text": "Paris", "correct": "on", "feedback": "Richtig."},
+            {"text": "Lyon", "feedback": ""},
+            {"text": "", "feedback": ""},  # a spare row left empty is dropped
+        ),
     )
-    assert form.is_valid(), form.errors
-    item = form.save()
     assert item.options == [{"key": "a", "text": "Paris"}, {"key": "b", "text": "Lyon"}]
     assert item.correct_keys == ["a"]
     assert item.answer_feedback == {"a": "Richtig."}
@@ -102,35 +104,28 @@ def test_choice_rows_are_checked_in_german(course, kind, rows, message):
 
 
 def test_multiple_choice_takes_several_right_options(course):
-    form = ExamItemForm(
-        _data(
-            course,
-            "multiple_choice",
-            **_rows(
-                "choice_rows",
-                {"text": "2", "correct": "on"},
-                {"text": "3", "correct": "on"},
-                {"text": "4"},
-            ),
-        )
+    item = _saved(
+        course,
+        "multiple_choice",
+        **_rows(
+            "choice_rows",
+            {"text": "2", "correct": "on"},
+            {"text": "3", "correct": "on"},
+            {"text": "4"},
+        ),
     )
-    assert form.is_valid(), form.errors
-    assert form.save().correct_keys == ["a", "b"]
+    assert item.correct_keys == ["a", "b"]
 
 
 def test_true_false_needs_a_choice_and_keeps_feedback(course):
     form = ExamItemForm(_data(course, "true_false"))
     assert _errors(form, "true_false_correct") == ["Wählen Sie, ob die Aussage richtig ist."]
-    form = ExamItemForm(
-        _data(
-            course,
-            "true_false",
-            true_false_correct="false",
-            true_false_feedback_true="Leider nicht.",
-        )
+    item = _saved(
+        course,
+        "true_false",
+        true_false_correct="false",
+        true_false_feedback_true="Leider nicht.",
     )
-    assert form.is_valid(), form.errors
-    item = form.save()
     assert item.correct_keys == ["false"]
     assert [o["key"] for o in item.options] == ["true", "false"]
     assert item.answer_feedback == {"true": "Leider nicht."}
@@ -139,16 +134,12 @@ def test_true_false_needs_a_choice_and_keeps_feedback(course):
 def test_short_answer_with_accepted_answers_and_the_case_rule(course):
     form = ExamItemForm(_data(course, "short_answer"))
     assert _errors(form, "accepted_rows") == ["Geben Sie mindestens eine akzeptierte Antwort an."]
-    form = ExamItemForm(
-        _data(
-            course,
-            "short_answer",
-            case_sensitive="on",
-            **_rows("accepted_rows", {"text": "NaCl", "feedback": "Kochsalz."}, {"text": "Salz"}),
-        )
+    item = _saved(
+        course,
+        "short_answer",
+        case_sensitive="on",
+        **_rows("accepted_rows", {"text": "NaCl", "feedback": "Kochsalz."}, {"text": "Salz"}),
     )
-    assert form.is_valid(), form.errors
-    item = form.save()
     assert item.answer_key == {"accepted": ["NaCl", "Salz"], "case_sensitive": True}
     assert item.answer_feedback == {"0": "Kochsalz."}
     assert item.options == [] and item.correct_keys == []
@@ -170,19 +161,15 @@ def test_numerical_rows_are_checked_in_german(course, row, message):
 
 
 def test_numerical_with_a_tolerance_a_range_and_a_decimal_comma(course):
-    form = ExamItemForm(
-        _data(
-            course,
-            "numerical",
-            **_rows(
-                "number_rows",
-                {"value": "14", "tolerance": "0,5", "feedback": "Genau."},
-                {"min": "13", "max": "15,0"},
-            ),
-        )
+    item = _saved(
+        course,
+        "numerical",
+        **_rows(
+            "number_rows",
+            {"value": "14", "tolerance": "0,5", "feedback": "Genau."},
+            {"min": "13", "max": "15,0"},
+        ),
     )
-    assert form.is_valid(), form.errors
-    item = form.save()
     assert item.answer_key == {
         "answers": [{"value": "14", "tolerance": "0.5"}, {"min": "13", "max": "15"}]
     }
@@ -194,20 +181,17 @@ def test_matching_pairs_are_checked_and_saved(course):
         _data(course, "matching", **_rows("pair_rows", {"left": "Hund", "right": "bellt"}))
     )
     assert _errors(form, "pair_rows") == ["Eine Zuordnungsfrage braucht mindestens zwei Paare."]
-    form = ExamItemForm(
-        _data(
-            course,
-            "matching",
-            **_rows(
-                "pair_rows",
-                {"left": "Hund", "right": "bellt"},
-                {"left": "Katze", "right": "miaut"},
-                {"left": "", "right": "quakt"},
-            ),
-        )
+    item = _saved(
+        course,
+        "matching",
+        **_rows(
+            "pair_rows",
+            {"left": "Hund", "right": "bellt"},
+            {"left": "Katze", "right": "miaut"},
+            {"left": "", "right": "quakt"},
+        ),
     )
-    assert form.is_valid(), form.errors
-    assert form.save().answer_key == {
+    assert item.answer_key == {
         "pairs": [
             {"left": "Hund", "right": "bellt"},
             {"left": "Katze", "right": "miaut"},
@@ -217,21 +201,17 @@ def test_matching_pairs_are_checked_and_saved(course):
 
 
 def test_an_html_item_is_sanitised_not_stripped(course):
-    form = ExamItemForm(
-        _data(
-            course,
-            "single_choice",
-            text_format="html",
-            prompt='<p>Was ist <b>fett</b>?</p><script>alert(1)</script><img src=x onerror="x()">',
-            **_rows(
-                "choice_rows",
-                {"text": "<code>x</code>", "correct": "on", "feedback": "<i>ja</i><script>"},
-                {"text": "y"},
-            ),
-        )
+    item = _saved(
+        course,
+        "single_choice",
+        text_format="html",
+        prompt='<p>Was ist <b>fett</b>?</p><script>alert(1)</script><img src=x onerror="x()">',
+        **_rows(
+            "choice_rows",
+            {"text": "<code>x</code>", "correct": "on", "feedback": "<i>ja</i><script>"},
+            {"text": "y"},
+        ),
     )
-    assert form.is_valid(), form.errors
-    item = form.save()
     assert item.prompt == "<p>Was ist <b>fett</b>?</p>"
     assert str(item) == "Was ist fett?"  # lists, titles and breadcrumbs show no tags
     assert item.options[0]["text"] == "<code>x</code>"
