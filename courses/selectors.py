@@ -248,6 +248,31 @@ def _preview_blocks(sections: list[Section]) -> list[dict]:
     return blocks
 
 
+def step_prompts(quick_check_links) -> tuple[list[dict], list[dict]]:
+    """A step's rated quick checks and its reflection prompts (lines that recur in most steps,
+    instructions: shown apart, without a rating, making no review card), as the step page shows
+    them. A prompt the step already asks as a rated quick check ("Was ist der Zweck?") is shown
+    once."""
+    quick_checks = [
+        {
+            "id": link.quick_check.id,
+            "question": link.quick_check.question,
+            "answer": link.quick_check.answer,
+            "rating": None,
+        }
+        for link in quick_check_links
+        if not link.quick_check.is_reflection_prompt
+    ]
+    asked = {quick_check["question"].strip().casefold() for quick_check in quick_checks}
+    reflection_prompts = [
+        {"question": link.quick_check.question, "answer": link.quick_check.answer}
+        for link in quick_check_links
+        if link.quick_check.is_reflection_prompt
+        and link.quick_check.question.strip().casefold() not in asked
+    ]
+    return quick_checks, reflection_prompts
+
+
 def step_preview_context(*, step_id: int) -> dict | None:
     """The context of the learner's ``web/courses/step.html`` for any step (retired ones too)
     and no enrolled reader, as ``web.views.learning.step_detail`` builds it: 3 queries."""
@@ -255,34 +280,13 @@ def step_preview_context(*, step_id: int) -> dict | None:
     if step is None:
         return None
     content = _step_contents([step])[0]
-    links = content.quick_check_links
-    # As the learner's page (web.views.learning.step_detail): a prompt the step already asks as a
-    # rated quick check is shown once.
-    asked = {
-        link.quick_check.question.strip().casefold()
-        for link in links
-        if not link.quick_check.is_reflection_prompt
-    }
+    quick_checks, reflection_prompts = step_prompts(content.quick_check_links)
     return {
         "module": step.module,
         "step": step,
         "blocks": _preview_blocks(content.sections),
-        "quick_checks": [
-            {
-                "id": link.quick_check.id,
-                "question": link.quick_check.question,
-                "answer": link.quick_check.answer,
-                "rating": None,
-            }
-            for link in links
-            if not link.quick_check.is_reflection_prompt
-        ],
-        "reflection_prompts": [
-            {"question": link.quick_check.question, "answer": link.quick_check.answer}
-            for link in links
-            if link.quick_check.is_reflection_prompt
-            and link.quick_check.question.strip().casefold() not in asked
-        ],
+        "quick_checks": quick_checks,
+        "reflection_prompts": reflection_prompts,
         "card": content.card,
         "card_blocks": _preview_blocks(content.card_sections),
         "previous_number": content.previous_number,

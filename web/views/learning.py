@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from courses.selectors import module_get, section_anchor, step_get
+from courses.selectors import module_get, section_anchor, step_get, step_prompts
 from lms.errors import Conflict, NotEnrolled
 from progress import api as progress_api
 from progress.selectors import MissingEvidence, outline_status_get, step_reader_state
@@ -149,26 +149,7 @@ def step_detail(request: HttpRequest, module: str, number: int) -> HttpResponse:
     blocks = [Block(section=section) for section in content.sections]
     for block, following in itertools.pairwise(blocks):
         block.next_anchor = following.anchor
-    # Reflection prompts (lines that recur in most steps, instructions) are shown apart, without
-    # a rating: they make no review card (courses.quick_check_roles).
-    quick_checks = [
-        {
-            "id": link.quick_check.id,
-            "question": link.quick_check.question,
-            "answer": link.quick_check.answer,
-            "rating": None,
-        }
-        for link in content.quick_check_links
-        if not link.quick_check.is_reflection_prompt
-    ]
-    # A prompt the step already asks as a rated quick check ("Was ist der Zweck?") is shown once.
-    asked = {qc["question"].strip().casefold() for qc in quick_checks}
-    reflection_prompts = [
-        {"question": link.quick_check.question, "answer": link.quick_check.answer}
-        for link in content.quick_check_links
-        if link.quick_check.is_reflection_prompt
-        and link.quick_check.question.strip().casefold() not in asked
-    ]
+    quick_checks, reflection_prompts = step_prompts(content.quick_check_links)
     learner = None
     if request.user.is_authenticated:
         learner = _step_learner_state(
