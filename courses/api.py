@@ -32,16 +32,15 @@ from courses.models import (
     QuickCheck,
     Section,
     Step,
-    StepQuickCheck,
     active_step_q,
     quick_check_makes_no_card_q,
 )
 from courses.selectors import (
     CONTENT_CACHE_SECONDS,
-    _cached,
     body_chars,
     content_generation,
     module_outline_get,
+    module_public_text,
     rated_quick_check_ids,
     section_kinds,
 )
@@ -51,9 +50,10 @@ from lms.errors import ModuleNotFound, StepNotFound
 __all__ = [
     "active_step_q",
     "body_chars",
+    "module_public_text",
     "rated_quick_check_ids",
     "section_kinds",
-]  # re-exported for other apps' queries
+]  # re-exported for other apps (queries, the look-up solver)
 
 # Every section kind, as (value, label) choices: the API's SectionKindEnum in other apps' inputs.
 SECTION_KIND_CHOICES = Section.Kind.choices
@@ -316,38 +316,3 @@ def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:
 def section_kind_labels() -> dict[str, str]:
     """A section kind's heading as the document writes it (``"verstehen"`` → "1. Verstehen")."""
     return {kind.value: str(kind.label) for kind in Section.Kind}
-
-
-def module_public_text(module_slug: str) -> list[tuple[str, str]]:
-    """(step term, text) of all an anonymous visitor reads of the module's active steps: the
-    definition, the lead, section headings and bodies, quick-check questions and answers;
-    through the content cache (3 queries on a miss)."""
-
-    def read() -> list[tuple[str, str]]:
-        steps = dict(
-            Step.objects.filter(active_step_q(), module__slug=module_slug)
-            .order_by("number")
-            .values_list("pk", "term")
-        )
-        texts = [
-            (term, text)
-            for term, definition, lead in Step.objects.filter(pk__in=steps)
-            .order_by("number")
-            .values_list("term", "definition", "lead")
-            for text in (definition, lead)
-        ]
-        for step_id, heading, body in (
-            Section.objects.filter(step_id__in=steps)
-            .order_by("step__number", "position")
-            .values_list("step_id", "heading", "body")
-        ):
-            texts += [(steps[step_id], heading), (steps[step_id], body)]
-        for step_id, question, answer in (
-            StepQuickCheck.objects.filter(step_id__in=steps)
-            .order_by("step__number", "position")
-            .values_list("step_id", "quick_check__question", "quick_check__answer")
-        ):
-            texts += [(steps[step_id], question), (steps[step_id], answer)]
-        return texts
-
-    return _cached(module_slug, "public-text", read)

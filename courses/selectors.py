@@ -304,6 +304,41 @@ def term_card_list(*, module_slug: str) -> QuerySet[TermCard]:
     )
 
 
+def module_public_text(module_slug: str) -> list[tuple[str, str]]:
+    """(step term, text) of all an anonymous visitor reads of the module's active steps: the
+    definition, the lead, section headings and bodies, quick-check questions and answers;
+    through the content cache (3 queries on a miss)."""
+
+    def read() -> list[tuple[str, str]]:
+        steps = dict(
+            Step.objects.filter(active_step_q(), module__slug=module_slug)
+            .order_by("number")
+            .values_list("pk", "term")
+        )
+        texts = [
+            (term, text)
+            for term, definition, lead in Step.objects.filter(pk__in=steps)
+            .order_by("number")
+            .values_list("term", "definition", "lead")
+            for text in (definition, lead)
+        ]
+        for step_id, heading, body in (
+            Section.objects.filter(step_id__in=steps)
+            .order_by("step__number", "position")
+            .values_list("step_id", "heading", "body")
+        ):
+            texts += [(steps[step_id], heading), (steps[step_id], body)]
+        for step_id, question, answer in (
+            StepQuickCheck.objects.filter(step_id__in=steps)
+            .order_by("step__number", "position")
+            .values_list("step_id", "quick_check__question", "quick_check__answer")
+        ):
+            texts += [(steps[step_id], question), (steps[step_id], answer)]
+        return texts
+
+    return _cached(module_slug, "public-text", read)
+
+
 def module_outline_get(*, slug: str) -> ModuleOutline:
     """The module with all its steps (active first) and their section kinds, through the cache
     (one query on a miss)."""
