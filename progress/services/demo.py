@@ -21,48 +21,17 @@ def demo_step_complete(
     """Leave the evidence the module's rule asks for on a step and complete it at ``at``: opened
     ``DEMO_READING_TIME`` (or the plausible time) earlier, every section seen, every rated
     quick check answered (evidence only: the demo writes no self-ratings)."""
+    step = {"learner_id": learner_id, "module_slug": module_slug, "number": number}
     start = at - DEMO_READING_TIME
-    opened = step_event_record(
-        learner_id=learner_id,
-        module_slug=module_slug,
-        number=number,
-        kind=EventKind.OPENED,
-        at=start,
-    )
-    requirement = opened.requirement
+    requirement = step_event_record(**step, kind=EventKind.OPENED, at=start).requirement
     if requirement.min_seconds > DEMO_READING_TIME.total_seconds():
         start = at - datetime.timedelta(seconds=requirement.min_seconds)
-        step_event_record(
-            learner_id=learner_id,
-            module_slug=module_slug,
-            number=number,
-            kind=EventKind.OPENED,
-            at=start,
-        )
+        step_event_record(**step, kind=EventKind.OPENED, at=start)
     for kind in requirement.section_kinds:
-        step_event_record(
-            learner_id=learner_id,
-            module_slug=module_slug,
-            number=number,
-            kind=EventKind.SECTION_VIEWED,
-            section=kind,
-            at=start,
-        )
+        step_event_record(**step, kind=EventKind.SECTION_VIEWED, section=kind, at=start)
     for quick_check_id in requirement.quick_check_ids:
-        quick_check_answer_record(
-            learner_id=learner_id,
-            module_slug=module_slug,
-            number=number,
-            quick_check_id=quick_check_id,
-            at=start,
-        )
-    step_event_record(
-        learner_id=learner_id,
-        module_slug=module_slug,
-        number=number,
-        kind=EventKind.COMPLETED,
-        at=at,
-    )
+        quick_check_answer_record(**step, quick_check_id=quick_check_id, at=start)
+    step_event_record(**step, kind=EventKind.COMPLETED, at=at)
 
 
 def demo_progress_create(
