@@ -622,6 +622,7 @@ def attempt_study_plan(
     reveals = reviewed is not None
     shown = [
         StudyStep(
+            id=step_id,
             number=steps[step_id].number,
             term=steps[step_id].term,
             is_active=steps[step_id].is_active,
