@@ -309,6 +309,7 @@ class ExamItemsPlan:
 class StudyStep:
     """A step an attempt's questions came from, with what to review of it."""
 
+    id: int
     number: int
     term: str
     # Still an active step: the result page links to it.

@@ -1,6 +1,7 @@
 """Moodle's GIFT format (https://docs.moodle.org/en/GIFT_format), read as Moodle reads it and
 written back: plain Python. Per-answer feedback, ``$CATEGORY:`` lines, the comments before a
-question and ``[html]`` texts (sanitised, quizzes/item_html.py) are kept both ways; what is not
+question (a Moodle tag ``[tag:step:<slug>]`` among them names the step the question is about)
+and ``[html]`` texts (sanitised, quizzes/item_html.py) are kept both ways; what is not
 (partial credit, essays, descriptions) is skipped with a warning; anything malformed is an
 error and imports nothing."""
 
@@ -75,6 +76,9 @@ class GiftItem:
     # (without their "//"); neither is shown to learners.
     category: str = ""
     comment: str = ""
+    # The slug of the step the question is about: a Moodle question tag in the comment before
+    # it ("// [tag:step:cuda-out-of-memory]"), kept apart from ``comment``.
+    step: str = ""
     line: int = field(default=0, compare=False)
 
 
@@ -200,6 +204,34 @@ def _release(text: str) -> str:
     return _HELD_RE.sub(lambda match: _RELEASE.get(match.group(0), ""), text)
 
 
+# Moodle reads "[tag:…]" in the comment before a question as the question's tags (and keeps
+# "step:<slug>" as one); Lernpfad reads this one as the step the question is about.
+_STEP_TAG_RE = re.compile(r"[ \t]*\[tag:step:([A-Za-z0-9_-]+)\]")
+
+
+def _step_tag(comment: str) -> tuple[str, str]:
+    """The step slug the comment's first ``[tag:step:<slug>]`` names ("" without one), and the
+    comment without that tag (a line it leaves blank dropped)."""
+    match = _STEP_TAG_RE.search(comment)
+    if match is None:
+        return "", comment
+    lines = comment.split("\n")
+    kept: list[str] = []
+    for line in lines:
+        if match.group(0) in line:
+            line = line.replace(match.group(0), "", 1)
+            if not line.strip():
+                continue
+        kept.append(line)
+    return match.group(1), "\n".join(kept)
+
+
+def step_tag_keep(comment: str, step: str) -> str:
+    """The comment with ``[tag:step:<step>]`` as its last line, as the writer puts a step's tag
+    after the comment: for a step the importing module lacks, kept for the next export."""
+    return f"{comment}\n [tag:step:{step}]" if comment else f" [tag:step:{step}]"
+
+
 def _leading_comment(lines: list[str]) -> str:
     """The comment lines just before a block's question (after its $CATEGORY: line), each
     without its "//": what the writer puts back before the question."""
@@ -267,7 +299,7 @@ class _Question:
             lambda match: _HOLD[match.group(1)],
             "\n".join("" if line.strip().startswith("//") else line for line in lines),
         )
-        self.comment = _leading_comment(lines)
+        self.step, self.comment = _step_tag(_leading_comment(lines))
         self.category: str | None = None
         self.warnings: list[GiftMessage] = []
         self._warned: set[str] = set()
@@ -445,6 +477,7 @@ class _Question:
             text_format="html" if self.format == "html" else "plain",
             answer_feedback=item.get("answer_feedback", {}),
             comment=self.comment,
+            step=self.step,
             line=self.line(question_start),
         )
 
@@ -883,6 +916,7 @@ def gift_write(items: Sequence[GiftItem]) -> str:
 
 def _item_gift(item: GiftItem) -> str:
     head = "".join(f"//{line}\n" for line in item.comment.split("\n") if item.comment)
+    head += f"// [tag:step:{item.step}]\n" if item.step else ""
     head += f"::{_escape(item.title)}::" if item.title.strip() else ""
     if item.text_format == "html":
         head += "[html]"

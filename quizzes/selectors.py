@@ -622,6 +622,7 @@ def attempt_study_plan(
     reveals = reviewed is not None
     shown = [
         StudyStep(
+            id=step_id,
             number=steps[step_id].number,
             term=steps[step_id].term,
             is_active=steps[step_id].is_active,
@@ -984,8 +985,8 @@ def lookup_risk_ids(*, module_id: int) -> set[int]:
 # --- the item bank in GIFT (quizzes/gift.py) ------------------------------------------------
 
 
-def gift_items(items: Iterable[ExamItem]) -> list[GiftItem]:
-    """Bank items as the GIFT writer takes them."""
+def gift_items(items: QuerySet[ExamItem]) -> list[GiftItem]:
+    """Bank items as the GIFT writer takes them, each with its step's slug (one query)."""
     return [
         GiftItem(
             kind=item.kind,
@@ -999,8 +1000,9 @@ def gift_items(items: Iterable[ExamItem]) -> list[GiftItem]:
             answer_feedback=dict(item.answer_feedback or {}),
             category=item.category,
             comment=item.gift_comment,
+            step=item.step.slug if item.step_id else "",
         )
-        for item in items
+        for item in items.select_related("step")
     ]
 
 

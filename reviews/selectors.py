@@ -141,6 +141,8 @@ class DueCard:
     intervals: list[IntervalPreview]
     # The back (definition or answer) when the queue was asked for it (an offline session).
     back: str | None = None
+    # A card of the steps the queue was asked to show first (``due_queue(first_step_ids=…)``).
+    is_first: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,10 +160,16 @@ class DueQueue:
 
 
 def _due_read(
-    *, learner: Learner, at: datetime.datetime, limit: int, retired: RetiredContent
+    *,
+    learner: Learner,
+    at: datetime.datetime,
+    limit: int,
+    retired: RetiredContent,
+    first_step_ids: Iterable[int] = (),
 ) -> tuple[DueQueue, list[sql.DueQueueCard]]:
     """The due queue's counts for the learner's local day with today's budget split of what is
-    due (no cards), and the next ``limit`` due cards: the due queue's one statement."""
+    due (no cards), and the next ``limit`` due cards (those of ``first_step_ids`` first): the
+    due queue's one statement."""
     day = local_day(time_zone=learner.time_zone, at=at)
     page = sql.due_queue_read(
         learner_id=learner.id,
@@ -170,6 +178,7 @@ def _due_read(
         day_end=day.end,
         limit=limit,
         retired=retired,
+        first_step_ids=first_step_ids,
     )
     budget = DailyBudget(
         new_cards_per_day=learner.new_cards_per_day,
@@ -196,21 +205,25 @@ def due_queue(
     at: datetime.datetime,
     limit: int = DUE_PAGE_DEFAULT,
     include_back: bool = False,
+    first_step_ids: Iterable[int] = (),
 ) -> DueQueue:
     """The due counts and the next ``limit`` cards with each rating's interval (and their backs
-    when ``include_back``): seen cards first, then new ones up to today's new-card budget."""
+    when ``include_back``): seen cards first, then new ones up to today's new-card budget.
+
+    With ``first_step_ids`` (the steps a failed exam attempt names) their due cards come first,
+    seen before new; the counts stay the whole queue's. Should today's new-card budget hold back
+    every card of those steps the page read, the page is read again without them.
+    """
     limit = max(1, min(limit, DUE_PAGE_OFFLINE_MAX if include_back else DUE_PAGE_MAX))
+    first_step_ids = frozenset(first_step_ids)
     retired = courses_api.retired_content()
-    summary, page = _due_read(learner=learner, at=at, limit=limit, retired=retired)
-    # Seen cards sort first, so cutting new cards to the budget never hides a seen one.
-    new_allowed = summary.new_count
-    shown = []
-    for card in page[: min(limit, summary.due_count)]:
-        if card.state.is_new:
-            if new_allowed == 0:
-                continue
-            new_allowed -= 1
-        shown.append(card)
+    summary, page = _due_read(
+        learner=learner, at=at, limit=limit, retired=retired, first_step_ids=first_step_ids
+    )
+    shown = _within_budget(page, limit=limit, summary=summary)
+    if first_step_ids and not shown and summary.due_count:
+        summary, page = _due_read(learner=learner, at=at, limit=limit, retired=retired)
+        shown = _within_budget(page, limit=limit, summary=summary)
     fronts = courses_api.card_fronts(
         step_ids=[card.step_id for card in shown],
         quick_check_ids=[card.quick_check_id for card in shown if card.quick_check_id],
@@ -247,10 +260,28 @@ def due_queue(
                 exam_at=exam_start(exam_on=card.exam_on, time_zone=learner.time_zone),
             ),
             back=_card_back(card, backs) if backs is not None else None,
+            is_first=card.step_id in first_step_ids,
         )
         for card in shown
     ]
     return dataclasses.replace(summary, cards=cards)
+
+
+def _within_budget(
+    page: list[sql.DueQueueCard], *, limit: int, summary: DueQueue
+) -> list[sql.DueQueueCard]:
+    """The page's cards that today's budget lets through: new cards only while the new-card
+    budget lasts. Seen cards sort before new ones (within the first steps and after them), so
+    cutting new cards never hides a seen one of the same part."""
+    new_allowed = summary.new_count
+    shown = []
+    for card in page[: min(limit, summary.due_count)]:
+        if card.state.is_new:
+            if new_allowed == 0:
+                continue
+            new_allowed -= 1
+        shown.append(card)
+    return shown
 
 
 def _card_back(card: sql.DueQueueCard, backs: CardBacks) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from courses.data import RetiredContent
@@ -20,10 +21,13 @@ from reviews.scheduling import CARD_STATE_FIELDS, DEFAULT_PARAMETERS, CardState,
 # ``live``: the learner's live cards due before the local day ends, read from the covering index.
 # The live-card condition is the SQL twin of reviews.selectors.live_cards_q (a test compares them).
 # The page: seen cards first (oldest due first), then new ones; each part read in the index's
-# order with its own LIMIT, so a learner with thousands of due cards is not sorted whole.
+# order with its own LIMIT, so a learner with thousands of due cards is not sorted whole. Cards of
+# ``first_steps`` (the steps a failed exam attempt asks to review) come before all others, in the
+# same order among themselves; with no such steps that part is empty.
 _DUE_QUEUE_SQL = """
 WITH live AS NOT MATERIALIZED (
-    SELECT c.id, c.due, c.last_review IS NULL AS is_new
+    SELECT c.id, c.due, c.last_review IS NULL AS is_new,
+           c.step_id = ANY(%(first_steps)s) AS is_first
     FROM reviews_reviewcard c
     WHERE c.learner_id = %(learner)s AND c.due < %(day_end)s
       AND NOT c.suspended
@@ -44,12 +48,15 @@ today AS (
       AND l.reviewed_at >= %(day_start)s AND l.reviewed_at < %(day_end)s
 ),
 page AS (
-    (SELECT id, is_new, due FROM live WHERE due <= %(at)s AND NOT is_new
-     ORDER BY due, id LIMIT %(limit)s)
+    (SELECT id, is_new, due, is_first FROM live WHERE due <= %(at)s AND is_first
+     ORDER BY is_new, due, id LIMIT %(limit)s)
     UNION ALL
-    (SELECT id, is_new, due FROM live WHERE due <= %(at)s AND is_new
-     ORDER BY due, id LIMIT %(limit)s)
-    ORDER BY is_new, due, id LIMIT %(limit)s
+    (SELECT id, is_new, due, is_first FROM live WHERE due <= %(at)s AND NOT is_first
+     AND NOT is_new ORDER BY due, id LIMIT %(limit)s)
+    UNION ALL
+    (SELECT id, is_new, due, is_first FROM live WHERE due <= %(at)s AND NOT is_first
+     AND is_new ORDER BY due, id LIMIT %(limit)s)
+    ORDER BY is_first DESC, is_new, due, id LIMIT %(limit)s
 )
 SELECT today.reviewed_today, today.new_today,
        counts.due_total, counts.due_new, counts.due_later_today,
@@ -65,7 +72,7 @@ LEFT JOIN reviews_learnerparameters lp ON lp.learner_id = card.learner_id
 LEFT JOIN reviews_moduleparameters mp ON mp.module_id = card.module_id
 LEFT JOIN reviews_examdate ed ON ed.learner_id = card.learner_id AND ed.module_id = card.module_id
 LEFT JOIN reviews_moduleexamplan ep ON ep.module_id = card.module_id
-ORDER BY page.is_new, page.due, page.id
+ORDER BY page.is_first DESC, page.is_new, page.due, page.id
 """
 
 
@@ -108,8 +115,10 @@ def due_queue_read(
     day_end: datetime.datetime,
     limit: int,
     retired: RetiredContent,
+    first_step_ids: Iterable[int] = (),
 ) -> DueQueuePage:
-    """The learner's live cards due at ``at``, ``limit`` at most, with the counts."""
+    """The learner's live cards due at ``at``, ``limit`` at most, those of ``first_step_ids``
+    first, with the counts."""
     rows = dict_rows(
         _DUE_QUEUE_SQL,
         {
@@ -123,6 +132,7 @@ def due_queue_read(
             "quick_check": ReviewCard.Kind.QUICK_CHECK.value,
             "retired_steps": sorted(retired.step_ids),
             "retired_quick_checks": sorted(retired.quick_check_ids),
+            "first_steps": sorted(set(first_step_ids)),
         },
     )
     first = rows[0]

@@ -169,23 +169,28 @@ def step_evidence_leave(learner, module_slug: str, number: int, *, at=None, quic
     return needed
 
 
-def steps_complete_through_rules(learner, module_slug: str, *, count: int | None = None, at=None):
-    """Complete the first ``count`` (default: every) active steps through the completion rule
-    (``step_evidence_leave``, then "completed" at ``at``), review cards and all. Returns how many
-    steps were completed."""
+def steps_complete_through_rules(
+    learner, module_slug: str, *, count: int | None = None, at=None, numbers=None
+):
+    """Complete the first ``count`` (default: every) active steps, or those ``numbers``, through
+    the completion rule (``step_evidence_leave``, then "completed" at ``at``), review cards and
+    all. Returns how many steps were completed."""
     from django.utils import timezone
 
     from courses.models import Step
     from progress.services.step_events import step_event_record
 
     at = at or timezone.now()
-    numbers = list(
+    active = list(
         Step.objects.active()
         .filter(module__slug=module_slug)
         .order_by("number")
         .values_list("number", flat=True)
     )
-    chosen = numbers[:count] if count is not None else numbers
+    if numbers is not None:
+        chosen = [number for number in active if number in set(numbers)]
+    else:
+        chosen = active[:count] if count is not None else active
     for number in chosen:
         step_evidence_leave(learner, module_slug, number, at=at)
         step_event_record(

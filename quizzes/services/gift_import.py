@@ -11,10 +11,20 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from courses import api as courses_api
 from lms.errors import InvalidInput
 from quizzes.answers import answer_key_errors
-from quizzes.gift import GiftError, GiftItem, GiftMessage, gift_decode, gift_parse, gift_write
+from quizzes.gift import (
+    GiftError,
+    GiftItem,
+    GiftMessage,
+    gift_decode,
+    gift_parse,
+    gift_write,
+    step_tag_keep,
+)
 from quizzes.models import ExamItem, ExamPolicy, exam_item_shape_errors
 from quizzes.selectors import gift_items
 from quizzes.services.items import exam_policy_get
@@ -45,6 +55,8 @@ class GiftImportPlan:
     warnings: list[str]
     # The file's text (decoded): what the admin's confirmation imports.
     text: str = dataclasses.field(repr=False, default="")
+    # The module's active steps by slug, for the items that name theirs ([tag:step:<slug>]).
+    step_ids: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def kinds(self) -> list[tuple[str, int]]:
         """(kind label, count) of the new items, in the bank's order of kinds."""
@@ -109,15 +121,36 @@ def exam_items_gift_plan(*, module_id: int, data: bytes | str, source: str) -> G
         % {"source": source, "line": item.line}
         for item in duplicates
     ]
+    step_ids = {step.slug: step.id for step in courses_api.module_steps(module_id)}
+    unknown = Counter(item.step for item in new if item.step and item.step not in step_ids)
+    first_line = {}
+    for item in reversed(new):
+        first_line[item.step] = item.line
+    warnings += [
+        ngettext(
+            "%(source)s:%(line)s: the module has no active step “%(step)s”: %(count)s question "
+            "is imported without a step (the tag stays in its comment).",
+            "%(source)s:%(line)s: the module has no active step “%(step)s”: %(count)s questions "
+            "are imported without a step (the tag stays in their comments).",
+            count,
+        )
+        % {"source": source, "line": first_line[slug], "step": slug, "count": count}
+        for slug, count in unknown.items()
+    ]
     return GiftImportPlan(
-        source=source, items=new, duplicates=duplicates, warnings=warnings, text=text
+        source=source,
+        items=new,
+        duplicates=duplicates,
+        warnings=warnings,
+        text=text,
+        step_ids=step_ids,
     )
 
 
 def _fingerprint(item: GiftItem) -> str:
-    """Two items are the same question when GIFT writes them alike (whatever their category
-    and comment, which learners never see)."""
-    return gift_write([dataclasses.replace(item, line=0, category="", comment="")])
+    """Two items are the same question when GIFT writes them alike (whatever their category,
+    comment and step, which learners never see)."""
+    return gift_write([dataclasses.replace(item, line=0, category="", comment="", step="")])
 
 
 def _review_fields(*, approved_by_id: int | None, at: datetime.datetime) -> dict:
@@ -158,7 +191,11 @@ def exam_items_gift_import(
             text_format=item.text_format,
             answer_feedback=item.answer_feedback,
             category=item.category,
-            gift_comment=item.comment,
+            # A step the module lacks stays a tag in the comment: exported again, nothing is lost.
+            gift_comment=item.comment
+            if not item.step or item.step in plan.step_ids
+            else step_tag_keep(item.comment, item.step),
+            step_id=plan.step_ids.get(item.step),
             origin=ExamItem.Origin.HAND_WRITTEN,
             **review,
         )

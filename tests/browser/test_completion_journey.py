@@ -129,6 +129,55 @@ def complete_button(page: Page):
     return page.locator("button[name='event'][value='completed']")
 
 
+def refused_at_once_then_three_steps_then_the_exam(page: Page, base: str, learner, w: Words, seen):
+    """An enrolled learner, logged in, on a module whose rule asks for the sections, the quick
+    checks and ``SHARE`` % of the reading time: completing step 1 at once is refused with what
+    is missing (links to the sections and the quick check, nothing recorded); steps 1 to 3 are
+    then completed properly; the exam page refuses the exam and lists the 29 steps left.
+    ``seen(name)`` takes each page's screenshot and axe audit."""
+    page.goto(base + MODULE + "steps/1/")
+    expect(page.locator("html")).to_have_attribute("lang", w.code)
+    expect(page.locator("[data-progress-url]")).to_have_attribute("data-opened", "recorded")
+
+    # At once: refused, told what is missing, with links; nothing recorded.
+    complete_button(page).click()
+    expect(page.locator(".messages")).to_contain_text(w.refused)
+    missing = page.locator(".complete-box__missing")
+    expect(missing).to_contain_text(w.still_to_do)
+    section_links = missing.locator("a[href^='#section-']")
+    assert section_links.count() >= 1
+    expect(missing.locator("a[href^='#quick-check-']")).to_have_count(1)
+    assert _row(learner, 1).status == "in_progress"
+    seen("refused-at-once")
+    # A link leads to its section.
+    target = section_links.first.get_attribute("href")
+    section_links.first.click()
+    expect(page.locator(target)).to_be_in_viewport()
+
+    # Three steps done properly: every section seen, the quick check answered, the time.
+    page.goto(base + MODULE + "steps/1/")
+    for number in (1, 2, 3):
+        expect(page).to_have_url(f"{base}{MODULE}steps/{number}/")
+        _scroll_through_the_sections(page)
+        _answer_the_quick_checks(page, w)
+        if number == 2:
+            seen("step-2-read-and-answered")
+        _wait_the_plausible_time(learner, number)
+        complete_button(page).click()
+        expect(page.locator(".messages")).to_contain_text(w.completed)
+        assert _row(learner, number).status == "completed"
+        page.wait_for_url(f"{base}{MODULE}steps/{number + 1}/")
+    seen("step-4-after-three")
+
+    # The exam is refused with the 29 steps still to do listed, step 4 first.
+    page.goto(base + MODULE + "exam/")
+    expect(page.locator("#missing-steps-heading")).to_have_text(w.steps_missing)
+    links = page.locator(".missing-steps a")
+    expect(links).to_have_count(29)
+    expect(links.first).to_have_attribute("href", MODULE + "steps/4/")
+    seen("exam-refused")
+
+
 @pytest.fixture(params=[GERMAN, ENGLISH], ids=["de", "en"])
 def words(request) -> Words:
     return request.param
@@ -160,47 +209,7 @@ def test_a_step_completes_only_with_evidence_and_the_exam_waits_for_the_rest(
 
     try:
         log_in(page, live_server.url + "/login/", learner.username, PASSWORD)
-        page.goto(live_server.url + MODULE + "steps/1/")
-        expect(page.locator("html")).to_have_attribute("lang", w.code)
-        expect(page.locator("[data-progress-url]")).to_have_attribute("data-opened", "recorded")
-
-        # At once: refused, told what is missing, with links; nothing recorded.
-        complete_button(page).click()
-        expect(page.locator(".messages")).to_contain_text(w.refused)
-        missing = page.locator(".complete-box__missing")
-        expect(missing).to_contain_text(w.still_to_do)
-        section_links = missing.locator("a[href^='#section-']")
-        assert section_links.count() >= 1
-        expect(missing.locator("a[href^='#quick-check-']")).to_have_count(1)
-        assert _row(learner, 1).status == "in_progress"
-        seen("refused-at-once")
-        # A link leads to its section.
-        target = section_links.first.get_attribute("href")
-        section_links.first.click()
-        expect(page.locator(target)).to_be_in_viewport()
-
-        # Three steps done properly: every section seen, the quick check answered, the time.
-        page.goto(live_server.url + MODULE + "steps/1/")
-        for number in (1, 2, 3):
-            expect(page).to_have_url(f"{live_server.url}{MODULE}steps/{number}/")
-            _scroll_through_the_sections(page)
-            _answer_the_quick_checks(page, w)
-            if number == 2:
-                seen("step-2-read-and-answered")
-            _wait_the_plausible_time(learner, number)
-            complete_button(page).click()
-            expect(page.locator(".messages")).to_contain_text(w.completed)
-            assert _row(learner, number).status == "completed"
-            page.wait_for_url(f"{live_server.url}{MODULE}steps/{number + 1}/")
-        seen("step-4-after-three")
-
-        # The exam is refused with the 29 steps still to do listed, step 4 first.
-        page.goto(live_server.url + MODULE + "exam/")
-        expect(page.locator("#missing-steps-heading")).to_have_text(w.steps_missing)
-        links = page.locator(".missing-steps a")
-        expect(links).to_have_count(29)
-        expect(links.first).to_have_attribute("href", MODULE + "steps/4/")
-        seen("exam-refused")
+        refused_at_once_then_three_steps_then_the_exam(page, live_server.url, learner, w, seen)
         audit.assert_clean()
     finally:
         context.close()

@@ -84,20 +84,10 @@ def _study(username: str, course) -> None:
     )
 
 
-def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, width: int, course):
-    t = TEXTS[w.code]
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on(
-        "response",
-        lambda r: (
-            errors.append(f"{r.status} {r.url}")
-            if r.status >= 400 and not r.url.endswith("/favicon.ico")
-            else None
-        ),
-    )
-
-    # Sign up; the confirmation mail is read in the dev outbox, its link followed.
+def sign_up_through_the_dev_outbox(page: Page, base: str, w: Words, seen, *, username: str):
+    """Sign up as a new learner, read the confirmation mail in the dev outbox of ``make run``
+    (/dev/outbox/: the test's settings send mail to files, as ``make run`` does), follow its
+    link, confirm and log in. ``seen(name)`` takes the outbox page's screenshot and audit."""
     page.goto(base + "/signup/")
     page.get_by_label(w.username, exact=True).fill(username)
     page.get_by_label(w.email).fill(f"{username}@example.org")
@@ -117,6 +107,28 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     page.locator("main").get_by_role("button", name=w.log_in).click()
     expect(page.get_by_role("link", name=re.compile("Self-Hosting 27")).first).to_be_visible()
 
+
+def mail_to_files(settings, folder) -> None:
+    """Mail as ``make run`` sends it: to files in ``folder``, shown at /dev/outbox/ (DEBUG)."""
+    settings.DEBUG = True
+    settings.EMAIL_BACKEND = FILE_BACKEND
+    settings.EMAIL_FILE_PATH = str(folder)
+
+
+def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, width: int, course):
+    t = TEXTS[w.code]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "response",
+        lambda r: (
+            errors.append(f"{r.status} {r.url}")
+            if r.status >= 400 and not r.url.endswith("/favicon.ico")
+            else None
+        ),
+    )
+
+    sign_up_through_the_dev_outbox(page, base, w, seen, username=username)
     _study(username, course)
 
     # A failed attempt (submitted without answers) and its result page.
@@ -131,7 +143,10 @@ def journey(page: Page, base: str, w: Words, seen: Visit, *, username: str, widt
     expect(plan.locator(".study-steps a").first).to_have_attribute(
         "href", re.compile(r"/modules/self-hosting-27/steps/\d+/$")
     )
-    expect(plan.get_by_role("link", name=t["review_due"])).to_have_attribute("href", "/review/")
+    # The review it links shows the due cards of those steps first.
+    expect(plan.get_by_role("link", name=t["review_due"])).to_have_attribute(
+        "href", re.compile(r"^/review/\?steps=\d+")
+    )
     expect(page.locator("#next-attempt")).to_contain_text(t["next"])
     # The breadcrumb names the module.
     expect(page.locator(".breadcrumb li").first).to_contain_text("GPU, CUDA")
@@ -172,9 +187,7 @@ def test_a_failed_attempt_says_what_to_review_and_the_pages_fit(
 ):
     axe_path()
     settings.SITE_URL = live_server.url
-    settings.DEBUG = True
-    settings.EMAIL_BACKEND = FILE_BACKEND
-    settings.EMAIL_FILE_PATH = str(tmp_path)
+    mail_to_files(settings, tmp_path)
     phone = width <= 375
     context = chromium.new_context(
         locale=words.locale,

@@ -44,6 +44,8 @@ def test_the_authored_bank_reads_cleanly_with_every_kind():
         item.line for item in parsed.items if item.kind != "matching"
     }
     assert len({item.prompt for item in parsed.items}) == len(parsed.items)
+    # Each names the step it is about, so a missed question leads to that step.
+    assert all(item.step for item in parsed.items)
 
 
 @pytest.mark.django_db
@@ -60,6 +62,10 @@ def test_demo_setup_approves_the_authored_bank_and_leaves_generated_items_drafts
     generated = ExamItem.objects.filter(module=course, origin="generated")
     assert authored.count() == 35
     assert set(authored.values_list("status", "reviewed_by")) == {("approved", admin.pk)}
+    # Every authored question is linked to an active step of the module (its [tag:step:…]).
+    assert not authored.filter(step=None).exists()
+    assert set(authored.values_list("step__module", "step__status")) == {(course.pk, "active")}
+    assert authored.values("step").distinct().count() >= 20
     assert generated.exists() and set(generated.values_list("status", flat=True)) == {"draft"}
     assert "self-hosting-27: 35 authored exam item(s) imported and approved" in out.getvalue()
     # The policy draws fewer items than the approved bank holds: the exam certifies.

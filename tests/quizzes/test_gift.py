@@ -387,3 +387,18 @@ def test_written_form():
         "\nWahr?{TRUE####Ja.}\n"
     )
     assert written.startswith("// ")
+
+
+def test_a_step_tag_names_the_questions_step_apart_from_its_comment():
+    """Moodle's question tag ``[tag:step:<slug>]`` in the comment before a question names the
+    step it is about; the comment keeps the rest, and the writer puts the tag back."""
+    item = only("// Quelle: Kapitel 2\n// [id:q7] [tag:step:vram-fragmentation]\n::T::Frage {T}")
+    assert item.step == "vram-fragmentation"
+    assert item.comment == " Quelle: Kapitel 2\n [id:q7]"
+    alone = only("// [tag:step:cuda]\nFrage {T}")
+    assert (alone.step, alone.comment) == ("cuda", "")
+    assert only("// [tag:kapitel-2]\nFrage {T}").step == ""
+    written = gift_write([alone])
+    assert "// [tag:step:cuda]\nFrage{TRUE}" in written.replace(" {", "{")
+    assert only(written) == alone
+    assert only(gift_write([item])) == item

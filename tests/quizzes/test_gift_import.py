@@ -3,6 +3,7 @@ round trip, the Moodle sample graded through the attempt services, and the admin
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -63,8 +64,17 @@ def test_round_trip_export_import_into_an_empty_module_export_again(course, bank
     drawable = ExamItem.objects.filter(module=course, is_active=True, is_retired=False).count()
     assert exported.count("\n\n") == drawable  # one block per drawable item
 
-    report = exam_items_gift_import(module_id=empty_module.id, data=exported, source="bank.gift")
-    assert report.created == drawable and report.plan.warnings == []
+    with translation.override("en"):
+        report = exam_items_gift_import(
+            module_id=empty_module.id, data=exported, source="bank.gift"
+        )
+    assert report.created == drawable
+    # The empty module has none of the steps the items name: one warning per step, and the
+    # tags stay in the comments, so the export is the same text.
+    assert report.plan.warnings and all(
+        "the module has no active step" in warning for warning in report.plan.warnings
+    )
+    assert len(report.plan.warnings) == len(set(re.findall(r"\[tag:step:([\w-]+)\]", exported)))
     again = item_bank_gift(module_id=empty_module.id)
     assert again == exported
 
@@ -411,3 +421,30 @@ def test_admin_change_form_edits_a_typed_item(admin_client_, course):
     item = ExamItem.objects.get()
     assert item.answer_key == {"accepted": ["nvcc"]}
     assert item.options == [] and item.correct_keys == []
+
+
+def test_a_step_tag_links_the_item_to_the_modules_step_and_an_unknown_one_warns(course):
+    """An imported question with ``[tag:step:<slug>]`` belongs to that active step of the module
+    (the failed attempt's result page names it); a slug the module lacks is a warning, and the
+    question comes in without a step. The export writes the tag back."""
+    from quizzes.selectors import item_bank_gift
+    from quizzes.services.gift_import import exam_items_gift_import, exam_items_gift_plan
+
+    text = (
+        "// [tag:step:vram-fragmentation]\n::Bekannt::Fragmentierung ist ein Leck. {F}\n\n"
+        "// [tag:step:gibt-es-nicht]\n::Unbekannt::Ein Schritt fehlt. {T}\n"
+    )
+    with translation.override("de"):
+        plan = exam_items_gift_plan(module_id=course.pk, data=text, source="schritte.gift")
+    assert [w for w in plan.warnings if "Schritt" in w] == [
+        "schritte.gift:5: Das Modul hat keinen aktiven Schritt „gibt-es-nicht“: 1 Frage wird "
+        "ohne Schritt importiert (das Tag bleibt in ihrem Kommentar)."
+    ]
+    exam_items_gift_import(module_id=course.pk, data=text, source="schritte.gift")
+    known = ExamItem.objects.get(module=course, title="Bekannt")
+    assert (known.step.slug, known.step.module_id) == ("vram-fragmentation", course.pk)
+    unknown = ExamItem.objects.get(module=course, title="Unbekannt")
+    assert unknown.step_id is None
+    exported = item_bank_gift(item_ids=[known.pk, unknown.pk])
+    assert "// [tag:step:vram-fragmentation]\n::Bekannt::" in exported
+    assert "// [tag:step:gibt-es-nicht]\n::Unbekannt::" in exported

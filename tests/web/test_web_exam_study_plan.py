@@ -61,9 +61,10 @@ def test_a_failed_attempt_names_the_missed_steps_their_due_cards_and_the_next_at
     for number, term in asked_steps(attempt_id):
         assert f'href="{MODULE}steps/{number}/"' in html
         assert term in html
-    # Completing the steps made review cards, due now: the page counts them and links the session.
+    # Completing the steps made review cards, due now: the page counts them and links the session,
+    # which shows the due cards of those steps first.
     assert re.search(r"fälligen? Karten? dieser Schritte wiederholen", html)
-    assert 'href="/review/"' in html
+    assert re.search(r'href="/review/\?steps=\d+(%2C\d+)*"', html)
     # The wait: the next attempt opens an hour after this one, 2 attempts left.
     assert "Der nächste Versuch ist möglich am" in html and "noch 2 Versuche" in html
     # The breadcrumb names the module, not "Modul".
@@ -157,3 +158,40 @@ def test_the_failed_result_page_costs_the_same_queries_with_few_or_many_due_card
 
     run()  # the retired content's ids, cached under the content's version
     assert_queries_constant(run, grow=grow, budget=30)
+
+
+def test_the_review_link_shows_the_missed_steps_due_cards_first_through_every_rating(
+    learner_client, carded, course
+):
+    """The session the result page links to starts with the missed steps' due cards (not the
+    queue's usual first card) and keeps to them while the learner rates, until they are done."""
+    from html import unescape
+    from urllib.parse import unquote
+
+    from courses.models import Step
+
+    policy_set(course, review_timing="immediately")
+    attempt_id, html = fail_an_attempt(learner_client)
+    link = unescape(re.search(r'href="(/review/\?steps=[^"]+)"', html)[1])
+    named = {term for _number, term in asked_steps(attempt_id)}
+    others = set(Step.objects.active().filter(module=course).values_list("term", flat=True))
+    others -= named
+    assert others  # an attempt asks fewer steps than the module has
+
+    def front(page: str) -> str:
+        return unescape(re.search(r'id="review-front" lang="de">([^<]+)<', page)[1])
+
+    steps = unquote(link.split("=")[1])
+    page = learner_client.get(link).content.decode()
+    seen = []
+    while front(page) in named:
+        assert 'id="review-first"' in page and f'name="steps" value="{steps}"' in page
+        seen.append(front(page))
+        card = re.search(r'name="card" value="(\d+)"', page)[1]
+        response = learner_client.post("/review/rate/", {"card": card, "rating": 3, "steps": steps})
+        assert response["Location"] == link
+        page = learner_client.get(response["Location"]).content.decode()
+    # Every named step's card came first, then the others follow, announced as such.
+    assert sorted(seen) == sorted(named)
+    assert front(page) in others
+    assert "es folgen die übrigen fälligen Karten" in page

@@ -260,10 +260,21 @@ def attempt_result(request: HttpRequest, attempt: int) -> HttpResponse:
             full_name_given=accounts_api.certificate_name_given(request.user),
         )
     )
+    # The review link shows the due cards of the steps named first (the missed ones' first).
+    review_first = [step.id for step in study.steps if step.due_cards] if study else []
+    review_url = reverse("web:review")
+    if review_first:
+        review_url += "?" + urlencode({"steps": ",".join(map(str, review_first))})
     return render(
         request,
         "web/exams/result.html",
-        {"attempt": view, "result": result, "review": review, "study": study},
+        {
+            "attempt": view,
+            "result": result,
+            "review": review,
+            "study": study,
+            "review_url": review_url,
+        },
     )
 
 

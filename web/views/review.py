@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_POST
@@ -34,10 +35,36 @@ def rating_labels() -> dict[int, str]:
     }
 
 
+# How many steps ``?steps=`` may name: a module's worth, so a hand-made URL stays a small array.
+FIRST_STEPS_MAX = 100
+
+
+def first_steps(value: str) -> tuple[int, ...]:
+    """The step ids of ``?steps=12,13`` (the exam result page's link: their due cards first);
+    what is not a number is left out."""
+    ids = [int(part) for part in value.split(",") if part.strip().isdigit()]
+    return tuple(dict.fromkeys(ids))[:FIRST_STEPS_MAX]
+
+
+def _back_to_session(request: HttpRequest) -> HttpResponse:
+    """The session again, still showing the steps it was asked to show first."""
+    steps = first_steps(request.POST.get("steps", ""))
+    url = reverse("web:review")
+    return redirect(f"{url}?{urlencode({'steps': ','.join(map(str, steps))})}" if steps else url)
+
+
 @login_required
 def review_session(request: HttpRequest) -> HttpResponse:
-    """The next due card (front, back, a button per rating with its next interval)."""
-    queue = due_queue(learner=request.user, at=timezone.now(), limit=1, include_back=True)
+    """The next due card (front, back, a button per rating with its next interval); with
+    ``?steps=``, the due cards of those steps first."""
+    steps = first_steps(request.GET.get("steps", ""))
+    queue = due_queue(
+        learner=request.user,
+        at=timezone.now(),
+        limit=1,
+        include_back=True,
+        first_step_ids=steps,
+    )
     card = queue.cards[0] if queue.cards else None
     labels = rating_labels()
     buttons = [
@@ -58,6 +85,7 @@ def review_session(request: HttpRequest) -> HttpResponse:
             "buttons": buttons,
             # A fresh id per shown card: a double submit of the same form is one review.
             "client_review_id": uuid.uuid4().hex,
+            "first_steps": ",".join(map(str, steps)),
         },
     )
 
@@ -71,7 +99,7 @@ def review_rate(request: HttpRequest) -> HttpResponse:
     form = ReviewRatingForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Choose one of the four ratings."))
-        return redirect("web:review")
+        return _back_to_session(request)
     reviewing.review_record(
         learner=request.user,
         card_id=form.cleaned_data["card"],
@@ -81,7 +109,7 @@ def review_rate(request: HttpRequest) -> HttpResponse:
     )
     label = rating_labels()[form.cleaned_data["rating"]]
     messages.success(request, _("Rated “%(rating)s”.") % {"rating": label})
-    return redirect("web:review")
+    return _back_to_session(request)
 
 
 @login_required
@@ -100,4 +128,4 @@ def review_undo(request: HttpRequest) -> HttpResponse:
         messages.info(request, _("There is no review to undo."))
     else:
         messages.success(request, _("The last review is undone."))
-    return redirect("web:review")
+    return _back_to_session(request)
