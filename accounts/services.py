@@ -104,23 +104,23 @@ def _username_check(username: str, errors: _Errors) -> None:
     except ValidationError as error:
         errors.add("username", error.messages[0])
     if not username or len(username) > 150:
-        errors.add("username", "A username has 1 to 150 characters.")
+        errors.add("username", _("A username has 1 to 150 characters."))
     elif _looks_like_address(username):
         errors.add("username", _("A user name may not be an e-mail address."))
     elif User.objects.filter(Q(username__iexact=username) | Q(email__iexact=username)).exists():
-        errors.add("username", "This username is taken.")
+        errors.add("username", _("This username is taken."))
 
 
 def _email_check(email: str, errors: _Errors, *, exclude_user_id: int | None = None) -> int | None:
     """The address's rules; returns the id of another account that has this address (None: it
     is free, or not valid). Whether it is taken is the caller's to keep quiet about."""
     if not email:
-        errors.add("email", "An e-mail address is required.")
+        errors.add("email", _("An e-mail address is required."))
         return None
     try:
         validate_email(email)
     except ValidationError:
-        errors.add("email", "Enter a valid e-mail address.")
+        errors.add("email", _("Enter a valid e-mail address."))
         return None
     # One query for both rules: another account's address or user name.
     others = (
@@ -169,20 +169,28 @@ def _full_name_check(full_name: str, errors: _Errors) -> None:
         unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn") or char in _BIDI_CONTROLS
         for char in full_name
     ):
-        errors.add("full_name", "The name contains characters that cannot be printed.")
+        errors.add("full_name", _("The name contains characters that cannot be printed."))
     if len(full_name) > FULL_NAME_MAX_LENGTH:
-        errors.add("full_name", f"A name has at most {FULL_NAME_MAX_LENGTH} characters.")
+        errors.add(
+            "full_name",
+            _("A name has at most %(count)d characters.") % {"count": FULL_NAME_MAX_LENGTH},
+        )
 
 
 def _language_check(language: str, errors: _Errors) -> None:
     if language not in User.Language.values:
-        errors.add("language", f"Choose one of: {', '.join(User.Language.values)}.")
+        errors.add(
+            "language",
+            _("Choose one of: %(values)s.") % {"values": ", ".join(User.Language.values)},
+        )
 
 
 def _time_zone_check(time_zone: str, errors: _Errors) -> None:
     if not is_time_zone(time_zone):
         errors.add(
-            "time_zone", f"'{time_zone}' is not an IANA time zone name (e.g. Europe/Berlin)."
+            "time_zone",
+            _("“%(zone)s” is not an IANA time zone name (e.g. Europe/Berlin).")
+            % {"zone": time_zone},
         )
 
 
@@ -395,23 +403,28 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     low, high = DESIRED_RETENTION_MIN, DESIRED_RETENTION_MAX
     retention = merged["desired_retention"]
     if not isinstance(retention, int | float) or not math.isfinite(retention):
-        errors.add("desired_retention", "A number is required.")
+        errors.add("desired_retention", _("A number is required."))
     elif not low <= retention <= high:
-        errors.add("desired_retention", f"Choose a value from {low:.2f} to {high:.2f}.")
+        errors.add(
+            "desired_retention",
+            _("Choose a value from %(low).2f to %(high).2f.") % {"low": low, "high": high},
+        )
     start, end = merged["quiet_hours_start"], merged["quiet_hours_end"]
     if (start is None) != (end is None):
-        errors.add("quiet_hours", "Set both the start and the end of the quiet hours, or neither.")
+        errors.add(
+            "quiet_hours", _("Set both the start and the end of the quiet hours, or neither.")
+        )
     elif start is not None and start == end:
-        errors.add("quiet_hours", "Quiet hours need different start and end times.")
+        errors.add("quiet_hours", _("Quiet hours need different start and end times."))
     for name in ("reminder_time", "quiet_hours_start", "quiet_hours_end"):
         if merged[name] is not None and not isinstance(merged[name], datetime.time):
-            errors.add(name, "A time of day (HH:MM) is required.")
+            errors.add(name, _("A time of day (HH:MM) is required."))
     for name, maximum in (
         ("new_cards_per_day", NEW_CARDS_PER_DAY_MAX),
         ("reviews_per_day", REVIEWS_PER_DAY_MAX),
     ):
         if not isinstance(merged[name], int) or not 0 <= merged[name] <= maximum:
-            errors.add(name, f"Choose a whole number from 0 to {maximum}.")
+            errors.add(name, _("Choose a whole number from 0 to %(max)d.") % {"max": maximum})
     errors.raise_if_any()
     changed = [name for name in PROFILE_FIELDS if merged[name] != getattr(user, name)]
     for name in changed:
