@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from drf_spectacular import openapi
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -78,7 +79,8 @@ OBJECT_RULES: dict[str, dict[str, Any]] = {}
 
 def object_rules(**rules: Any):
     """Class decorator: state in the schema what the serializer's ``validate`` enforces across
-    its fields (``oneOf``, ``anyOf``, ``minProperties``), on its request components
+    its fields (``oneOf``, ``anyOf``, ``minProperties``) or on one field (``properties``: a rule
+    its ``validate`` or the service checks with others), on its request components
     (``XRequest``, ``PatchedXRequest``; never on ``X``, the response, which always has every
     field, and whose generated types such a rule would blank). A rule the server enforces is in
     the schema, so a generated client knows it before sending."""
@@ -90,16 +92,36 @@ def object_rules(**rules: Any):
     return decorate
 
 
+# What str.strip() removes: \s in ECMA regexes (clients) lacks \x1c-\x1f and \x85.
+_BLANK: dict[str, Any] = {"type": "string", "pattern": r"^[\s\x1c-\x1f\x85]*$"}
+
+
+class AutoSchema(openapi.AutoSchema):
+    """drf-spectacular's, and a request's text field that DRF strips and then refuses blank
+    (``trim_whitespace``, not ``allow_blank``) says so: ``"  "`` is as empty as ``""``."""
+
+    def _map_serializer_field(self, field, direction, bypass_extensions=False):
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and field.trim_whitespace
+            and not field.allow_blank
+            and schema.get("type") == "string"
+            and not {"enum", "not"} & set(schema)
+        ):
+            schema["not"] = _BLANK
+        return schema
+
+
 def exactly_one_of(*names: str, non_blank: bool = False) -> dict[str, Any]:
     """``oneOf`` the fields ``names``: exactly one is given (``non_blank``: with a character
     other than white space, as a blank one counts as not given)."""
-    # What str.strip() removes: \s in ECMA regexes (clients) lacks \x1c-\x1f and \x85.
-    blank = {"type": "string", "pattern": r"^[\s\x1c-\x1f\x85]*$"}
 
     def given(name: str) -> dict[str, Any]:
         if not non_blank:
             return {"required": [name]}
-        return {"required": [name], "properties": {name: {"not": blank}}}
+        return {"required": [name], "properties": {name: {"not": _BLANK}}}
 
     return {"oneOf": [given(name) for name in names]}
 
@@ -115,12 +137,28 @@ def both_or_neither(first: str, second: str) -> dict[str, Any]:
 
 
 def object_rules_add(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular hook: apply ``OBJECT_RULES`` to the request components."""
+    """drf-spectacular hook: apply ``OBJECT_RULES`` to the request components; a body whose
+    rules ask for a field is required (no body is refused as a body without the field is)."""
     schemas = result.get("components", {}).get("schemas", {})
+    demanding = set()
     for name, rules in OBJECT_RULES.items():
+        branches = rules.get("oneOf") or rules.get("anyOf") or [{}]
         for component in (f"{name}Request", f"Patched{name}Request"):
             if component in schemas:
-                schemas[component].update(rules)
+                # ``properties``: more rules on the fields drf-spectacular has mapped.
+                for field, more in rules.get("properties", {}).items():
+                    schemas[component]["properties"][field].update(more)
+                schemas[component].update({k: v for k, v in rules.items() if k != "properties"})
+                if all("required" in branch for branch in branches):
+                    demanding.add(f"#/components/schemas/{component}")
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body and any(
+                media.get("schema", {}).get("$ref") in demanding
+                for media in body.get("content", {}).values()
+            ):
+                body["required"] = True
     return result
 
 

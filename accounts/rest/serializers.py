@@ -1,5 +1,6 @@
 """Input and output shapes of the accounts API. Every serializer lists its fields."""
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -14,6 +15,7 @@ from accounts.services import (
 )
 from lms.local_time import time_zone_names
 from lms.openapi import both_or_neither, exactly_one_of, object_rules
+from lms.serializers import BodySerializer
 
 
 class MeSerializer(serializers.ModelSerializer):
@@ -59,7 +61,7 @@ def _time_zone_field(**kwargs) -> serializers.ChoiceField:
 
 
 @object_rules(**both_or_neither("quiet_hours_start", "quiet_hours_end"))
-class MeUpdateSerializer(serializers.Serializer):
+class MeUpdateSerializer(BodySerializer):
     """PATCH /me/: the types, and the rules a client can know before sending (ranges, zones,
     both ends of the quiet hours) stated for the schema; user_update checks them all."""
 
@@ -99,7 +101,18 @@ class MeUpdateSerializer(serializers.Serializer):
         return attrs
 
 
-class RegisterSerializer(serializers.Serializer):
+# Django's MinimumLengthValidator (AUTH_PASSWORD_VALIDATORS), stated in the schema.
+PASSWORD_MIN_LENGTH = next(
+    validator["OPTIONS"]["min_length"]
+    for validator in settings.AUTH_PASSWORD_VALIDATORS
+    if validator["NAME"].endswith(".MinimumLengthValidator")
+)
+
+
+# The service checks the length with the other password rules and names every problem at once
+# (too short and too common), where a field's min_length would stop at the first.
+@object_rules(properties={"password": {"minLength": PASSWORD_MIN_LENGTH}})
+class RegisterSerializer(BodySerializer):
     # Django's username characters (UnicodeUsernameValidator), stated as the schema's pattern.
     username = serializers.RegexField(
         r"^[\w.@+-]+$",
@@ -107,7 +120,13 @@ class RegisterSerializer(serializers.Serializer):
         help_text="A public handle of letters, digits and @.+-_; it may not be an e-mail address.",
     )
     email = serializers.EmailField(max_length=254)
-    password = serializers.CharField(max_length=128, write_only=True, trim_whitespace=False)
+    password = serializers.CharField(
+        max_length=128,
+        write_only=True,
+        trim_whitespace=False,
+        help_text=f"At least {PASSWORD_MIN_LENGTH} characters; not a common password, not like "
+        "the username or the e-mail address.",
+    )
     # The optional fields have no schema default, so a generated client leaves them out and the
     # server's value applies (``validate``).
     display_name = serializers.CharField(
@@ -157,11 +176,11 @@ class AcceptedSerializer(serializers.Serializer):
     message = serializers.CharField(help_text="What to do next, in the request's language.")
 
 
-class EmailRequestSerializer(serializers.Serializer):
+class EmailRequestSerializer(BodySerializer):
     email = serializers.EmailField(max_length=254)
 
 
-class EmailConfirmSerializer(serializers.Serializer):
+class EmailConfirmSerializer(BodySerializer):
     token = serializers.CharField(
         max_length=500, help_text="The last part of the link in the confirmation mail."
     )
@@ -173,7 +192,7 @@ class EmailConfirmedSerializer(serializers.Serializer):
 
 
 @object_rules(**exactly_one_of("login", "username", "email", non_blank=True))
-class TokenRequestSerializer(serializers.Serializer):
+class TokenRequestSerializer(BodySerializer):
     """Log-in for a mobile app: the password and exactly one of ``login`` (the username or the
     e-mail address, as the web form's one field), ``username`` or ``email``."""
 

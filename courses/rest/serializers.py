@@ -1,5 +1,6 @@
 """Output shapes of the content API. Every serializer lists its fields."""
 
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -177,8 +178,7 @@ class BundleQuerySerializer(QuerySerializer):
     since = serializers.RegexField(
         r"^[0-9a-f]{24}$",
         required=False,
-        allow_blank=True,
-        error_messages={"invalid": "A version is 24 hexadecimal digits, as `version` gives it."},
+        error_messages={"invalid": _("A version is 24 hexadecimal digits, as `version` gives it.")},
         help_text="The `version` of the bundle the client holds (24 hex digits).",
     )
 

@@ -105,14 +105,14 @@ class ModuleBundleView(APIView):
         extensions=error_codes({404: ["module_not_found"]}),
     )
     def get(self, request, module: str):
+        query = BundleQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)  # a bad ?since= is a 400, also with If-None-Match
+        since = query.validated_data.get("since", "")
         manifest = module_manifest_get(slug=module)
         etag = f'"{manifest.version}"'
         if etag_matches(request.headers.get("If-None-Match"), etag):
             return with_etag(HttpResponseNotModified(), etag)
         module_version_record(manifest=manifest)
-        query = BundleQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        since = query.validated_data.get("since", "")
         before = None
         if since:
             before = module_manifest_find(module_id=manifest.module_id, version=since)

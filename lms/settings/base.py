@@ -220,7 +220,7 @@ REST_FRAMEWORK = {
     # Relative next/previous links and the next page number (lms/pagination.py).
     "DEFAULT_PAGINATION_CLASS": "lms.pagination.RelativePageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "lms.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "lms.errors.api_exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         # Registration and sign-up, password-reset mails, the password to erase an account;

@@ -20,12 +20,13 @@ from rest_framework.views import APIView
 from accounts.rest.throttles import LoginRateThrottle
 from accounts.rest.views import MeView as AccountMeView
 from lms.openapi import error_codes
+from lms.serializers import BodySerializer
 from privacy import services as privacy
 from privacy.rest.serializers import DataExportSerializer
 from reviews import api as reviews_api
 
 
-class AccountDeleteSerializer(serializers.Serializer):
+class AccountDeleteSerializer(BodySerializer):
     password = serializers.CharField(max_length=4096, trim_whitespace=False)
 
 

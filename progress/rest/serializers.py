@@ -9,6 +9,7 @@ from courses.rest.serializers import ModuleDetailSerializer, OutlineStepSerializ
 from lms.converters import NUMBER_MAX
 from lms.openapi import ErrorDetailField, object_rules
 from lms.rendering import datetime_formatter
+from lms.serializers import BodySerializer
 from lms.text import text_is_storable
 from progress.event_rules import CLIENT_EVENT_ID_MAX_LENGTH, COMPLETION_REFUSED
 from progress.models import NOTE_MAX_LENGTH, Enrollment, ProgressEvent, StepNote, StepProgress
@@ -62,7 +63,7 @@ class SectionKindField(serializers.ChoiceField):
         {"required": ["section"], "properties": {"section": {"minLength": 1}}},
     ]
 )
-class StepEventSerializer(serializers.Serializer):
+class StepEventSerializer(BodySerializer):
     """POST .../progress/: one event for this step."""
 
     event = serializers.ChoiceField(choices=ProgressEvent.Kind.choices)
@@ -189,7 +190,7 @@ class ModuleProgressSerializer(serializers.Serializer):
         }
 
 
-class _SyncEventSerializer(serializers.Serializer):
+class _SyncEventSerializer(BodySerializer):
     """What every offline event has (progress.event_rules.sync_event_parse checks it)."""
 
     client_event_id = serializers.CharField(
@@ -246,7 +247,7 @@ class SyncEventField(serializers.JSONField):
     is rejected on its own instead of failing the batch."""
 
 
-class SyncRequestSerializer(serializers.Serializer):
+class SyncRequestSerializer(BodySerializer):
     events = serializers.ListField(child=SyncEventField(), max_length=SYNC_MAX_EVENTS)
 
 
@@ -300,7 +301,7 @@ class SyncResponseSerializer(serializers.Serializer):
 
 
 @object_rules(anyOf=[{"required": [prompt]} for prompt in StepNote.Prompt.values])
-class StepNotesSerializer(serializers.Serializer):
+class StepNotesSerializer(BodySerializer):
     """A learner's notes on a step, one text per prompt ("" when none)."""
 
     module = serializers.CharField(source="module_slug", read_only=True)

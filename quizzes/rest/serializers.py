@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from lms.converters import ID_MAX
 from lms.openapi import exactly_one_of, object_rules
+from lms.serializers import BodySerializer
 from quizzes.answers import MAX_ANSWER_TEXT
 from quizzes.eligibility import REASON_CODES
 from quizzes.models import ExamItem, ExamPolicy, QuickCheckRating
@@ -27,7 +28,7 @@ def _mode_field() -> serializers.ChoiceField:
 MAX_NUMBER_INPUT = 100
 
 
-class RatingInputSerializer(serializers.Serializer):
+class RatingInputSerializer(BodySerializer):
     rating = serializers.ChoiceField(choices=QuickCheckRating.Rating.choices)
 
 
@@ -266,7 +267,7 @@ class AttemptSerializer(serializers.Serializer):
 
 
 @object_rules(**exactly_one_of("selected", "text", "number", "pairs"))
-class AnswerInputSerializer(serializers.Serializer):
+class AnswerInputSerializer(BodySerializer):
     item = serializers.IntegerField(
         min_value=1, max_value=ID_MAX, help_text="The attempt item's id."
     )
@@ -315,7 +316,7 @@ class AnswerInputSerializer(serializers.Serializer):
         return attrs
 
 
-class AnswersInputSerializer(serializers.Serializer):
+class AnswersInputSerializer(BodySerializer):
     answers = AnswerInputSerializer(many=True, max_length=MAX_ANSWERS_PER_REQUEST)
 
 

@@ -315,6 +315,8 @@ class CertificatePdfView(APIView):
             ),
         },
         summary="Download my certificate as a PDF",
+        # DRF's ?format= override is no part of this operation (the answer is the PDF).
+        parameters=[OpenApiParameter("format", exclude=True)],
     )
     def get(self, request, code: str):
         pdf = selectors.learner_certificate_pdf(

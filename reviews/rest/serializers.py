@@ -10,6 +10,7 @@ from rest_framework import serializers
 from lms.converters import ID_MAX
 from lms.query import QuerySerializer
 from lms.rendering import datetime_formatter
+from lms.serializers import BodySerializer
 from reviews.models import Notification, ReviewCard
 from reviews.selectors import (
     DUE_PAGE_DEFAULT,
@@ -209,7 +210,7 @@ class AwareDateTimeField(serializers.DateTimeField):
 _DURATION_MS_MAX = 24 * 60 * 60 * 1000
 
 
-class ReviewCreateSerializer(serializers.Serializer):
+class ReviewCreateSerializer(BodySerializer):
     card = serializers.IntegerField(min_value=1, max_value=ID_MAX)
     rating = _rating_field()
     duration_ms = serializers.IntegerField(
@@ -257,7 +258,7 @@ class ReviewResultSerializer(serializers.Serializer):
 # --- offline reviews: a batch ------------------------------------------------------------
 
 
-class ReviewBatchParseSerializer(serializers.Serializer):
+class ReviewBatchParseSerializer(BodySerializer):
     """The batch as it is read: each review stays raw JSON here and is read on its own
     (ReviewCreateSerializer), so one malformed review is rejected while the rest apply. The
     schema shows the reviews' shape (ReviewBatchSerializer)."""
@@ -466,7 +467,7 @@ class FitResultSerializer(serializers.Serializer):
     parameters = ParametersSerializer()
 
 
-class ExamDateRequestSerializer(serializers.Serializer):
+class ExamDateRequestSerializer(BodySerializer):
     exam_on = serializers.DateField(help_text="The exam day (ISO date, your local calendar).")
 
 

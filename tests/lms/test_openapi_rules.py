@@ -105,6 +105,33 @@ def test_section_viewed_needs_a_section_and_notes_a_field():
     assert valid("StepNotesRequest", {"lernauftrag": ""})
 
 
+def test_a_text_field_the_server_strips_may_not_be_blank():
+    assert valid("EmailConfirmRequest", {"token": "abc"})
+    assert not valid("EmailConfirmRequest", {"token": " \t "})
+    assert valid("AnswerInputRequest", {"item": 1, "selected": ["a"]})
+    assert not valid("AnswerInputRequest", {"item": 1, "selected": ["a", "  "]})
+    # The password is taken as typed (not stripped): blanks are characters there.
+    assert valid("AccountDeleteRequest", {"password": "  "})
+
+
+def test_a_new_password_has_the_validators_length():
+    body = {"username": "mara", "email": "mara@example.org"}
+    assert valid("RegisterRequest", body | {"password": "x" * 10})
+    assert not valid("RegisterRequest", body | {"password": "x" * 9})
+
+
+def test_a_body_that_needs_a_field_is_required():
+    notes = SCHEMA["paths"]["/api/v1/modules/{module}/steps/{number}/notes/"]
+    assert notes["put"]["requestBody"]["required"] and notes["patch"]["requestBody"]["required"]
+    # PATCH /me/ may leave every field out (quiet hours: both or neither).
+    assert not SCHEMA["paths"]["/api/v1/me/"]["patch"]["requestBody"].get("required")
+
+
+def test_the_certificate_pdf_takes_no_format_parameter():
+    operation = SCHEMA["paths"]["/api/v1/certificates/{code}/pdf/"]["get"]
+    assert [p["name"] for p in operation["parameters"]] == ["code"]
+
+
 def test_the_batch_limit_and_the_due_page():
     reviews = COMPONENTS["ReviewBatchRequest"]["properties"]["reviews"]
     assert reviews["maxItems"] == REVIEW_BATCH_MAX == 500
@@ -157,3 +184,63 @@ def test_a_due_page_without_the_backs_is_capped_not_refused(client):
     response = client.get("/api/v1/reviews/due/?limit=200")
     assert response.status_code == 200
     assert len(response.json()["cards"]) <= 50
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        ({"card": "1", "rating": 3}, "card", "Muss eine ganze Zahl sein, ohne Anführungszeichen."),
+        (
+            {"card": 1, "rating": "3"},
+            "rating",
+            "Muss eine ganze Zahl sein, ohne Anführungszeichen.",
+        ),
+        ({"card": 1.0, "rating": 3}, "card", "Muss eine ganze Zahl sein, ohne Anführungszeichen."),
+        (
+            {"card": 1, "rating": 3, "client_review_id": 7},
+            "client_review_id",
+            "Muss eine Zeichenkette sein (in Anführungszeichen).",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_json_type_is_refused_by_name(client, body, field, message):
+    """DRF would read "1" as 1 and 7 as "7"; the schema says integer and string, and so does
+    the server, in the learner's language."""
+    from reviews.models import ReviewLog
+
+    response = client.post("/api/v1/reviews/", body, format="json", HTTP_ACCEPT_LANGUAGE="de")
+    assert response.status_code == 400
+    assert response.json()["error"]["detail"] == {field: [message]}
+    assert not ReviewLog.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_wrong_type_inside_a_list_names_its_place(client):
+    response = client.patch(
+        "/api/v1/me/", {"desired_retention": "0.9"}, format="json", HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert response.json()["error"]["detail"] == {
+        "desired_retention": ["Must be a number, without quotes."]
+    }
+    response = client.put(
+        "/api/v1/exam-attempts/1/answers/",
+        {"answers": [{"item": 1, "selected": ["a", 2]}]},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["detail"] == {
+        "answers": {"0": {"selected": {"1": ["Must be a string (in quotes)."]}}}
+    }
+
+
+@pytest.mark.django_db
+def test_a_bad_bundle_version_is_refused_also_when_the_client_holds_the_current_one(client):
+    url = "/api/v1/modules/self-hosting-27/bundle/"
+    etag = client.get(url)["ETag"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
+    for since in ("", "xyz"):
+        response = client.get(f"{url}?since={since}", HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 400, since
+        assert "since" in response.json()["error"]["detail"]

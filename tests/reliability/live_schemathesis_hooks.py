@@ -20,6 +20,11 @@ import os
 import requests
 import schemathesis
 from hypothesis import strategies as st
+from schema_rule_checks import (  # noqa: F401 (the checks register on import)
+    invalid_requests_rejected,
+    same_verdict,
+    valid_requests_accepted,
+)
 
 BASE_URL = os.environ["LERNPFAD_LIVE_URL"]
 REAL: dict = json.loads(os.environ.get("LERNPFAD_LIVE_REAL", "{}"))
@@ -54,7 +59,14 @@ def flatmap_path_parameters(context, path_parameters):
     def real(use_real: bool):
         if not use_real or not path_parameters:
             return path_parameters
-        return {name: REAL.get(name, value) for name, value in path_parameters.items()}
+        parameters = {p.name: p for p in context.operation.path_parameters}
+        replaced = {name: REAL.get(name, value) for name, value in path_parameters.items()}
+        return {
+            name: replaced[name]
+            if same_verdict(parameters.get(name), value, replaced[name])
+            else value
+            for name, value in path_parameters.items()
+        }
 
     return st.booleans().map(real)
 

@@ -53,6 +53,9 @@ CHECKS = ",".join(
         "ensure_resource_availability",
         # live_schemathesis_hooks.py: every error code is one the response declares.
         "error_codes_declared",
+        # schema_rule_checks.py: what the schema allows is accepted, what it forbids refused.
+        "valid_requests_accepted",
+        "invalid_requests_rejected",
     ]
 )
 SESSION_ENDERS = [
@@ -93,6 +96,10 @@ def _static_collect(env: dict[str, str]) -> None:
 def _config(tmp_path) -> str:
     path = tmp_path / "schemathesis.toml"
     path.write_text(
+        # DRF refuses a NUL in every string, which the schema cannot say once for the API;
+        # _known_bad_inputs_refused and test_bad_input.py send NULs on purpose.
+        "[generation]\n"
+        "allow-x00 = false\n"
         "[phases.fuzzing.generation]\n"
         f"max-examples = {FUZZ_EXAMPLES}\n"
         "[phases.stateful]\n"
@@ -144,7 +151,8 @@ def _stateful_walk(events) -> tuple[int, set[str]]:
         finished = event.get("ScenarioFinished")
         if not finished or finished.get("phase") != "stateful":
             continue
-        cases = finished["recorder"]["cases"].values()
+        # A skipped scenario records no cases.
+        cases = finished["recorder"].get("cases", {}).values()
         steps += len(cases)
         links |= {
             case["transition"]["id"]
