@@ -22,7 +22,7 @@ import schemathesis
 from hypothesis import strategies as st
 from schema_rule_checks import (  # noqa: F401 (the checks register on import)
     invalid_requests_rejected,
-    same_verdict,
+    real_path_parameters,
     valid_requests_accepted,
 )
 
@@ -59,14 +59,7 @@ def flatmap_path_parameters(context, path_parameters):
     def real(use_real: bool):
         if not use_real or not path_parameters:
             return path_parameters
-        parameters = {p.name: p for p in context.operation.path_parameters}
-        replaced = {name: REAL.get(name, value) for name, value in path_parameters.items()}
-        return {
-            name: replaced[name]
-            if same_verdict(parameters.get(name), value, replaced[name])
-            else value
-            for name, value in path_parameters.items()
-        }
+        return real_path_parameters(context.operation, path_parameters, REAL)
 
     return st.booleans().map(real)
 

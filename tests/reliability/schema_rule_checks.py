@@ -18,13 +18,24 @@ PER_ITEM_OPERATIONS = {"POST /api/v1/progress/sync/", "POST /api/v1/reviews/batc
 
 def same_verdict(component, generated, replaced) -> bool:
     """Whether the test's substitution of real values (learner A's objects) leaves a parameter
-    or body as valid, or as invalid, as Schemathesis generated it: the checks above judge a
+    or body as valid, or as invalid, as Schemathesis generated it: the checks below judge a
     case by how it was generated, so a substitution that turns a negative case positive (a
     too-short password replaced by the real one) or the reverse (a second log-in field) is not
     made. ``component`` is the operation's body or parameter (``is_valid``)."""
     if component is None or replaced is generated or replaced == generated:
         return True  # nothing replaced (also a body that is no JSON: bytes, none at all)
     return component.is_valid(generated) == component.is_valid(replaced)
+
+
+def real_path_parameters(operation, generated: dict, real: dict) -> dict:
+    """The generated path parameters with the learner's real value (``real``, by name) wherever
+    that keeps the parameter as valid or invalid as generated (``same_verdict``)."""
+    parameters = {parameter.name: parameter for parameter in operation.path_parameters}
+    out = {}
+    for name, value in generated.items():
+        replaced = real.get(name, value)
+        out[name] = replaced if same_verdict(parameters.get(name), value, replaced) else value
+    return out
 
 
 def _error(response) -> dict:

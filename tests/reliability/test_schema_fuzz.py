@@ -30,7 +30,12 @@ from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from reliability_world import PASSWORD, caches_clear
-from schema_rule_checks import invalid_requests_rejected, same_verdict, valid_requests_accepted
+from schema_rule_checks import (
+    invalid_requests_rejected,
+    real_path_parameters,
+    same_verdict,
+    valid_requests_accepted,
+)
 from schemathesis import checks as st_checks
 
 pytestmark = [pytest.mark.slow]
@@ -73,18 +78,9 @@ def flatmap_path_parameters(context, path_parameters):
     def real(use_real: bool) -> dict | None:
         if not use_real or not path_parameters:
             return path_parameters
-        return {
-            name: _real_if_same_verdict(context.operation, name, value)
-            for name, value in path_parameters.items()
-        }
+        return real_path_parameters(context.operation, path_parameters, REAL_PATH_VALUES)
 
     return st.booleans().map(real)
-
-
-def _real_if_same_verdict(operation, name: str, value):
-    real = REAL_PATH_VALUES.get(name, value)
-    parameter = next((p for p in operation.path_parameters if p.name == name), None)
-    return real if same_verdict(parameter, value, real) else value
 
 
 # Body fields that name one of A's objects (or A's credentials) get the real value in half the
@@ -115,7 +111,7 @@ def _with_real_values(node, counter: list[int]):
 def flatmap_body(context, body):
     """Half the bodies name A's real objects where a field names an object (not registration's:
     A's username there is taken, which no schema can know)."""
-    if context.operation is not None and context.operation.path.endswith("/auth/register/"):
+    if context.operation.path.endswith("/auth/register/"):
         return st.just(body)
     component = context.operation.get_body_for_media_type("application/json")
 
