@@ -27,6 +27,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from knox.models import AuthToken
@@ -407,7 +408,11 @@ def user_update(*, user: User, changes: Mapping[str, Any]) -> User:
     elif not low <= retention <= high:
         errors.add(
             "desired_retention",
-            _("Choose a value from %(low).2f to %(high).2f.") % {"low": low, "high": high},
+            _("Choose a value from %(low)s to %(high)s.")
+            % {
+                "low": number_format(low, decimal_pos=2),
+                "high": number_format(high, decimal_pos=2),
+            },
         )
     start, end = merged["quiet_hours_start"], merged["quiet_hours_end"]
     if (start is None) != (end is None):

@@ -162,3 +162,44 @@ def test_the_model_validator_follows_the_same_rule(lena):
     with pytest.raises(ValidationError) as refused:
         lena.full_clean()
     assert "time_zone" in refused.value.message_dict
+
+
+@pytest.mark.parametrize(
+    ("language", "message"),
+    [
+        ("de", "Ruhezeiten brauchen verschiedene Anfangs- und Endzeiten."),
+        ("en", "Quiet hours need different start and end times."),
+    ],
+)
+def test_the_services_rules_answer_in_the_learners_language(client, language, message):
+    """A rule only the service knows (equal ends of the quiet hours) speaks the request's
+    language as the serializers' do."""
+    response = client.patch(
+        ME,
+        {"quiet_hours_start": "22:00", "quiet_hours_end": "22:00"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["detail"]["quiet_hours"] == [message]
+
+
+def test_a_taken_user_name_is_named_in_german(api_client, lena):
+    response = api_client.post(
+        "/api/v1/auth/register/",
+        {"username": "LENA", "email": "mara@example.org", "password": "ein langes Passwort 7"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["detail"]["username"] == ["Dieser Benutzername ist vergeben."]
+
+
+def test_the_retention_range_is_written_as_a_german_number(lena):
+    from django.utils import translation
+
+    from accounts.services import user_update
+    from lms.errors import InvalidInput
+
+    with translation.override("de"), pytest.raises(InvalidInput) as refused:
+        user_update(user=lena, changes={"desired_retention": 0.99})
+    assert refused.value.detail["desired_retention"] == ["Wähle einen Wert von 0,80 bis 0,97."]
