@@ -20,10 +20,12 @@ __all__ = [
     "certificate_name",
     "certificate_name_given",
     "certificate_names",
+    "course_admin_role_grant",
     "credentials_epoch",
     "credentials_epoch_lock",
     "demo_user_reset",
     "display_name",
+    "external_account_create",
     "learner_export",
     "next_reminders_store",
     "password_confirm",
@@ -139,3 +141,15 @@ next_reminders_store = services.next_reminders_update
 reminder_schedules_reset = services.reminder_schedules_reset
 reminder_email_turn_off = services.reminder_email_turn_off
 demo_user_reset = services.demo_user_reset
+
+
+def external_account_create(*, username_hint: str, full_name: str, email: str) -> User:
+    """A password-less account for a user another system (an LTI platform) vouches for."""
+    return services.external_account_create(
+        username_hint=username_hint, full_name=full_name, email=email
+    )
+
+
+def course_admin_role_grant(*, user_id: int) -> None:
+    """Give the user the course-admin role ("Kursverwaltung")."""
+    services.course_admin_role_grant(user_id=user_id)

@@ -9,6 +9,7 @@ import functools
 import logging
 import math
 import operator
+import secrets
 import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -28,6 +29,7 @@ from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.formats import number_format
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from knox.models import AuthToken
@@ -679,3 +681,37 @@ def demo_user_reset(
         course_admin_group_sync()
         user.groups.set([Group.objects.get(name=COURSE_ADMIN_GROUP)])
     return user
+
+
+@transaction.atomic
+def external_account_create(*, username_hint: str, full_name: str, email: str) -> User:
+    """An account for an identity another system vouches for (an LTI platform's user): no
+    password, so it logs in only through that system. It is never matched to an existing
+    account by address: the address is kept only when no other account has it."""
+    base = slugify(username_hint)[:100] or "lti"
+    username = base
+    while User.objects.filter(username__iexact=username).exists():
+        username = f"{base}-{secrets.token_hex(3)}"
+    address_free = bool(email) and not User.objects.filter(email__iexact=email).exists()
+    user = User(
+        username=username,
+        full_name=full_name_clean(full_name),
+        email=email if address_free else "",
+        # The platform vouches for the address it sends, as it does for the person.
+        email_confirmed_at=timezone.now() if address_free else None,
+    )
+    user.set_unusable_password()
+    user.next_reminder_at = ReminderPreferences.of(user).next_after_change(timezone.now())
+    user.save()
+    return user
+
+
+@transaction.atomic
+def course_admin_role_grant(*, user_id: int) -> None:
+    """Make the user a course admin ("Kursverwaltung"); a superuser stays what they are."""
+    course_admin_group_sync()
+    user = User.objects.select_for_update().get(pk=user_id)
+    if not user.is_staff:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+    user.groups.add(Group.objects.get(name=COURSE_ADMIN_GROUP))

@@ -42,7 +42,17 @@ PARAMETERS_REFIT = PeriodicTaskDefinition(
         "run has not fitted yet, in batches. Safe to run more often or twice at once."
     ),
 )
-PERIODIC_TASKS = (EXAM_ATTEMPTS_FINALIZE, REMINDERS_PLAN, PARAMETERS_REFIT)
+LTI_GRADE_SENDS_RETRY = PeriodicTaskDefinition(
+    name="lti: send scores that are due",
+    task="lti.tasks.grade_sends_retry",
+    every_minutes=1,
+    description=(
+        "Enqueues every exam score for an LTI platform that is waiting: a first try whose "
+        "task was lost, a retry after the platform refused, a send held by a worker that died. "
+        "A retry reads the platform's result first, so no score is sent twice."
+    ),
+)
+PERIODIC_TASKS = (EXAM_ATTEMPTS_FINALIZE, REMINDERS_PLAN, PARAMETERS_REFIT, LTI_GRADE_SENDS_RETRY)
 
 _Migration = Callable[[Any, Any], None]
 

@@ -32,6 +32,8 @@ urlpatterns = [
     # The public certificate verification page. Its URL is printed on every certificate and in
     # its QR code, so it keeps this path and name (quizzes.selectors.certificate_url).
     path("certificates/<token:code>/", certificate_verify_page, name="certificate-verify"),
+    # The LTI 1.3 tool's log-in, launch, Deep Linking, registration and keys.
+    path("lti/", include("lti.urls")),
     path("", include("reviews.urls")),
     path("", include("web.urls")),
 ]

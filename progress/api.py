@@ -29,6 +29,7 @@ from progress.models import (
 )
 from progress.services import demo as _demo
 from progress.services import step_events as _step_events
+from progress.services.enrollment import enrollment_create as _enrollment_create
 from progress.services.enrollment import enrollments_bulk_create as _enrollments_bulk_create
 
 
@@ -144,3 +145,11 @@ module_learner_stats = _selectors.module_learner_stats
 demo_progress_create = _demo.demo_progress_create
 # A rated quick check is evidence for completing its step (quizzes' rating transaction).
 quick_check_answer_record = _step_events.quick_check_answer_record
+
+
+def platform_enrollment_ensure(*, learner_id: int, module_slug: str) -> bool:
+    """Enroll a learner an LTI platform sends or lists (idempotent); True when new."""
+    _enrollment, created = _enrollment_create(
+        learner_id=learner_id, module_slug=module_slug, source=Enrollment.Source.PLATFORM
+    )
+    return created

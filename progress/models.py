@@ -25,6 +25,7 @@ class Enrollment(models.Model):
     class Source(models.TextChoices):
         SELF = "self", _("self-enrolled")
         ADMIN = "admin", _("enrolled by an admin")
+        PLATFORM = "platform", _("enrolled by an LTI platform")
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -7,13 +7,19 @@ import hashlib
 import uuid
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
 
 from lms.privacy import export_rows
 from quizzes.answers import accepted_answers
-from quizzes.attempt_rules import attempt_is_finalized, attempt_review_level, mode_name
+from quizzes.attempt_rules import (
+    attempt_is_finalized,
+    attempt_review_level,
+    final_score,
+    mode_name,
+)
 from quizzes.data import ExamItemsPlan
 from quizzes.generator import StepSource
 from quizzes.grading import CORRECT_ANSWERS, CORRECTNESS
@@ -29,10 +35,11 @@ from quizzes.models import (
     QuickCheckRating,
     QuickCheckRatingEvent,
 )
-from quizzes.selectors import attempt_item_view, attempt_policy
+from quizzes.selectors import attempt_item_view, attempt_policy, learner_attempt, learner_attempts
 from quizzes.services.gift_import import exam_items_gift_import
 from quizzes.services.item_review import exam_items_review
 from quizzes.services.items import exam_items_changes, exam_items_generate
+from quizzes.signals import exam_grade_changed as exam_grade_changed
 
 
 def _review_levels(attempts: list[ExamAttempt], extra_attempts: dict[int, int]) -> dict[int, str]:
@@ -262,3 +269,16 @@ def exam_items_regenerate(*, module_id: int) -> dict[str, int]:
     """Regenerate the module's generated items from its active steps (new ones are drafts, for
     the item review); what changed, by count."""
     return asdict(exam_items_generate(module_id=module_id))
+
+
+def exam_grade(*, learner_id: int, module_id: int) -> Decimal | None:
+    """The learner's final exam grade in the module (percent, by the policy's grading method
+    over the finalized certifying attempts); None before the first."""
+    rows, _code = learner_attempts(learner_id=learner_id, module_id=module_id)
+    if not rows:
+        return None
+    # The grading method and pass mark of the newest attempt's policy (extra attempts do not
+    # change a grade).
+    policy = attempt_policy(rows[-1].policy)
+    grade, _passed = final_score(policy=policy, attempts=[learner_attempt(row) for row in rows])
+    return grade

@@ -49,6 +49,10 @@ INSTALLED_APPS = [
     # The course import workspace in the admin (upload, preview, publish, history).
     "publishing",
     "web",
+    # The LTI 1.3 tool: django-lti's registrations, deployments, keys, platform users and
+    # courses (lti_tool); what Lernpfad adds to them, the launch pages and grade sends (lti).
+    "lti_tool",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -344,3 +348,8 @@ LOGGING = {
 # fonts-dejavu-core; the Dockerfile and .ci/run install it). Without it the PDF falls back to a
 # core font that prints Latin-1 only, and `manage.py check` warns (quizzes.checks).
 LERNPFAD_PDF_FONT_DIR = env("LERNPFAD_PDF_FONT_DIR", default="/usr/share/fonts/truetype/dejavu")
+
+# LTI 1.3 (lti/): a worker holding a grade send longer than this is taken as lost (killed) and
+# the send is tried again; an old signing key stays in the JWKS this long after its successor.
+LTI_GRADE_SEND_LEASE_SECONDS = env.int("LTI_GRADE_SEND_LEASE_SECONDS", default=120)
+LTI_KEY_GRACE_DAYS = env.int("LTI_KEY_GRACE_DAYS", default=7)

@@ -33,6 +33,7 @@ from quizzes.selectors import (
     learner_attempts,
 )
 from quizzes.services.certificates import certificate_issue
+from quizzes.signals import exam_grade_changed
 
 # How many expired attempts one run of the periodic task finalizes.
 FINALIZE_BATCH_SIZE = 200
@@ -97,6 +98,14 @@ def exam_attempt_finalize(
             attempts = attempts_with_result(attempts, attempt_id=attempt_id, result=graded.result)
             # Only certifying attempts count towards the certificate.
             grade, passed = final_score(policy=policy, attempts=attempts)
+            if this.certifying:
+                exam_grade_changed.send(
+                    sender=ExamResult,
+                    learner_id=attempt.learner_id,
+                    module_id=attempt.module_id,
+                    cause=f"attempt:{attempt_id}",
+                    at=now,
+                )
             if passed and code is None and this.certifying:
                 code = certificate_issue(
                     learner_id=attempt.learner_id,

@@ -28,6 +28,7 @@ from quizzes.services.certificates import (
     certificates_reinstate,
     certificates_revoke,
 )
+from quizzes.signals import exam_grade_changed
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,14 @@ def exam_item_regrade(*, item_id: int, admin, now: datetime.datetime | None = No
                     certificate_id=certificate_id,
                     certificate_action=learner.certificate_action,
                 )
+                if learner.grade_after != learner.grade_before:
+                    exam_grade_changed.send(
+                        sender=ExamRegrade,
+                        learner_id=learner.learner_id,
+                        module_id=learner.module_id,
+                        cause=f"regrade:{regrade.pk}",
+                        at=now,
+                    )
     except IntegrityError as exc:
         # A learner's certificate was issued by a submit that got in between: nothing written.
         raise Conflict(
