@@ -19,13 +19,13 @@ def _template(name: str) -> string.Template:
     return string.Template((TEMPLATES / name).read_text())
 
 
-def render(name: str, **values: object) -> Html:
-    """The template ``name`` with every value HTML-escaped, except already rendered markup."""
+def render(template: str, /, **values: object) -> Html:
+    """The template file ``template`` with every value HTML-escaped, except rendered markup."""
     escaped = {
         key: value if isinstance(value, Html) else html.escape(str(value), quote=True)
         for key, value in values.items()
     }
-    return Html(_template(name).substitute(escaped))
+    return Html(_template(template).substitute(escaped))
 
 
 def static_text(name: str) -> str:

@@ -428,6 +428,15 @@ def test_storage_target_follows_the_switch(platform, tool, activity):
         return dict(parse_qsl(urlsplit(location).query))
 
     assert login_params(storage="frame")["lti_storage_target"] == "lti_storage_frame"
+    page = requests.get(
+        platform.client.course_url(user="learner-1", open=activity["id"], storage="frame"),
+        timeout=10,
+    )
+    assert page.status_code == 200
+    assert 'id="lti-tool-frame"' in page.text
+    assert 'name="lti_storage_frame"' in page.text
+    frame = requests.get(f"{platform.url}/platform-storage-frame", timeout=10)
+    assert 'data-frame="lti_storage_frame"' in frame.text
     assert "lti_storage_target" not in login_params(target="window")
     platform.client.set_storage("off")
     try:
