@@ -41,7 +41,8 @@ from pylti1p3.session import SessionService
 from pylti1p3.tool_config import ToolConfDict
 
 from tests.helpers.ports import free_port
-from tests.lti_platform import RunningPlatform, running_platform
+from tests.lti_platform import RunningPlatform
+from tests.lti_platform.fixtures import lti_platform_module  # noqa: F401
 
 TOOL = "http://127.0.0.1:9"  # the tool's pages are never fetched: the test plays the browser
 LOGIN_URL = f"{TOOL}/lti/login"
@@ -270,9 +271,8 @@ def client_registration(jwks_uri: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory) -> Iterator[RunningPlatform]:
-    with running_platform(tmp_path_factory.mktemp("lti-platform")) as running:
-        yield running
+def platform(lti_platform_module) -> RunningPlatform:  # noqa: F811
+    return lti_platform_module
 
 
 @pytest.fixture(scope="module")
@@ -454,7 +454,7 @@ def test_scores_results_and_memberships_through_pylti1p3(platform, tool, activit
     ags.put_grade(grade("learner-1", 9, first + timedelta(seconds=1)))
     with pytest.raises(LtiServiceException) as old:
         ags.put_grade(grade("learner-1", 3, first - timedelta(seconds=1)))
-    results = ags.get_grades()
+    results = [result for result in ags.get_grades() if result["userId"] == "learner-1"]
     created = ags.find_or_create_lineitem(
         LineItem().set_label("Essay").set_score_maximum(20).set_tag("essay")
     )
@@ -479,7 +479,7 @@ def test_scores_results_and_memberships_through_pylti1p3(platform, tool, activit
     )
     rotated_launch, _ = rotated.launch(launch_url(platform, activity, "learner-2"))
     rotated_launch.get_ags().put_grade(grade("learner-2", 5))
-    assert platform.client.score_posts()[-1]["status"] == 201
+    assert platform.client.score_posts()[-1]["status"] in (200, 201)
 
 
 def test_injected_score_failures_are_answered_and_logged(platform, tool, activity):
@@ -494,12 +494,12 @@ def test_injected_score_failures_are_answered_and_logged(platform, tool, activit
     ags.put_grade(grade("learner-2", 6))
 
     posts = platform.client.score_posts()[-3:]
-    assert [(post["status"], post["injected"]) for post in posts] == [
-        (401, True),
-        (401, True),
-        (200, False),
-    ]
+    assert [(post["status"], post["injected"]) for post in posts[:2]] == [(401, True), (401, True)]
+    # 201 when learner-2 had no result yet, 200 when another test scored them first.
+    assert (posts[2]["status"], posts[2]["injected"]) in [(201, False), (200, False)]
     assert posts[0]["body"]["userId"] == "learner-2"
+    on_disk = json.loads((platform.state_dir / "state.json").read_text())
+    assert on_disk["score_posts"][-3:] == posts
 
 
 def test_services_refuse_missing_or_wrong_tokens(platform, tool, activity, keys):
