@@ -1,10 +1,10 @@
 """An LTI 1.3 Advantage *platform* for the tool's tests: a real process that plays Moodle/Canvas.
 
-Start: ``python -m tests.lti_platform --port P --issuer http://localhost:P --state-dir DIR``, or
+Start: ``python -m tests.lti_platform --port P --issuer http://127.0.0.1:P --state-dir DIR``, or
 from a test ``running_platform(folder)`` / the ``lti_platform`` fixture (tests/lti_platform/
 fixtures.py). Built on lti1p3platform (id_token signing, claims, tool JWT checks, access tokens);
 the glue it lacks is in lti.py, services.py, dynamic_registration.py, app.py. The tests run it at
-``http://localhost:P`` and the tool at ``http://127.0.0.1:Q``: two sites, so the tool's frame is
+``http://127.0.0.1:P`` and the tool at pytest-django's ``http://localhost:Q``: two sites, so the tool's frame is
 cross-site and its cookies are blocked.
 
 Endpoints (``I`` = issuer URL):
@@ -149,12 +149,12 @@ class PlatformClient:
 
 
 class RunningPlatform:
-    """A platform process on a free port of localhost; its output in ``<state dir>/platform.log``
+    """A platform process on a free port of 127.0.0.1 (the tool's live server is localhost); its output in ``<state dir>/platform.log``
     and its state in ``<state dir>/state.json``."""
 
     def __init__(self, state_dir: Path, *, port: int | None = None) -> None:
         self.port = port or free_port()
-        self.url = f"http://localhost:{self.port}"
+        self.url = f"http://127.0.0.1:{self.port}"
         self.state_dir = state_dir
         state_dir.mkdir(parents=True, exist_ok=True)
         self.log = state_dir / "platform.log"
