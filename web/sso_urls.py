@@ -14,6 +14,12 @@ def _to(pattern_name: str) -> RedirectView:
 
 
 urlpatterns = [
+    # Before allauth's own route of the same path: refuses a response that is not XML (400).
+    path(
+        "saml/<str:organization_slug>/acs/finish/",
+        sso.saml_acs_finish,
+        name="saml_finish_acs",
+    ),
     *build_provider_urlpatterns(),
     path("3rdparty/", include("allauth.socialaccount.urls")),
     path("inactive/", sso.account_inactive, name="account_inactive"),
