@@ -140,3 +140,52 @@ class DeviceAdmin(admin.ModelAdmin):
 
     def delete_queryset(self, request, queryset):
         AuthToken.objects.filter(digest__in=queryset.values("token_id")).delete()
+
+
+# --- Single sign-on: one identity provider per institution (allauth's SocialApp) -------------
+# allauth's admin module is imported here so that its registration exists to be replaced; the
+# site wraps both for superusers only (lms.admin_site.SUPERUSER_ONLY).
+from allauth.socialaccount import admin as socialaccount_admin  # noqa: E402
+from allauth.socialaccount.models import SocialApp  # noqa: E402
+
+from accounts.selectors import SSO_LOCAL_PASSWORDS_SETTING  # noqa: E402
+
+SSO_PROVIDERS_WITH_INSTANCES = frozenset({"saml", "openid_connect"})
+
+
+class IdentityProviderForm(socialaccount_admin.SocialAppForm):
+    """allauth's form with the rules an institution's provider needs: a provider ID of its own
+    (the identities' namespace: two institutions' subjects never meet) and a yes/no
+    ``local_passwords``."""
+
+    def clean(self):
+        cleaned = super().clean()
+        provider = cleaned.get("provider")
+        provider_id = (cleaned.get("provider_id") or "").strip()
+        if provider in SSO_PROVIDERS_WITH_INSTANCES:
+            if not provider_id:
+                self.add_error(
+                    "provider_id",
+                    _("Each institution's provider needs a provider ID of its own (e.g. uni-x)."),
+                )
+            elif (
+                SocialApp.objects.filter(provider_id=provider_id)
+                .exclude(pk=self.instance.pk)
+                .exists()
+            ):
+                self.add_error("provider_id", _("Another provider has this provider ID."))
+        settings = cleaned.get("settings")
+        if not isinstance(settings, dict):
+            self.add_error("settings", _("The settings are a JSON object."))
+        elif not isinstance(settings.get(SSO_LOCAL_PASSWORDS_SETTING, False), bool):
+            self.add_error("settings", _('"local_passwords" is true or false (without quotes).'))
+        return cleaned
+
+
+class IdentityProviderAdmin(socialaccount_admin.SocialAppAdmin):
+    form = IdentityProviderForm
+    list_display = ("name", "provider", "provider_id", "client_id")
+
+
+admin.site.unregister(SocialApp)
+admin.site.register(SocialApp, IdentityProviderAdmin)

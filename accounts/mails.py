@@ -18,6 +18,7 @@ from django.utils.http import urlsafe_base64_encode
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.selectors import sso_local_password_allowed
 from accounts.tokens import EMAIL_CONFIRMATION_MAX_AGE, email_confirmation_token
 
 logger = logging.getLogger(__name__)
@@ -144,11 +145,12 @@ def address_in_use_mail_send(*, user_id: int, attempt: Attempt) -> str:
 
 def _reset_recipients(email: str) -> list[User]:
     """The accounts a reset for this address goes to: Django's rule (active, with a usable
-    password, the address matching case-insensitively). One query."""
+    password, the address matching case-insensitively), and accounts made through an
+    institution's log-in whose provider allows local passwords (``sso_local_password_allowed``)."""
     return [
         user
         for user in User.objects.filter(email__iexact=email, is_active=True)
-        if user.has_usable_password()
+        if user.has_usable_password() or sso_local_password_allowed(user=user)
     ]
 
 

@@ -1,10 +1,12 @@
 """Account reads: the learner's devices (mobile tokens), what reminders and spaced repetition
-need of a learner, and whether an e-mail confirmation link is good."""
+need of a learner, whether an e-mail confirmation link is good, and the single sign-on rules
+(an identity is a provider's subject; local passwords per provider)."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import re
 from collections.abc import Iterator
 from typing import Literal
 
@@ -116,3 +118,74 @@ def email_confirmation_link_state(*, token: str) -> Literal["valid", "expired", 
     if user is None or not (claim.names(user.email) or claim.names(user.pending_email)):
         return "invalid"
     return "valid"
+
+
+# --- single sign-on -------------------------------------------------------------------------
+
+# The SocialApp setting that lets accounts made through the provider have a password too.
+SSO_LOCAL_PASSWORDS_SETTING = "local_passwords"
+SSO_USERNAME_MAX_LENGTH = 30
+_NOT_IN_USERNAME = re.compile(r"[^a-z0-9._-]+")
+
+
+def sso_app_allows_local_passwords(app) -> bool:
+    """A provider's accounts may have a password only if its settings say so (true)."""
+    return (app.settings or {}).get(SSO_LOCAL_PASSWORDS_SETTING) is True
+
+
+def sso_local_password_allowed(*, user: User) -> bool:
+    """May this account log in with (and set) a password of its own? Yes for an account with a
+    password already; for one made through a provider (no password), only when each of its
+    providers allows local passwords; no for an account whose password an admin turned off.
+    Two queries at most."""
+    from allauth.socialaccount.models import SocialAccount, SocialApp
+
+    if user.has_usable_password():
+        return True
+    providers = set(SocialAccount.objects.filter(user=user).values_list("provider", flat=True))
+    if not providers:
+        return False
+    apps = SocialApp.objects.filter(Q(provider_id__in=providers) | Q(provider__in=providers))
+    found = list(apps)
+    return bool(found) and all(sso_app_allows_local_passwords(app) for app in found)
+
+
+def sso_address_in_use(email: str) -> bool:
+    """Does another account have this address (or use it as its user name)?"""
+    address = (email or "").strip()
+    if not address:
+        return False
+    return User.objects.filter(Q(email__iexact=address) | Q(username__iexact=address)).exists()
+
+
+def sso_username_base(hints: list[str]) -> str:
+    """A user name from what the provider said (preferred name, address, names): its part before
+    an ``@`` (a user name may not look like an address), lower case, letters, digits ``._-``."""
+    for hint in hints:
+        local = (hint or "").split("@", 1)[0].strip().lower()
+        cleaned = _NOT_IN_USERNAME.sub("-", local).strip("-._")[:SSO_USERNAME_MAX_LENGTH]
+        if cleaned:
+            return cleaned
+    return "user"
+
+
+def sso_username_unique(base: str) -> str:
+    """``base``, or ``base`` with the smallest number appended that no account's user name or
+    address takes (case-insensitively)."""
+    base = base[:SSO_USERNAME_MAX_LENGTH]
+    taken = {
+        name.lower()
+        for name in User.objects.filter(
+            Q(username__istartswith=base) | Q(email__istartswith=base)
+        ).values_list("username", flat=True)
+    }
+    taken |= {
+        address.lower()
+        for address in User.objects.filter(email__istartswith=base).values_list("email", flat=True)
+    }
+    if base.lower() not in taken:
+        return base
+    number = 2
+    while f"{base}{number}".lower() in taken:
+        number += 1
+    return f"{base}{number}"

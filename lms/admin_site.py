@@ -23,6 +23,9 @@ SUPERUSER_ONLY = frozenset(
         "accounts.device",
         "reviews.reminderdigest",
         "reviews.notification",
+        # Single sign-on: the institutions' identity providers, identities, allauth's addresses.
+        "socialaccount",
+        "account",
     }
 )
 
@@ -32,6 +35,8 @@ APP_NAMES = {
     "knox": _("API tokens"),
     "django_celery_beat": _("Scheduled tasks"),
     "axes": _("Log-in lockouts"),
+    "socialaccount": _("Single sign-on"),
+    "account": _("Single sign-on: e-mail addresses"),
 }
 
 

@@ -29,6 +29,10 @@ urlpatterns = [
         name="api-docs",
     ),
     path("admin/", admin.site.urls),
+    # Single sign-on (django-allauth): the providers' log-in, callback and SAML metadata URLs,
+    # the error pages and the connections page; allauth's own log-in and password pages are
+    # not mounted (the site's are in web.urls).
+    path("sso/", include("web.sso_urls")),
     # The public certificate verification page. Its URL is printed on every certificate and in
     # its QR code, so it keeps this path and name (quizzes.selectors.certificate_url).
     path("certificates/<token:code>/", certificate_verify_page, name="certificate-verify"),

@@ -72,6 +72,10 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # --- Single sign-on (django-allauth; settings at the end of this file) ---
+    # Required by allauth: its request context, and its ImmediateHttpResponse as a response.
+    "allauth.account.middleware.AccountMiddleware",
+    # --- end single sign-on ---
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Sign-up and password-reset forms get a per-address rate (lms/middleware.py).
     "lms.middleware.FormThrottleMiddleware",
@@ -353,3 +357,32 @@ LERNPFAD_PDF_FONT_DIR = env("LERNPFAD_PDF_FONT_DIR", default="/usr/share/fonts/t
 # the send is tried again; an old signing key stays in the JWKS this long after its successor.
 LTI_GRADE_SEND_LEASE_SECONDS = env.int("LTI_GRADE_SEND_LEASE_SECONDS", default=120)
 LTI_KEY_GRACE_DAYS = env.int("LTI_KEY_GRACE_DAYS", default=7)
+# --- Single sign-on (django-allauth: OIDC and SAML, one identity provider per institution) ------
+# After "web": its templates (web/templates/socialaccount/, allauth/layouts/) take the place of
+# allauth's. Only the SSO pages are mounted (lms/urls.py: /sso/); log-in, sign-up, passwords,
+# the API token log-in and axes stay Lernpfad's own. Operators' guide: docs/operations/sso.md.
+INSTALLED_APPS += [
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
+    "allauth.socialaccount.providers.saml",
+]
+ACCOUNT_ADAPTER = "web.sso.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "web.sso.SocialAccountAdapter"
+# Our own sign-up confirms addresses; an address an institution asserts is the institution's.
+ACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_VERIFICATION = "none"
+SOCIALACCOUNT_EMAIL_REQUIRED = False
+# An identity is the provider's subject (SocialAccount provider + uid), never the e-mail address:
+# a provider asserting someone else's address must not log in as them or attach itself to them.
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = False
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = False
+# A new identity gets its account without a form (web.sso derives a free user name).
+SOCIALACCOUNT_AUTO_SIGNUP = True
+# The log-in buttons are forms (POST): a GET never starts a log-in (no CSRF by link).
+SOCIALACCOUNT_LOGIN_ON_GET = False
+SOCIALACCOUNT_STORE_TOKENS = False
+# Log-ins through a provider keep the session as long as a password log-in does.
+ACCOUNT_SESSION_REMEMBER = None
+# --- end single sign-on ---

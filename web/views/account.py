@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from accounts.selectors import sso_local_password_allowed
 from accounts.services import (
     credentials_revoke,
     password_change,
@@ -126,7 +127,16 @@ _PASSWORD_FIELDS = {"old_password": "old_password", "new_password": "new_passwor
 @login_required
 def password_change_page(request: HttpRequest) -> HttpResponse:
     """Change the password (``accounts.services.password_change``); this browser stays logged
-    in, every other one and every app token are logged out."""
+    in, every other one and every app token are logged out. An account made through an
+    institution's log-in has no password to change: the page tells it where to log in, or (when
+    its provider allows local passwords) how to get a link to set one."""
+    if not request.user.has_usable_password():
+        allowed = sso_local_password_allowed(user=request.user)
+        return render(
+            request,
+            "web/account/password_none.html",
+            {"nav": "settings", "local_password_allowed": allowed},
+        )
     form = PasswordChangeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

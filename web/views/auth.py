@@ -30,6 +30,7 @@ from web.forms import (
     PasswordResetSetForm,
     SignUpForm,
 )
+from web.sso import login_providers
 from web.views.common import safe_next
 
 LANGUAGE_COOKIE_MAX_AGE = 365 * 24 * 60 * 60
@@ -140,6 +141,10 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
     extra_context = {"nav": "login"}
 
+    def get_context_data(self, **kwargs):
+        # One button per institution's identity provider (web.sso), each a form.
+        return super().get_context_data(**kwargs) | {"sso_providers": login_providers(self.request)}
+
     def form_valid(self, form):
         response = super().form_valid(form)
         return remember_language(response, form.get_user().language)
@@ -157,6 +162,11 @@ class PasswordResetView(auth_views.PasswordResetView):
     template_name = "web/auth/password_reset_form.html"
     form_class = PasswordResetRequestForm
     success_url = reverse_lazy("web:password_reset_done")
+
+    def get_context_data(self, **kwargs):
+        # Accounts of an institution's log-in may have no password here: the page says so.
+        names = ", ".join(provider["name"] for provider in login_providers(self.request))
+        return super().get_context_data(**kwargs) | {"sso_provider_names": names}
 
 
 class PasswordResetDoneView(auth_views.PasswordResetDoneView):
