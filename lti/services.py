@@ -316,7 +316,12 @@ def grade_send(*, grade_send_id: int, now: datetime.datetime | None = None) -> s
             log.info("LTI score %s: sent, HTTP %s", _describe(send), status)
     except Exception as exc:  # the platform's answer or the network: retried below
         http_status = getattr(getattr(exc, "response", None), "status_code", None)
-        return _send_failed(send, http_status=http_status, error=str(exc)[:2000], now=now)
+        if http_status != 409:
+            return _send_failed(send, http_status=http_status, error=str(exc)[:2000], now=now)
+        # 409: the platform holds a score at least as new as this one (an earlier try of this
+        # send, or a later change): nothing is left to send.
+        status = 409
+        log.info("LTI score %s: the platform has an equal or newer score", _describe(send))
     GradeSend.objects.filter(pk=send.pk).update(
         status=GradeSend.Status.SENT,
         sent_at=timezone.now(),
@@ -402,6 +407,7 @@ class _TimeoutSession(requests.Session):
 
 
 def _connector(registration) -> ServiceConnector:
+    key_ensure()
     return ServiceConnector(registration.to_registration(), requests_session=_TimeoutSession())
 
 

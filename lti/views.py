@@ -123,6 +123,7 @@ def _launch_error_code(exc: Exception) -> str:
 @require_GET
 def jwks(request: HttpRequest) -> JsonResponse:
     """The public keys platforms check Lernpfad's messages with (every active key)."""
+    services.key_ensure()
     response = JsonResponse(Key.objects.as_jwks())
     response["Cache-Control"] = "public, max-age=300"
     return response
@@ -135,6 +136,7 @@ def login(request: HttpRequest) -> HttpResponse:
     can prove it later (the platform's storage, else a cookie) and goes on to the platform."""
     params = request.POST if request.method == "POST" else request.GET
     storage_target = params.get("lti_storage_target", "")
+    services.key_ensure()
     try:
         oidc, auth_url, state = lti_launch_checks.oidc_login(request, storage_target=storage_target)
     except (LtiException, OIDCException) as exc:

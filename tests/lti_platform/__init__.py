@@ -4,8 +4,8 @@ Start: ``python -m tests.lti_platform --port P --issuer http://127.0.0.1:P --sta
 from a test ``running_platform(folder)`` / the ``lti_platform`` fixture (tests/lti_platform/
 fixtures.py). Built on lti1p3platform (id_token signing, claims, tool JWT checks, access tokens);
 the glue it lacks is in lti.py, services.py, dynamic_registration.py, app.py. The tests run it at
-``http://127.0.0.1:P`` and the tool at pytest-django's ``http://localhost:Q``: two sites, so the tool's frame is
-cross-site and its cookies are blocked.
+``http://127.0.0.1:P`` and the tool at pytest-django's ``http://localhost:Q``: two sites, so the
+tool's frame is cross-site and its cookies are blocked.
 
 Endpoints (``I`` = issuer URL):
 - ``GET /.well-known/openid-configuration`` (``Authorization: Bearer <registration token>``,
@@ -61,7 +61,8 @@ openid_configuration}``; ``POST /control/tools`` (client registration JSON, no t
 ``PUT /control/contexts/<ctx>`` ``{title, label, members: [{user_id, roles: ["Learner"|
 "Instructor"|URI], name, given_name, family_name, email, status}]}``; ``POST
 /control/resource-links`` ``{title, context_id, client_id, url, text, custom, line_item}``;
-``POST /control/score-failures`` ``{count, status: 401|500|…}``; ``PUT /control/storage``
+``POST /control/score-failures`` ``{count, status: 401|500|…}``; ``POST /control/score-delay``
+``{count, seconds}`` (recorded at once, answered late); ``PUT /control/storage``
 ``{mode: parent|frame|off}``. A fresh state has course ``course-1`` with teacher-1 (Instructor),
 learner-1 and learner-2 (Learners). State: ``<state dir>/state.json``, rewritten on every change.
 """
@@ -131,6 +132,10 @@ class PlatformClient:
         """The next ``count`` score POSTs answer ``status`` (401, 403, 500, 502 or 503)."""
         self._call("POST", "/control/score-failures", {"count": count, "status": status})
 
+    def delay_next_scores(self, count: int, seconds: float) -> None:
+        """The next ``count`` score POSTs are recorded at once and answered ``seconds`` later."""
+        self._call("POST", "/control/score-delay", {"count": count, "seconds": seconds})
+
     def set_storage(self, mode: str) -> None:
         """Platform storage for later launches: "parent", "frame" or "off"."""
         self._call("PUT", "/control/storage", {"mode": mode})
@@ -149,8 +154,8 @@ class PlatformClient:
 
 
 class RunningPlatform:
-    """A platform process on a free port of 127.0.0.1 (the tool's live server is localhost); its output in ``<state dir>/platform.log``
-    and its state in ``<state dir>/state.json``."""
+    """A platform process on a free port of 127.0.0.1 (the tool's live server is localhost); its
+    output in ``<state dir>/platform.log`` and its state in ``<state dir>/state.json``."""
 
     def __init__(self, state_dir: Path, *, port: int | None = None) -> None:
         self.port = port or free_port()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 import traceback
 import typing as t
 from dataclasses import dataclass, field
@@ -212,6 +213,7 @@ class PlatformApp:
             ("PUT", r"/control/contexts/(?P<context_id>[^/]+)", self.control_context),
             ("POST", r"/control/resource-links", self.control_resource_link),
             ("POST", r"/control/score-failures", self.control_score_failures),
+            ("POST", r"/control/score-delay", self.control_score_delay),
             ("PUT", r"/control/storage", self.control_storage),
         ]
         self.routes = [
@@ -753,6 +755,8 @@ class PlatformApp:
                 "answer": response.body.decode("utf-8", "replace"),
             },
         )
+        # Recorded above, answered late: the tool may be killed while it waits.
+        time.sleep(self.state.score_delay_take())
         return response
 
     def results(self, request: HttpRequest, context_id: str, number: str) -> HttpResponse:
@@ -868,6 +872,14 @@ class PlatformApp:
             count=int(body.get("count", 1)), status=int(body.get("status", 500))
         )
         return json_response(self.state.snapshot()["score_failures"])
+
+    def control_score_delay(self, request: HttpRequest) -> HttpResponse:
+        """Answer the next N score POSTs S seconds after recording them."""
+        body = request.json if isinstance(request.json, dict) else {}
+        self.state.score_delay_arm(
+            count=int(body.get("count", 1)), seconds=float(body.get("seconds", 10))
+        )
+        return json_response(self.state.snapshot()["score_delay"])
 
     def control_storage(self, request: HttpRequest) -> HttpResponse:
         """Switch platform storage: "parent", "frame" or "off"."""

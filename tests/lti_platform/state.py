@@ -103,6 +103,7 @@ def _initial() -> dict[str, Any]:
         "deep_links": {},
         "score_posts": [],
         "score_failures": {"count": 0, "status": 500},
+        "score_delay": {"count": 0, "seconds": 0},
         "token_requests": [],
         "deep_link_returns": [],
         "storage_messages": [],
@@ -520,6 +521,25 @@ class PlatformState:
             failures["count"] -= 1
             self._save()
             return failures["status"]
+
+    def score_delay_arm(self, *, count: int, seconds: float) -> None:
+        """The next ``count`` score POSTs are recorded, then answered ``seconds`` later (a
+        tool's worker can be killed while it waits for the answer)."""
+        if count < 0 or not 0 <= seconds <= 300:
+            raise StateError("count must be >= 0 and seconds from 0 to 300")
+        with self._lock:
+            self._data["score_delay"] = {"count": count, "seconds": seconds}
+            self._save()
+
+    def score_delay_take(self) -> float:
+        """Seconds this score POST's answer waits (0 when no delay is armed)."""
+        with self._lock:
+            delay = self._data["score_delay"]
+            if delay["count"] <= 0:
+                return 0
+            delay["count"] -= 1
+            self._save()
+            return delay["seconds"]
 
     # -- logs -----------------------------------------------------------------------------------
 

@@ -15,20 +15,16 @@ import os
 import re
 import threading
 import time
-import uuid
-from types import SimpleNamespace
 from urllib.parse import urlparse
 
 import pytest
 from aiosmtpd.controller import Controller
-from celery import Celery, signals
-from celery import _state as celery_state
-from celery.contrib.testing.worker import start_worker
 from django.test import Client
 
 from reviews import api, tasks
 from reviews.models import Notification, ReminderDigest, ReviewCard
 from reviews.services import reminder_planning
+from tests.helpers.celery_worker import celery_worker_thread
 from tests.helpers.ports import free_port
 from tests.helpers.waiting import wait_until
 
@@ -91,36 +87,10 @@ def smtp(settings):
 
 
 @pytest.fixture
-def worker(smtp, monkeypatch):
+def worker(smtp):
     """A Celery worker thread on a fresh app (same settings, own queue) and a task tracker."""
-    # The suite runs the system checks itself; the worker's Django fixup need not repeat them.
-    monkeypatch.setenv("CELERY_SKIP_CHECKS", "1")
-    previous_current, previous_default = celery_state.get_current_app(), celery_state.default_app
-    app = Celery("lernpfad-test", set_as_current=False)
-    app.config_from_object("django.conf:settings", namespace="CELERY")
-    queue = f"lernpfad-test-reviews-{uuid.uuid4().hex[:12]}"
-    app.conf.task_default_queue = queue
-    assert app.conf.broker_url.startswith("redis://"), app.conf.broker_url
-
-    done: list[tuple[str, str, str]] = []
-    lock = threading.Lock()
-
-    def on_postrun(sender=None, task_id=None, task=None, state=None, **kwargs):
-        with lock:
-            done.append((task.name, task_id, state))
-
-    signals.task_postrun.connect(on_postrun, weak=False)
-    try:
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
-            app.set_current()
-            tracker = SimpleNamespace(app=app, queue=queue, done=done, lock=lock)
-            yield tracker
-    finally:
-        signals.task_postrun.disconnect(on_postrun)
-        with app.connection_for_write() as connection:
-            connection.default_channel.queue_delete(queue)
-        celery_state.set_default_app(previous_default)
-        previous_current.set_current()
+    with celery_worker_thread("reviews") as tracker:
+        yield tracker
 
 
 def finished(tracker, task_id: str) -> bool:

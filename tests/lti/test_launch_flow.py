@@ -1,0 +1,59 @@
+"""Registration, Deep Linking and launches against the platform process, over HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lti.conftest import deep_link, learner_opens
+
+pytestmark = pytest.mark.django_db(transaction=True)
+EXAM = "exam:self-hosting-27"
+
+
+def test_dynamic_registration_records_the_platform_inactive(tool, lti_platform):
+    from lti_tool.models import LtiDeployment, LtiRegistration
+
+    from tests.lti.conftest import ScriptlessBrowser
+
+    offer = lti_platform.client.registration_token()
+    browser = ScriptlessBrowser()
+    confirm = browser.http.get(tool + "/lti/register/", params=offer, timeout=30)
+    assert "Lernpfad bei lernpfad-test-platform registrieren" in confirm.text
+    done = browser.submit(confirm)
+    assert "Lernpfad ist registriert" in done.text
+    registration = LtiRegistration.objects.get(issuer=lti_platform.url)
+    assert registration.is_active is False
+    tool_on_platform = lti_platform.client.state()["tools"]
+    (client_id,) = tool_on_platform
+    assert registration.client_id == client_id
+    assert LtiDeployment.objects.filter(registration=registration, is_active=True).count() == 1
+    # The token is used: a second registration with it is refused, nothing more recorded.
+    again = browser.submit(confirm)
+    assert again.status_code == 502
+    assert LtiRegistration.objects.count() == 1
+
+
+def test_teacher_links_the_exam_and_a_learner_opens_it(registered, lti_platform, course):
+    from lti_tool.models import LtiUser
+
+    from lti.models import LinkTarget
+    from progress.models import Enrollment
+
+    link = deep_link(lti_platform, EXAM)
+    assert link["custom"] == {"lernpfad_target": EXAM}
+    state = lti_platform.client.state()
+    (column,) = (
+        state["line_items"].values()
+        if isinstance(state["line_items"], dict)
+        else state["line_items"]
+    )
+    assert column["scoreMaximum"] == 100
+    assert column["resourceId"] == EXAM
+
+    browser = learner_opens(lti_platform, link)
+    assert browser.landed.endswith("/modules/self-hosting-27/exam/")
+    learner = LtiUser.objects.get(sub="learner-1").auth_user
+    assert learner is not None and not learner.has_usable_password()
+    assert Enrollment.objects.get(learner=learner, module=course).source == "platform"
+    target = LinkTarget.objects.get()
+    assert target.kind == "exam" and target.line_item.url == column["id"]
