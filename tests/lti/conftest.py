@@ -10,6 +10,7 @@ login page's auth address, submit the platform's self-posting form); the Chromiu
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from types import SimpleNamespace
 from urllib.parse import urljoin
 
 import pytest
@@ -121,3 +122,14 @@ def learner_opens(platform, link: dict, *, user: str = "learner-1") -> Scriptles
     assert opened.status_code == 200, opened.text
     browser.landed = opened.url
     return browser
+
+
+@pytest.fixture
+def queued_sends(monkeypatch) -> list[int]:
+    """The grade sends the receiver enqueues, kept here instead of going to a broker: for the
+    tests that run the send themselves (the worker path: test_grades' first test)."""
+    queued: list[int] = []
+    monkeypatch.setattr(
+        "lti.receivers.tasks", SimpleNamespace(grade_send=SimpleNamespace(delay=queued.append))
+    )
+    return queued

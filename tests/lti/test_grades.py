@@ -88,17 +88,15 @@ def test_a_finalized_attempt_sends_its_score_once(exam_learner, lti_platform, co
 
 @pytest.mark.parametrize("status", [401, 500])
 def test_a_refused_score_is_retried_until_accepted(
-    exam_learner, lti_platform, course, status, caplog, monkeypatch
+    exam_learner, lti_platform, course, status, caplog, queued_sends
 ):
-    from lti import services, tasks
+    from lti import services
     from lti.models import GradeSend
 
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.grade_send, "delay", queued.append)  # the worker is tested above
     lti_platform.client.fail_next_scores(2, status)
     exam_bank_approve(course)
     exam_take(exam_learner, course)
-    (pk,) = queued
+    (pk,) = queued_sends
     now = timezone.now()
     with caplog.at_level(logging.WARNING, logger="lti.services"):
         assert services.grade_send(grade_send_id=pk, now=now) == "pending"
@@ -120,25 +118,23 @@ def test_a_refused_score_is_retried_until_accepted(
     assert GradeSend.objects.get().tries == 3
 
 
-def test_a_regrade_sends_the_new_score(exam_learner, lti_platform, course, monkeypatch):
-    from lti import services, tasks
+def test_a_regrade_sends_the_new_score(exam_learner, lti_platform, course, queued_sends):
+    from lti import services
     from quizzes.services.regrade import exam_item_regrade
 
-    queued: list[int] = []
-    monkeypatch.setattr(tasks.grade_send, "delay", queued.append)
     # Five items; the first one's key says "Port 80", the learner chose "Port 443": 80 %.
     items = exam_small_bank_create(course)
     answers = {item.pk: REGRADE_OPTIONS[0] for item in items}
     answers[items[0].pk] = REGRADE_OPTIONS[1]
     exam_attempt_take(exam_learner, course, answers=answers)
-    services.grade_send(grade_send_id=queued[-1])
+    services.grade_send(grade_send_id=queued_sends[-1])
     assert accepted(lti_platform)[-1]["body"]["scoreGiven"] == 80
     # The course admin corrects the key ("Port 443") and regrades: 100 % goes to the platform.
     items[0].correct_keys = ["b"]
     items[0].save()
     admin = learner_create("kurs", is_staff=True)
     assert exam_item_regrade(item_id=items[0].pk, admin=admin).regrade is not None
-    services.grade_send(grade_send_id=queued[-1])
+    services.grade_send(grade_send_id=queued_sends[-1])
     posts = accepted(lti_platform)
     assert [post["body"]["scoreGiven"] for post in posts] == [80, 100]
     assert posts[1]["body"]["timestamp"] > posts[0]["body"]["timestamp"]
