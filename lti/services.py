@@ -198,6 +198,13 @@ def launch_ticket_redeem(*, token: str) -> LaunchTicket | None:
     return ticket
 
 
+@transaction.atomic
+def deep_link_launch_record(lti_launch: LtiLaunch) -> None:
+    """A teacher's content selection: the platform course and the teacher as django-lti
+    records them (no account yet: that comes with the teacher's first resource launch)."""
+    sync_data_from_launch(lti_launch)
+
+
 def deep_link_choices() -> list[tuple[str, str]]:
     """(target value, title) of every module and its exam, for the teacher's picker."""
     choices = []

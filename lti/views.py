@@ -197,6 +197,7 @@ def launch(request: HttpRequest) -> HttpResponse:
     if lti_launch.is_deep_link_launch:
         if not services.is_teacher(lti_launch):
             return refused(request, "teachers_only", status=403)
+        services.deep_link_launch_record(lti_launch)
         return render(
             request,
             "lti/deep_link.html",
