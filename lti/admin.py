@@ -5,7 +5,8 @@ grade sends, with "send again" and "roster sync". Superusers only: these are inf
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
-from lti_tool.models import Key, LtiContext
+from lti_tool.admin import LtiRegistrationAdmin as LibraryRegistrationAdmin
+from lti_tool.models import Key, LtiContext, LtiDeployment, LtiRegistration
 
 from lti import services, tasks
 from lti.models import GradeSend, LinkTarget
@@ -23,6 +24,34 @@ class SuperuserOnly:
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class DeploymentInline(admin.TabularInline):
+    """A registration's deployments: the ID the platform sends, and whether it may launch."""
+
+    model = LtiDeployment
+    fields = ["deployment_id", "is_active"]
+    extra = 0
+
+
+admin.site.unregister(LtiRegistration)
+
+
+@admin.register(LtiRegistration)
+class LtiRegistrationAdmin(SuperuserOnly, LibraryRegistrationAdmin):
+    """django-lti's registration form with only the deployment fields a platform admin knows.
+    Superusers only: a registration's teachers become course admins."""
+
+    inlines = [DeploymentInline]
+
+    def has_add_permission(self, request):
+        return request.user.is_superuser
+
+    def has_change_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    def has_delete_permission(self, request, obj=None):
+        return request.user.is_superuser
 
 
 @admin.register(LinkTarget)
