@@ -2,10 +2,12 @@
 LemonLDAP::NG portal, started by the test with its Demo users, signs RS256 ID tokens with a key
 made now. A superuser connects it in the admin; the first log-in (form, consent) creates an
 account, and the next one finds it by the ``sub`` claim although the provider now asserts
-another address. A refused consent comes back as the provider's error: a 400 page, nothing
-created."""
+another address. A refused consent comes back as the provider's error: a 400 page that says
+the log-in was cancelled, nothing created."""
 
 from __future__ import annotations
+
+import logging
 
 import pytest
 from playwright.sync_api import expect
@@ -117,11 +119,9 @@ def test_first_log_in_creates_the_account_and_the_next_finds_it_by_sub(
         context.close()
 
 
-def test_a_refused_consent_is_a_400_page_and_nothing_is_created(
+def test_a_refused_consent_is_a_cancelled_log_in_and_nothing_is_created(
     chromium, live_server, provider, screenshot_dir, caplog
 ):
-    import logging
-
     from allauth.socialaccount.models import SocialAccount
 
     from accounts.models import User
@@ -141,7 +141,9 @@ def test_a_refused_consent_is_a_400_page_and_nothing_is_created(
                 "Anmeldung über deine Einrichtung fehlgeschlagen"
             )
         assert page.url.startswith(f"{base}/sso/oidc/{OIDC_SLUG}/login/callback/?error=")
-        expect(page.locator("main")).to_contain_text("kein Konto wurde angelegt")
+        expect(page.locator("main")).to_contain_text(
+            "Die Anmeldung wurde bei deiner Einrichtung abgebrochen."
+        )
         shot("error-page")
         page.goto(base + "/")
         expect(page.get_by_role("link", name="Anmelden").first).to_be_visible()
