@@ -22,6 +22,13 @@ from accounts.selectors import sso_address_in_use, sso_username_base, sso_userna
 
 logger = logging.getLogger("lernpfad.sso")
 
+# OAuth 2.0 / OIDC errors a provider returns when the user said no or did not log in, not
+# because anything was wrong with the request; allauth counts only "access_denied" as a
+# cancellation. LemonLDAP::NG answers a refused consent with "consent_required".
+PROVIDER_ERRORS_OF_THE_USER = frozenset(
+    {"access_denied", "consent_required", "login_required", "interaction_required"}
+)
+
 # The session of an SSO log-in is Django's, checked by ModelBackend like a password log-in's
 # (axes' backend, first in AUTHENTICATION_BACKENDS, cannot load a user).
 SESSION_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -118,7 +125,8 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
                 {
                     "auth_error": {"provider": provider, "code": error},
                     "provider_name": getattr(provider, "name", ""),
-                    "cancelled": error == "cancelled",
+                    "cancelled": error == "cancelled"
+                    or request.GET.get("error") in PROVIDER_ERRORS_OF_THE_USER,
                 },
                 status=400,
             )
