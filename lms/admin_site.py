@@ -26,6 +26,9 @@ SUPERUSER_ONLY = frozenset(
         # Single sign-on: the institutions' identity providers, identities, allauth's addresses.
         "socialaccount",
         "account",
+        # LTI: the platforms, their keys and courses, what links open, the grade sends.
+        "lti_tool",
+        "lti",
     }
 )
 
@@ -37,6 +40,7 @@ APP_NAMES = {
     "axes": _("Log-in lockouts"),
     "socialaccount": _("Single sign-on"),
     "account": _("Single sign-on: e-mail addresses"),
+    "lti_tool": _("LTI platforms: registrations and keys"),
 }
 
 

@@ -1,6 +1,7 @@
 """The admin of what Lernpfad keeps beside django-lti's tables (whose admin django-lti
-registers: registrations with their deployments, keys, users, contexts): link targets and
-grade sends, with "send again" and "roster sync". Superusers only: these are infrastructure."""
+registers: registrations with their deployments): keys with "rotate", platform courses with
+"roster sync", link targets, grade sends with "send again". Superusers only, as every LTI model
+(lms.admin_site.SUPERUSER_ONLY): these are infrastructure."""
 
 from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
@@ -12,12 +13,8 @@ from lti import services, tasks
 from lti.models import GradeSend, LinkTarget
 
 
-class SuperuserOnly:
-    def has_module_permission(self, request):
-        return request.user.is_superuser
-
-    def has_view_permission(self, request, obj=None):
-        return request.user.is_superuser
+class ReadOnly:
+    """Written by launches, sends and syncs, never by hand."""
 
     def has_add_permission(self, request):
         return False
@@ -38,31 +35,23 @@ admin.site.unregister(LtiRegistration)
 
 
 @admin.register(LtiRegistration)
-class LtiRegistrationAdmin(SuperuserOnly, LibraryRegistrationAdmin):
+class LtiRegistrationAdmin(LibraryRegistrationAdmin):
     """django-lti's registration form with only the deployment fields a platform admin knows.
-    Superusers only: a registration's teachers become course admins."""
+    Superusers only (lms.admin_site.SUPERUSER_ONLY): a registration's teachers become course
+    admins."""
 
     inlines = [DeploymentInline]
 
-    def has_add_permission(self, request):
-        return request.user.is_superuser
-
-    def has_change_permission(self, request, obj=None):
-        return request.user.is_superuser
-
-    def has_delete_permission(self, request, obj=None):
-        return request.user.is_superuser
-
 
 @admin.register(LinkTarget)
-class LinkTargetAdmin(SuperuserOnly, admin.ModelAdmin):
+class LinkTargetAdmin(ReadOnly, admin.ModelAdmin):
     list_display = ["resource_link", "kind", "module", "line_item"]
     list_filter = ["kind"]
     list_select_related = ["resource_link", "module", "line_item"]
 
 
 @admin.register(GradeSend)
-class GradeSendAdmin(SuperuserOnly, admin.ModelAdmin):
+class GradeSendAdmin(ReadOnly, admin.ModelAdmin):
     list_display = [
         "lti_user",
         "line_item",
@@ -94,7 +83,7 @@ class GradeSendAdmin(SuperuserOnly, admin.ModelAdmin):
 
 
 @admin.register(LtiContext)
-class LtiContextAdmin(SuperuserOnly, admin.ModelAdmin):
+class LtiContextAdmin(ReadOnly, admin.ModelAdmin):
     """The platform courses Lernpfad was launched from; their roster can be synced."""
 
     list_display = ["title", "label", "deployment", "memberships_url"]
@@ -119,7 +108,7 @@ class LtiContextAdmin(SuperuserOnly, admin.ModelAdmin):
 
 
 @admin.register(Key)
-class KeyAdmin(SuperuserOnly, admin.ModelAdmin):
+class KeyAdmin(ReadOnly, admin.ModelAdmin):
     """Lernpfad's signing keys; the newest active one signs, every active one is in the JWKS."""
 
     list_display = ["pk", "datetime_created", "is_active"]

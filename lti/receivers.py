@@ -13,4 +13,6 @@ def grade_sends_queue(sender, *, learner_id, module_id, cause, at, **kwargs):
     periodic sweep catches a task lost in between)."""
     ids = services.grade_sends_queue(learner_id=learner_id, module_id=module_id, cause=cause, at=at)
     if ids:
-        transaction.on_commit(lambda: [tasks.grade_send.delay(pk) for pk in ids])
+        # robust: a broker that is down must not turn the learner's submit into an error; the
+        # rows are committed and the periodic sweep sends them.
+        transaction.on_commit(lambda: [tasks.grade_send.delay(pk) for pk in ids], robust=True)

@@ -221,7 +221,10 @@ def launch(request: HttpRequest) -> HttpResponse:
     except services.LaunchRefused as exc:
         return refused(request, str(exc), detail=str(exc))
     if services.is_teacher(lti_launch) and lti_launch.context.memberships_url:
-        tasks.roster_sync.delay(lti_launch.context.pk)
+        try:
+            tasks.roster_sync.delay(lti_launch.context.pk)
+        except Exception:  # the broker is down: the launch goes on, the admin can sync later
+            log.exception("LTI roster sync of %s not queued", lti_launch.context)
     token = services.launch_ticket_create(
         user_id=accepted.user_id, target_url=accepted.target.url()
     )
@@ -266,7 +269,7 @@ def deep_link(request: HttpRequest) -> HttpResponse:
 def open_ticket(request: HttpRequest, token: str) -> HttpResponse:
     """In a window of Lernpfad's own: the ticket logs the person in and opens the target."""
     ticket = services.launch_ticket_redeem(token=token)
-    if ticket is None:
+    if ticket is None or not ticket.user.is_active:
         return refused(request, "ticket", status=404)
     auth_login(request, ticket.user, backend="django.contrib.auth.backends.ModelBackend")
     return redirect(ticket.target_url)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
@@ -138,3 +139,25 @@ def test_a_regrade_sends_the_new_score(exam_learner, lti_platform, course, queue
     posts = accepted(lti_platform)
     assert [post["body"]["scoreGiven"] for post in posts] == [80, 100]
     assert posts[1]["body"]["timestamp"] > posts[0]["body"]["timestamp"]
+
+
+def test_with_the_broker_down_the_submit_succeeds_and_the_sweep_sends(
+    exam_learner, lti_platform, course, monkeypatch, caplog
+):
+    from lti import services
+    from lti.models import GradeSend
+
+    def broker_down(pk):
+        raise ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+    monkeypatch.setattr(
+        "lti.receivers.tasks", SimpleNamespace(grade_send=SimpleNamespace(delay=broker_down))
+    )
+    exam_bank_approve(course)
+    with caplog.at_level(logging.ERROR):
+        finalized = exam_take(exam_learner, course)  # no exception reaches the learner
+    assert finalized.attempt.result.passed
+    assert "Connection refused" in caplog.text
+    (pk,) = services.grade_sends_due()
+    assert services.grade_send(grade_send_id=pk) == "sent"
+    assert GradeSend.objects.get().status == "sent" and len(accepted(lti_platform)) == 1
