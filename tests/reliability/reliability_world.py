@@ -413,6 +413,9 @@ def path_values(world) -> dict[str, object]:
         "notification_id": world.ids["notification_id"],
         "device_id": world.ids["device_id"],
         "code": world.ids["certificate_code"],
+        # Single sign-on: an institution's provider (none is configured in the world: 404).
+        "organization_slug": "uni-x",
+        "provider_id": "uni-x",
     }
 
 
@@ -440,7 +443,10 @@ WEB_SECRET_ROUTES = re.compile(r"<uidb64>|<str:token>|password-reset/<")
 
 
 def web_url(route: str, values: dict[str, object]) -> str:
-    """The route with its converters filled from ``values`` (see path_values)."""
+    """The route with its converters, or a regular expression's named groups (allauth's SSO
+    URLs), filled from ``values`` (see path_values)."""
+    route = re.sub(r"\(\?P<(\w+)>[^)]*\)", lambda m: f"<{m.group(1)}>", route)
+    route = route.replace("^", "").replace("$", "")
     return "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: str(values[m.group(1)]), route)
 
 
