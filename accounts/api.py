@@ -6,6 +6,8 @@ import datetime
 from collections.abc import Iterable
 from typing import Any
 
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
 from django.utils.translation import gettext as _
 from knox.models import AuthToken
 
@@ -37,6 +39,7 @@ __all__ = [
     "review_preferences",
     "user_delete",
     "user_lock",
+    "username_confirm",
 ]
 
 # Columns never exported: the password hash, the token hash and the token's lookup prefix.
@@ -102,7 +105,8 @@ def time_zones(learner_ids: Iterable[int]) -> dict[int, str]:
 
 def learner_export(user: User) -> dict[str, Any]:
     """The account's part of the data export: profile and preferences (with groups and
-    permissions), devices and token metadata (never a token or its hash). Five queries."""
+        permissions), devices and token metadata (never a token or its hash), single sign-on
+    identities and addresses. Seven queries."""
     account = export_rows(User.objects.filter(pk=user.pk), exclude=ACCOUNT_SECRET_FIELDS)[0]
     account["groups"] = list(user.groups.values_list("name", flat=True))
     account["permissions"] = list(user.user_permissions.values_list("codename", flat=True))
@@ -113,6 +117,10 @@ def learner_export(user: User) -> dict[str, Any]:
         "tokens": export_rows(
             AuthToken.objects.filter(user_id=user.pk), exclude=TOKEN_SECRET_FIELDS
         ),
+        # Single sign-on: the institutions' identities of this account (what the provider said
+        # at the last log-in, never a token) and the addresses allauth keeps for it.
+        "sso_identities": export_rows(SocialAccount.objects.filter(user_id=user.pk)),
+        "email_addresses": export_rows(EmailAddress.objects.filter(user_id=user.pk)),
     }
 
 
@@ -120,6 +128,13 @@ def password_confirm(*, user: User, password: str) -> None:
     """Raise Forbidden (password_incorrect) unless ``password`` is the user's password."""
     if not password or not user.check_password(password):
         raise Forbidden(_("The password is not correct."), code="password_incorrect")
+
+
+def username_confirm(*, user: User, username: str) -> None:
+    """Raise Forbidden (username_incorrect) unless ``username`` is the user's: how an account
+    without a password confirms its deletion."""
+    if user.has_usable_password() or username.strip() != user.get_username():
+        raise Forbidden(_("That is not your user name."), code="username_incorrect")
 
 
 def user_lock(*, user_id: int) -> bool:

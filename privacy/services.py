@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import api as accounts_api
+from lti import api as lti_api
 from progress import api as progress_api
 from quizzes import api as quizzes_api
 from reviews import api as reviews_api
@@ -17,7 +18,7 @@ EXPORT_FORMAT_VERSION = 1
 
 
 def account_export(*, user) -> dict[str, Any]:
-    """Everything Lernpfad stores about the user, as JSON-ready data: 23 queries, whatever size."""
+    """Everything Lernpfad stores about the user, as JSON-ready data: 27 queries, whatever size."""
     return {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": timezone.now(),
@@ -27,16 +28,23 @@ def account_export(*, user) -> dict[str, Any]:
         "courses": progress_api.learner_export(user.pk),
         "quizzes": quizzes_api.learner_export(user.pk),
         "reviews": reviews_api.learner_export(user.pk),
+        # Who LTI platforms said the learner is (format version 1 gained this key).
+        "lti": lti_api.learner_export(user.pk),
     }
 
 
 @transaction.atomic
-def account_delete(*, user, password: str) -> None:
+def account_delete(*, user, password: str | None = None, username: str | None = None) -> None:
     """Delete the account and the learner's data; a wrong password raises Forbidden and
-    changes nothing."""
-    accounts_api.password_confirm(user=user, password=password)
+    changes nothing. An account without a password (single sign-on, an LTI platform) confirms
+    with its user name instead."""
+    if user.has_usable_password() or username is None:
+        accounts_api.password_confirm(user=user, password=password or "")
+    else:
+        accounts_api.username_confirm(user=user, username=username)
     # Lock the row: a second deletion (double click) waits and then finds nothing to delete.
     if not accounts_api.user_lock(user_id=user.pk):
         return
     quizzes_api.learner_erase(user.pk)
+    lti_api.learner_erase(user.pk)
     accounts_api.user_delete(user_id=user.pk)

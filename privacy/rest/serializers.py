@@ -69,6 +69,24 @@ class ExportTokenSerializer(serializers.Serializer):
     expiry = _at(allow_null=True)
 
 
+class ExportSsoIdentitySerializer(serializers.Serializer):
+    id = _id()
+    user_id = _id()
+    provider = _text(help_text="The institution's provider ID.")
+    uid = _text(help_text="My subject at that provider.")
+    last_login = _at()
+    date_joined = _at()
+    extra_data = serializers.JSONField(help_text="What the provider said about me last time.")
+
+
+class ExportEmailAddressSerializer(serializers.Serializer):
+    id = _id()
+    user_id = _id()
+    email = _text()
+    verified = serializers.BooleanField()
+    primary = serializers.BooleanField()
+
+
 # --- progress ---------------------------------------------------------------------------------
 
 
@@ -433,6 +451,43 @@ class ExportReviewsSerializer(serializers.Serializer):
     exam_dates = ExportExamDateSerializer(many=True, help_text="The exam dates I set.")
 
 
+# --- lti --------------------------------------------------------------------------------------
+
+
+class ExportLtiIdentitySerializer(serializers.Serializer):
+    id = _id()
+    registration_id = _id()
+    registration__issuer = _text(help_text="The platform that sent this identity.")
+    sub = _text(help_text="My subject at that platform.")
+    lti1p1_id_on_platform = _text()
+    given_name = _text()
+    family_name = _text()
+    name = _text()
+    email = _text()
+    picture_url = _text()
+    auth_user_id = _id(allow_null=True)
+    datetime_created = _at()
+    datetime_modified = _at()
+
+
+class ExportLaunchTicketSerializer(serializers.Serializer):
+    id = _id()
+    user_id = _id()
+    target_url = _text()
+    expires_at = _at()
+    used_at = _at(allow_null=True)
+
+
+class ExportLtiSerializer(serializers.Serializer):
+    identities = ExportLtiIdentitySerializer(
+        many=True, help_text="Who LTI platforms (Moodle, Canvas …) said I am."
+    )
+    launch_tickets = ExportLaunchTicketSerializer(
+        many=True,
+        help_text="The one-time links that opened Lernpfad from a platform (never the token).",
+    )
+
+
 class DataExportSerializer(serializers.Serializer):
     """The data export: each table's rows with their columns by name."""
 
@@ -443,6 +498,13 @@ class DataExportSerializer(serializers.Serializer):
     tokens = ExportTokenSerializer(
         many=True, help_text="Token metadata (never a token or its digest)."
     )
+    sso_identities = ExportSsoIdentitySerializer(
+        many=True, help_text="My identities at institutions' single sign-on."
+    )
+    email_addresses = ExportEmailAddressSerializer(
+        many=True, help_text="The addresses single sign-on keeps for my account."
+    )
     courses = ExportProgressSerializer(help_text="Enrollments, progress and notes.")
     quizzes = ExportQuizzesSerializer()
     reviews = ExportReviewsSerializer()
+    lti = ExportLtiSerializer(help_text="What LTI platforms told Lernpfad about me.")

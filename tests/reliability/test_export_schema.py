@@ -132,6 +132,25 @@ def full_world(world, second_module):
     item.correct_keys = [o["key"] for o in item.options if o["key"] not in item.correct_keys][:1]
     item.save()
     exam_item_regrade(item_id=item.pk, admin=learner_create("pruefer", is_staff=True))
+    # A came from an LTI platform once, and logs in through the institution's SSO.
+    from allauth.account.models import EmailAddress
+    from allauth.socialaccount.models import SocialAccount
+    from lti_tool.models import LtiRegistration, LtiUser
+
+    from lti import services as lti_services
+
+    platform = LtiRegistration.objects.create(
+        name="Moodle",
+        issuer="https://moodle.example.org",
+        client_id="lernpfad",
+        auth_url="https://moodle.example.org/mod/lti/auth.php",
+        token_url="https://moodle.example.org/mod/lti/token.php",
+        keyset_url="https://moodle.example.org/mod/lti/certs.php",
+    )
+    LtiUser.objects.create(registration=platform, sub="42", name="A", auth_user=a.user)
+    lti_services.launch_ticket_create(user_id=a.user.pk, target_url="/modules/x/")
+    SocialAccount.objects.create(user=a.user, provider="uni-x", uid="a@uni-x.example")
+    EmailAddress.objects.create(user=a.user, email=a.user.email, verified=True, primary=True)
     return world
 
 
@@ -144,6 +163,9 @@ def test_a_full_export_matches_its_schema(full_world):
         **{f"courses.{key}": rows for key, rows in export["courses"].items()},
         **{f"quizzes.{key}": rows for key, rows in export["quizzes"].items()},
         **{f"reviews.{key}": rows for key, rows in export["reviews"].items()},
+        **{f"lti.{key}": rows for key, rows in export["lti"].items()},
+        "sso_identities": export["sso_identities"],
+        "email_addresses": export["email_addresses"],
     }
     assert [name for name, rows in sections.items() if not rows] == []
     attempts = export["quizzes"]["exam_attempts"]
