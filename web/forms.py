@@ -342,7 +342,8 @@ def time_zone_choices() -> list:
 
 
 class AccountDeleteForm(forms.Form):
-    """The password again, as ``privacy.services.account_delete`` asks for it."""
+    """The password again, as ``privacy.services.account_delete`` asks for it; an account
+    without a password (single sign-on, an LTI platform) types its user name instead."""
 
     password = forms.CharField(
         label=_("Your password"),
@@ -350,3 +351,8 @@ class AccountDeleteForm(forms.Form):
         max_length=4096,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
+    username = forms.CharField(label=_("Your user name, to confirm"), max_length=150)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["username" if user.has_usable_password() else "password"]

@@ -56,9 +56,16 @@ class ScriptlessBrowser:
     def __init__(self) -> None:
         self.http = requests.Session()
 
-    def submit(self, response: requests.Response, **fields: str) -> requests.Response:
-        """Submit the page's (first) form as lti.js or the person would."""
-        action, values = page(response).forms[0]
+    def submit(
+        self, response: requests.Response, *, action_ends: str = "", **fields: str
+    ) -> requests.Response:
+        """Submit the page's first form (whose action ends with ``action_ends``) as lti.js or
+        the person would."""
+        action, values = next(
+            (action, values)
+            for action, values in page(response).forms
+            if action.endswith(action_ends)
+        )
         return self.http.post(urljoin(response.url, action), data={**values, **fields}, timeout=30)
 
     def launch(self, url: str) -> requests.Response:

@@ -57,3 +57,26 @@ def test_teacher_links_the_exam_and_a_learner_opens_it(registered, lti_platform,
     assert Enrollment.objects.get(learner=learner, module=course).source == "platform"
     target = LinkTarget.objects.get()
     assert target.kind == "exam" and target.line_item.url == column["id"]
+
+
+def test_a_learner_from_a_platform_deletes_their_account_with_their_user_name(
+    registered, lti_platform
+):
+    """Without a password, the deletion page asks for the user name; the platform's identity
+    (name, address) goes with the account."""
+    from lti_tool.models import LtiUser
+
+    from accounts.models import User
+
+    browser = learner_opens(lti_platform, deep_link(lti_platform, "module:self-hosting-27"))
+    learner = LtiUser.objects.get(sub="learner-1").auth_user
+    url = browser.landed.split("/modules/")[0] + "/settings/delete/"
+    form = browser.http.get(url, timeout=30)
+    assert "Dein Konto hat hier kein Passwort" in form.text and learner.username in form.text
+    wrong = browser.submit(form, action_ends="/settings/delete/", username="someone-else")
+    assert "Das ist nicht dein Benutzername. Es wurde nichts gelöscht." in wrong.text
+    assert User.objects.filter(pk=learner.pk).exists()
+    gone = browser.submit(wrong, action_ends="/settings/delete/", username=learner.username)
+    assert gone.url.endswith("/account-deleted/")
+    assert not User.objects.filter(pk=learner.pk).exists()
+    assert not LtiUser.objects.filter(sub="learner-1").exists()

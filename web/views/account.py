@@ -95,16 +95,22 @@ def account_delete_page(request: HttpRequest) -> HttpResponse:
     .account_delete``, as ``DELETE /api/v1/me/``). The password is checked like a log-in first
     (``accounts.services.password_reenter``: django-axes counts wrong ones and locks), so a
     stolen session cannot guess it."""
-    form = AccountDeleteForm(request.POST or None)
+    form = AccountDeleteForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
-        password = form.cleaned_data["password"]
+        password = form.cleaned_data.get("password")
         try:
-            password_reenter(request=request, user=request.user, password=password)
-            account_delete(user=request.user, password=password)
+            if password is None:
+                account_delete(user=request.user, username=form.cleaned_data["username"])
+            else:
+                password_reenter(request=request, user=request.user, password=password)
+                account_delete(user=request.user, password=password)
         except TooManyRequests:
             return login_locked(request)
         except Forbidden:
-            form.add_error("password", _("The password is not correct. Nothing was deleted."))
+            if password is None:
+                form.add_error("username", _("That is not your user name. Nothing was deleted."))
+            else:
+                form.add_error("password", _("The password is not correct. Nothing was deleted."))
         else:
             logout(request)
             return redirect("web:account_deleted")
