@@ -21,6 +21,7 @@ from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import Key, LtiContext, LtiLaunch, LtiLineItem, LtiUser
 from lti_tool.utils import sync_data_from_launch
 from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem
 from pylti1p3.names_roles import NamesRolesProvisioningService
@@ -220,8 +221,6 @@ def deep_link_response(lti_launch: LtiLaunch, *, choice: str) -> tuple[str, str]
     """(the platform's return URL, the signed response naming the chosen link). An exam
     brings its grade column along (``lineItem``), so the gradebook shows it before the
     first score."""
-    from pylti1p3.deep_link_resource import DeepLinkResource
-
     target = Target.parse(choice)
     title = dict(deep_link_choices()).get(choice)
     if title is None:
@@ -240,10 +239,11 @@ def deep_link_response(lti_launch: LtiLaunch, *, choice: str) -> tuple[str, str]
             .set_resource_id(target.value())
             .set_tag(EXAM_LINE_ITEM_TAG)
         )
-    deep_link = lti_launch.get_message_launch().get_deep_link()
-    return deep_link._deep_link_settings["deep_link_return_url"], deep_link.get_response_jwt(
-        [resource]
+    settings_claim = lti_launch.get_claim(
+        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
     )
+    jwt = lti_launch.get_message_launch().get_deep_link().get_response_jwt([resource])
+    return settings_claim["deep_link_return_url"], jwt
 
 
 # --- Grades -----------------------------------------------------------------------------

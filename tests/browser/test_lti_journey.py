@@ -32,6 +32,9 @@ from tests.helpers.waiting import wait_until
 from tests.lti_platform.fixtures import lti_platform  # noqa: F401  (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+# A start in the frame is several hops (log-in, the platform's storage, the platform's
+# authorization, the launch, the storage again): more than expect()'s 5 s on a busy machine.
+HOPS = 20_000
 
 COURSE = "course-1"
 
@@ -123,13 +126,13 @@ def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
     page.goto(platform.client.course_url(COURSE, user="teacher-1", storage="parent"))
     page.locator("#add-activity").click()
     frame = tool_frame(page)
-    expect(frame.locator("h1")).to_have_text("Was soll dieser Link öffnen?")
+    expect(frame.locator("h1")).to_have_text("Was soll dieser Link öffnen?", timeout=HOPS)
     assert cookies_blocked_in(page)
     frame.get_by_label("GPU, CUDA und Inferenzoptimierung – Abschlussprüfung").check()
     doc_shot(page, "lti-deep-link-de")
     shots("deep-link-picker")
     frame.get_by_role("button", name="Zum Kurs hinzufügen").click()
-    expect(frame.locator("body")).to_contain_text("Activity added")
+    expect(frame.locator("body")).to_contain_text("Activity added", timeout=HOPS)
     frame.locator("#back").click()
     row = page.locator("li.resource", has_text="Abschlussprüfung")
     expect(row).to_have_count(1)
@@ -145,7 +148,7 @@ def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
     page.locator("li.resource", has_text="Abschlussprüfung").locator("a.launch").click()
     frame = tool_frame(page)
     opener = frame.get_by_role("link", name="Prüfung in Lernpfad öffnen")
-    expect(opener).to_be_visible()
+    expect(opener).to_be_visible(timeout=HOPS)
     assert cookies_blocked_in(page)
     subjects = [m.get("subject") for m in platform.client.state()["storage_messages"]]
     assert "lti.put_data" in subjects and "lti.get_data" in subjects, subjects
@@ -157,7 +160,7 @@ def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
     with context.expect_page() as opened:
         opener.click()
     lernpfad = opened.value
-    expect(lernpfad).to_have_url(re.compile(r"/modules/self-hosting-27/exam/$"))
+    expect(lernpfad).to_have_url(re.compile(r"/modules/self-hosting-27/exam/$"), timeout=HOPS)
     expect(lernpfad.locator("#exam-mode")).to_contain_text("Prüfung mit Zertifikat")
     Shots(lernpfad, screenshot_dir, "lti-window")("exam-page")
 
@@ -190,13 +193,13 @@ def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
     page.locator("li.resource", has_text="Abschlussprüfung").locator("a.launch").click()
     frame = tool_frame(page)
     window_link = frame.get_by_role("link", name="Lernpfad in neuem Fenster öffnen")
-    expect(window_link).to_be_visible()
+    expect(window_link).to_be_visible(timeout=HOPS)
     doc_shot(page, "lti-new-window-de")
     shots("new-window-offer")
     with context.expect_page() as opened:
         window_link.click()
     second = opened.value
-    expect(second).to_have_url(re.compile(r"/modules/self-hosting-27/exam/$"))
+    expect(second).to_have_url(re.compile(r"/modules/self-hosting-27/exam/$"), timeout=HOPS)
     Shots(second, screenshot_dir, "lti-window")("learner-2-exam-page")
     assert LtiUser.objects.get(sub="learner-2").auth_user is not None
     context.close()

@@ -4,7 +4,8 @@
 "use strict";
 
 (function () {
-  const TIMEOUT_MS = 3000;
+  const TIMEOUT_MS = 5000;
+  const RESEND_MS = 250;
 
   function storageFrame(target) {
     if (target === "_parent") return window.parent;
@@ -15,15 +16,22 @@
     }
   }
 
-  // Send one message to the platform's storage; resolves with the response, or null.
+  // Ask the platform's storage; resolves with the response, or null after TIMEOUT_MS. The
+  // message is sent again every RESEND_MS until answered: the platform's page may still be
+  // loading its listener when this frame is ready (put_data and get_data are idempotent).
   function ask(target, origin, message) {
     return new Promise(function (resolve) {
       const frame = storageFrame(target);
       if (!frame) return resolve(null);
       const id = "lernpfad-" + Math.random().toString(36).slice(2);
+      const send = function () {
+        frame.postMessage(Object.assign({ message_id: id }, message), origin);
+      };
       const timer = window.setTimeout(function () { done(null); }, TIMEOUT_MS);
+      const resend = window.setInterval(send, RESEND_MS);
       function done(value) {
         window.clearTimeout(timer);
+        window.clearInterval(resend);
         window.removeEventListener("message", listen);
         resolve(value);
       }
@@ -33,7 +41,7 @@
         done(event.data.error ? null : event.data);
       }
       window.addEventListener("message", listen);
-      frame.postMessage(Object.assign({ message_id: id }, message), origin);
+      send();
     });
   }
 
