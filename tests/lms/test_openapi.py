@@ -179,6 +179,7 @@ def test_an_operation_declares_its_own_error_codes_besides_the_common_ones():
 # (the unsubscribe link, the admin's GIFT import) or a synced event's result (SyncError, where
 # the sync operation's description and SyncError list them), not an error response.
 NOT_AN_API_ERROR = {
+    "username_incorrect": "the deletion page of an account without a password (web only)",
     "unsubscribe_link_expired": "the unsubscribe page",
     "invalid_unsubscribe_token": "the unsubscribe page",
     "unsubscribe_link_gone": "the unsubscribe page",
