@@ -193,6 +193,21 @@ class CourseImportAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
+    # An import may change any module: a course admin scoped to some modules
+    # (``courses.api.administered_module_ids``) may not open the workspace (403); a superuser or
+    # an unscoped course admin brings their documents in.
+    def _scoped(self, request) -> bool:
+        return courses_api.administered_module_ids(request.user) is not None
+
+    def has_module_permission(self, request) -> bool:
+        return not self._scoped(request) and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return not self._scoped(request) and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request) -> bool:
+        return not self._scoped(request) and super().has_add_permission(request)
+
     def _may_import(self, request) -> bool:
         return self.has_add_permission(request) and request.user.has_perm("courses.change_module")
 
@@ -358,7 +373,7 @@ class CourseImportAdmin(admin.ModelAdmin):
         if not request.user.has_perm("courses.view_module"):
             raise PermissionDenied
         module = courses_api.modules_by_ids([module_pk]).get(module_pk)
-        if module is None:
+        if module is None or not courses_api.module_administered(request.user, module.id):
             raise Http404(_("No such module."))
         text = courses_api.module_document(
             module_id=module.id, base_text=base_texts([module.slug]).get(module.slug)

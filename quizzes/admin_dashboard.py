@@ -47,10 +47,10 @@ class ModuleDashboardMixin:
     def dashboard_first_view(self, request):
         """Where a course admin lands after logging in: the first module's dashboard (the
         admin's index when there is no module yet)."""
-        slugs = courses_api.module_slugs()
-        if not slugs:
+        modules = courses_api.modules_administered(request.user)
+        if not modules:
             return redirect("admin:index")
-        return redirect("admin:quizzes_module_dashboard", module=slugs[0])
+        return redirect("admin:quizzes_module_dashboard", module=modules[0].slug)
 
     def dashboard_view(self, request, module: str):
         if not (
@@ -62,6 +62,8 @@ class ModuleDashboardMixin:
             module_data = courses_api.module_by_slug(module)
         except ModuleNotFound as error:
             raise Http404(error.message) from error
+        if not courses_api.module_administered(request.user, module_data.id):
+            raise Http404(_("No such module."))
         now = timezone.now()
         learners = progress_api.module_learner_stats(module_id=module_data.id, now=now)
         exam = module_exam_stats(module_id=module_data.id)
