@@ -39,6 +39,7 @@ from courses.models import (
 from courses.module_scope import (
     AdministeredModulesFilter,
     ModuleScopedAdminMixin,
+    administered_module_by_slug,
     administered_module_ids,
     module_administered,
     module_scope_filter,
@@ -60,6 +61,7 @@ __all__ = [
     "AdministeredModulesFilter",
     "ModuleScopedAdminMixin",
     "active_step_q",
+    "administered_module_by_slug",
     "administered_module_ids",
     "body_chars",
     "module_administered",

@@ -8,9 +8,12 @@ exactly those modules."""
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.postgres.expressions import ArraySubquery
 from django.http import Http404
 
+from courses.data import ModuleData
 from courses.models import Module, ModuleAdministrator
+from lms.errors import ModuleNotFound
 
 # Where the ids are kept on the request's user: one query per request, whatever the page lists.
 _CACHE_ATTRIBUTE = "_administered_module_ids"
@@ -23,12 +26,44 @@ def administered_module_ids(user) -> frozenset[int] | None:
     cached = getattr(user, _CACHE_ATTRIBUTE, False)
     if cached is not False:
         return cached
-    ids = frozenset(
+    scope = _scope_of(
         ModuleAdministrator.objects.filter(user_id=user.pk).values_list("module_id", flat=True)
     )
-    scope = ids or None
     setattr(user, _CACHE_ATTRIBUTE, scope)
     return scope
+
+
+def _scope_of(ids) -> frozenset[int] | None:
+    return frozenset(ids) or None
+
+
+def administered_module_by_slug(user, slug: str) -> ModuleData:
+    """The module a custom admin page names, if the user administers it (else
+    ``ModuleNotFound``: for them it does not exist). One query: the user's modules come
+    along with the module's row (and are kept for the rest of the request)."""
+    queryset = Module.objects.filter(slug=slug)
+    fields = ("id", "slug", "title", "header")
+    needs_scope = (
+        user is not None
+        and user.is_authenticated
+        and not user.is_superuser
+        and getattr(user, _CACHE_ATTRIBUTE, False) is False
+    )
+    if needs_scope:
+        queryset = queryset.annotate(
+            scope=ArraySubquery(
+                ModuleAdministrator.objects.filter(user_id=user.pk).values("module_id")
+            )
+        )
+        fields = (*fields, "scope")
+    row = queryset.values(*fields).first()
+    if row is None:
+        raise ModuleNotFound(slug)
+    if needs_scope:
+        setattr(user, _CACHE_ATTRIBUTE, _scope_of(row.pop("scope")))
+    if not module_administered(user, row["id"]):
+        raise ModuleNotFound(slug)
+    return ModuleData(**row)
 
 
 def module_scope_filter(queryset, *, user, module_path: str | None):

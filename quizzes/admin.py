@@ -691,12 +691,13 @@ class ExamAttemptAdmin(courses_api.ModuleScopedAdminMixin, ModuleDashboardMixin,
         module_ids = None if scope is None else sorted(scope)
         if request.GET.get("module"):
             try:
-                module_ids = [courses_api.module_by_slug(request.GET["module"]).id]
+                module = courses_api.administered_module_by_slug(
+                    request.user, request.GET["module"]
+                )
             except ModuleNotFound as error:
                 # The admin's 404 page, not a 500 (the domain error is the API's to answer).
                 raise Http404(error.message) from error
-            if scope is not None and module_ids[0] not in scope:
-                raise Http404(_("No such module."))
+            module_ids = [module.id]
         return table_response(
             export_format=export_format,
             filename_stem="exam-grades",

@@ -59,11 +59,10 @@ class ModuleDashboardMixin:
         ):
             raise PermissionDenied
         try:
-            module_data = courses_api.module_by_slug(module)
+            # Another module than the admin's is a 404 (courses.api.administered_module_ids).
+            module_data = courses_api.administered_module_by_slug(request.user, module)
         except ModuleNotFound as error:
             raise Http404(error.message) from error
-        if not courses_api.module_administered(request.user, module_data.id):
-            raise Http404(_("No such module."))
         now = timezone.now()
         learners = progress_api.module_learner_stats(module_id=module_data.id, now=now)
         exam = module_exam_stats(module_id=module_data.id)

@@ -207,11 +207,9 @@ class GiftImportExportMixin:
         slug = request.GET.get("module")
         if slug:
             try:
-                module = courses_api.module_by_slug(slug)
+                module = courses_api.administered_module_by_slug(request.user, slug)
             except DomainError as error:
                 raise Http404(error.message) from error
-            if not courses_api.module_administered(request.user, module.id):
-                raise Http404(_("No such module."))
             return _download(item_bank_gift(module_id=module.id), f"{module.slug}.gift")
         return TemplateResponse(
             request,
