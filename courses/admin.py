@@ -23,7 +23,7 @@ from courses.models import (
     StepQuickCheck,
     TermCard,
 )
-from courses.module_scope import ModuleScopedAdminMixin
+from courses.module_scope import ModuleChoicesMixin, ModuleScopedAdminMixin
 from courses.selectors import module_repetition, step_preview_context
 from courses.services.content_versions import module_content_version_renew
 from courses.services.importing import (
@@ -140,7 +140,7 @@ class SectionInline(admin.StackedInline):
     extra = 0
 
 
-class StepQuickCheckInline(admin.TabularInline):
+class StepQuickCheckInline(ModuleChoicesMixin, admin.TabularInline):
     model = StepQuickCheck
     fields = ("position", "quick_check", "answer")
     readonly_fields = ("answer",)

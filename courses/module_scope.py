@@ -12,7 +12,7 @@ from django.contrib.postgres.expressions import ArraySubquery
 from django.http import Http404
 
 from courses.data import ModuleData
-from courses.models import Module, ModuleAdministrator
+from courses.models import Module, ModuleAdministrator, QuickCheck, Step, TermCard
 from lms.errors import ModuleNotFound
 
 # Where the ids are kept on the request's user: one query per request, whatever the page lists.
@@ -96,7 +96,26 @@ class AdministeredModulesFilter(admin.RelatedFieldListFilter):
         )
 
 
-class ModuleScopedAdminMixin:
+# Content a form may point to, and the path from it to its module.
+_CHOICE_PATHS = {Module: "pk", Step: "module", QuickCheck: "module", TermCard: "module"}
+
+
+class ModuleChoicesMixin:
+    """A model admin or inline whose forms offer a scoped course admin only their modules'
+    content (a module, step, quick check or term card chosen, typed by id or searched)."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        path = _CHOICE_PATHS.get(db_field.related_model)
+        if path is not None and "queryset" not in kwargs:
+            ids = administered_module_ids(request.user)
+            if ids is not None:
+                kwargs["queryset"] = db_field.related_model._default_manager.filter(
+                    **{f"{path}__in": ids}
+                )
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ModuleScopedAdminMixin(ModuleChoicesMixin):
     """A model admin whose rows belong to a module (``module_path``, as for
     ``module_scope_filter``): a scoped course admin lists, opens and chooses only their
     modules' rows; another module's object is a 404."""
@@ -114,12 +133,6 @@ class ModuleScopedAdminMixin:
             # Not "perhaps it was deleted" (a redirect): for this admin it does not exist.
             raise Http404
         return found
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        ids = administered_module_ids(request.user)
-        if ids is not None and db_field.related_model is Module and "queryset" not in kwargs:
-            kwargs["queryset"] = Module.objects.filter(pk__in=ids)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def get_list_filter(self, request):
         filters = super().get_list_filter(request)

@@ -122,6 +122,8 @@ def test_the_module_filter_and_the_module_choices_offer_only_their_modules(scope
     assert f"module__id__exact={module_b.pk}" not in page
     form = scoped.get(reverse("admin:quizzes_examitem_add")).context["adminform"].form
     assert set(form.fields["module"].queryset) == {module_a}
+    assert not form.fields["step"].queryset.filter(module=module_b).exists()
+    assert form.fields["step"].queryset.filter(module=module_a).exists()
     response = scoped.get(
         reverse("admin:autocomplete"),
         {"app_label": "quizzes", "model_name": "examaccommodation", "field_name": "module"},
@@ -241,3 +243,39 @@ def test_superusers_assign_and_remove_module_administrators(admin_client, client
         reverse("admin:courses_moduleadministrator_delete", args=[row.pk]), {"post": "yes"}
     )
     assert not ModuleAdministrator.objects.filter(pk=row.pk).exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "budget"),
+    [
+        # The unscoped budgets (test_course_admin_workspace) and one query for the admin's modules.
+        ("/admin/quizzes/examattempt/dashboard/{slug}/", 16),
+        ("/admin/progress/enrollment/", 15),
+        ("/admin/quizzes/examattempt/", 12),
+        ("/admin/quizzes/examitem/statistics/?module={slug}", 11),
+        ("/admin/courses/step/", 11),
+        ("/admin/progress/stepprogress/", 10),
+        ("/admin/reviews/reviewlog/", 12),
+        ("/admin/quizzes/certificate/", 10),
+        ("/admin/accounts/user/", 12),
+    ],
+)
+def test_a_scoped_admins_query_counts_do_not_grow(client, course, second_module, url, budget):
+    from courses.models import ModuleAdministrator
+    from quizzes.services.items import exam_policy_get
+    from tests.helpers.queries import assert_queries_constant
+    from tests.quizzes.test_course_admin_workspace import _learners
+
+    policy = exam_policy_get(module_id=course.pk)
+    user = _course_admin(client, "kursq")
+    ModuleAdministrator.objects.create(user=user, module=course, source="admin")
+    _learners(course, policy, 1)
+    url = url.format(slug=course.slug)
+
+    def get():
+        assert client.get(url).status_code == 200
+
+    get()
+    assert_queries_constant(
+        get, grow=lambda: (_learners(course, policy, 12, start=1), get()), budget=budget
+    )
