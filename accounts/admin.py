@@ -4,6 +4,7 @@ from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import AdminPasswordChangeForm
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -88,6 +89,31 @@ class UserAdmin(DjangoUserAdmin):
         # For a confirmation mail that never arrives; a requested change needs its own link.
         for user in queryset.filter(email_confirmed_at__isnull=True).exclude(email=""):
             services.email_mark_confirmed(user=user)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.queryset_scopes: list = []
+
+    def queryset_scope_add(self, scope) -> None:
+        """Narrow the list for some admins: ``scope(request, queryset)`` returns the users they
+        may see (apps above accounts add theirs: progress keeps a per-module course admin to
+        the learners of their modules). A user outside it is a 404."""
+        self.queryset_scopes.append(scope)
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        for scope in self.queryset_scopes:
+            queryset = scope(request, queryset)
+        return queryset
+
+    def get_object(self, request, object_id, from_field=None):
+        found = super().get_object(request, object_id, from_field)
+        if found is None and self.queryset_scopes and not request.user.is_superuser:
+            # Hidden by a scope (not "perhaps it was deleted", the admin's redirect): a 404.
+            unscoped = super().get_queryset(request)
+            if object_id.isdigit() and unscoped.filter(pk=object_id).exists():
+                raise Http404
+        return found
 
     def has_add_permission(self, request):
         # A new account gets a password: superusers only (course admins enroll existing ones).

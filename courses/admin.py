@@ -14,7 +14,16 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from courses.models import Module, QuickCheck, Section, Step, StepQuickCheck, TermCard
+from courses.models import (
+    Module,
+    ModuleAdministrator,
+    QuickCheck,
+    Section,
+    Step,
+    StepQuickCheck,
+    TermCard,
+)
+from courses.module_scope import ModuleChoicesMixin, ModuleScopedAdminMixin
 from courses.selectors import module_repetition, step_preview_context
 from courses.services.content_versions import module_content_version_renew
 from courses.services.importing import (
@@ -37,8 +46,25 @@ class StepInline(admin.TabularInline):
         return False
 
 
+class ModuleAdministratorInline(admin.TabularInline):
+    """Who administers this module alone (superusers assign them; a course admin with such a
+    row sees only their modules)."""
+
+    model = ModuleAdministrator
+    fields = ("user", "source", "created_at")
+    readonly_fields = ("created_at",)
+    autocomplete_fields = ("user",)
+    extra = 0
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.is_superuser
+
+    has_add_permission = has_change_permission = has_delete_permission = has_view_permission
+
+
 @admin.register(Module)
-class ModuleAdmin(admin.ModelAdmin):
+class ModuleAdmin(ModuleScopedAdminMixin, admin.ModelAdmin):
+    module_path = "pk"
     list_display = ("header", "slug", "exam_block_count", "dashboard_link")
     search_fields = ("title", "series", "slug")
     readonly_fields = (
@@ -50,7 +76,7 @@ class ModuleAdmin(admin.ModelAdmin):
         "exam_blocks",
         "repetition",
     )
-    inlines = [StepInline]
+    inlines = [StepInline, ModuleAdministratorInline]
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -114,7 +140,7 @@ class SectionInline(admin.StackedInline):
     extra = 0
 
 
-class StepQuickCheckInline(admin.TabularInline):
+class StepQuickCheckInline(ModuleChoicesMixin, admin.TabularInline):
     model = StepQuickCheck
     fields = ("position", "quick_check", "answer")
     readonly_fields = ("answer",)
@@ -131,7 +157,7 @@ class StepQuickCheckInline(admin.TabularInline):
 
 
 @admin.register(Step)
-class StepAdmin(admin.ModelAdmin):
+class StepAdmin(ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = ("number", "term", "module", "level", "status", "as_of", "has_term_card")
     list_display_links = ("number", "term")
     list_filter = ("module", "level", "status")
@@ -211,6 +237,8 @@ class StepAdmin(admin.ModelAdmin):
         """The learner's step page for any step, retired ones too, without the learner's forms."""
         if not self.has_view_permission(request):
             raise PermissionDenied
+        if not self.get_queryset(request).filter(pk=step_id).exists():
+            raise Http404(gettext("No such step."))
         context = step_preview_context(step_id=step_id)
         if context is None:
             raise Http404(gettext("No such step."))
@@ -230,7 +258,7 @@ class CardSectionInline(SectionInline):
 
 
 @admin.register(TermCard)
-class TermCardAdmin(admin.ModelAdmin):
+class TermCardAdmin(ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = ("term", "module", "step")
     list_filter = ("module",)
     search_fields = ("term", "lead")
@@ -244,7 +272,7 @@ class TermCardAdmin(admin.ModelAdmin):
 
 
 @admin.register(QuickCheck)
-class QuickCheckAdmin(admin.ModelAdmin):
+class QuickCheckAdmin(ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = ("question", "answer", "module", "role", "is_active")
     list_filter = ("module", "role", "is_active")
     list_select_related = ("module",)
@@ -255,3 +283,15 @@ class QuickCheckAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         quick_check_roles_refresh(module_id=obj.module_id)
+
+
+@admin.register(ModuleAdministrator)
+class ModuleAdministratorAdmin(admin.ModelAdmin):
+    """Every per-module course admin (superusers only: ``lms.admin_site.SUPERUSER_ONLY``)."""
+
+    list_display = ("user", "module", "source", "created_at")
+    list_filter = ("module", "source")
+    list_select_related = ("user", "module")
+    search_fields = ("user__username", "user__email", "module__title", "module__slug")
+    autocomplete_fields = ("user", "module")
+    readonly_fields = ("created_at",)

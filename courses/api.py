@@ -29,11 +29,20 @@ from courses.data import (
 )
 from courses.models import (
     Module,
+    ModuleAdministrator,
     QuickCheck,
     Section,
     Step,
     active_step_q,
     quick_check_makes_no_card_q,
+)
+from courses.module_scope import (
+    AdministeredModulesFilter,
+    ModuleScopedAdminMixin,
+    administered_module_by_slug,
+    administered_module_ids,
+    module_administered,
+    module_scope_filter,
 )
 from courses.selectors import (
     CONTENT_CACHE_SECONDS,
@@ -45,12 +54,19 @@ from courses.selectors import (
     section_kinds,
 )
 from courses.services import importing as _importing
+from courses.services import module_administrators as _module_administrators
 from lms.errors import ModuleNotFound, StepNotFound
 
 __all__ = [
+    "AdministeredModulesFilter",
+    "ModuleScopedAdminMixin",
     "active_step_q",
+    "administered_module_by_slug",
+    "administered_module_ids",
     "body_chars",
+    "module_administered",
     "module_public_text",
+    "module_scope_filter",
     "rated_quick_check_ids",
     "section_kinds",
 ]  # re-exported for other apps (queries, the look-up solver)
@@ -209,6 +225,24 @@ def modules_all() -> list[ModuleData]:
     """Every module, in catalogue order (for choices in other apps' forms)."""
     rows = Module.objects.order_by("series", "number").values("id", "slug", "title", "header")
     return [ModuleData(**row) for row in rows]
+
+
+def modules_administered(user) -> list[ModuleData]:
+    """The modules the user administers (every module for a superuser or an unscoped course
+    admin), in catalogue order: the choices of the admin's module pickers."""
+    rows = module_scope_filter(
+        Module.objects.order_by("series", "number"), user=user, module_path="pk"
+    ).values("id", "slug", "title", "header")
+    return [ModuleData(**row) for row in rows]
+
+
+def module_administrator_platform_ensure(*, user_id: int, module_id: int) -> bool:
+    """Make a platform's teacher an administrator of a module a link opens (LTI)."""
+    return _module_administrators.module_administrator_ensure(
+        user_id=user_id,
+        module_id=module_id,
+        source=ModuleAdministrator.Source.PLATFORM,
+    )
 
 
 def modules_by_slugs(slugs: Iterable[str]) -> dict[str, ModuleData]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.contrib.postgres.functions import RandomUUID
 from django.db import models
 from django.db.models import Q
@@ -423,3 +424,45 @@ class ModuleContentVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.module_id}@{self.version}"
+
+
+class ModuleAdministrator(models.Model):
+    """A course admin who administers this module only: a course admin with at least one row
+    sees and changes only their modules in the admin (``courses.api.administered_module_ids``);
+    one without a row, as before, every module."""
+
+    class Source(models.TextChoices):
+        PLATFORM = "platform", _("LTI platform")
+        ADMIN = "admin", _("admin")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="administered_modules",
+        verbose_name=_("user"),
+    )
+    module = models.ForeignKey(
+        Module,
+        on_delete=models.CASCADE,
+        related_name="administrators",
+        verbose_name=_("module"),
+    )
+    source = models.CharField(
+        max_length=20,
+        choices=Source.choices,
+        default=Source.ADMIN,
+        verbose_name=_("assigned by"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("assigned at"))
+
+    class Meta:
+        verbose_name = _("module administrator")
+        verbose_name_plural = _("module administrators")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "module"], name="module_administrator_user_module_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.module}"

@@ -21,6 +21,8 @@ SUPERUSER_ONLY = frozenset(
         "django_celery_beat",
         "axes",
         "accounts.device",
+        # Who administers which module: assigned by superusers (and LTI platforms).
+        "courses.moduleadministrator",
         "reviews.reminderdigest",
         "reviews.notification",
         # Single sign-on: the institutions' identity providers, identities, allauth's addresses.

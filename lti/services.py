@@ -120,7 +120,9 @@ def launch_accept(lti_launch: LtiLaunch, *, line_item_url: str | None = None) ->
     lti_user = lti_launch.user
     user_id = _account_for(lti_user)
     if is_teacher(lti_launch):
+        # A course admin of the linked module only (courses.api.administered_module_ids).
         accounts_api.course_admin_role_grant(user_id=user_id)
+        courses_api.module_administrator_platform_ensure(user_id=user_id, module_id=module.id)
     progress_api.platform_enrollment_ensure(learner_id=user_id, module_slug=module.slug)
     resource_link = lti_launch.resource_link
     line_item = None
@@ -431,8 +433,8 @@ class RosterSynced:
 
 def roster_sync(*, context_id: int) -> RosterSynced:
     """The platform course's members (NRPS) as Lernpfad accounts: learners enrolled in every
-    module linked in that course, teachers made course admins. Members who left keep their
-    account and progress; their membership is marked inactive."""
+    module linked in that course, teachers made course admins of those modules. Members who
+    left keep their account and progress; their membership is marked inactive."""
     context = LtiContext.objects.select_related("deployment__registration").get(pk=context_id)
     members = NamesRolesProvisioningService(
         _connector(context.deployment.registration),
@@ -440,11 +442,12 @@ def roster_sync(*, context_id: int) -> RosterSynced:
     ).get_members()
     with transaction.atomic():
         context.update_memberships(members)
-        slugs = set(
+        linked = dict(
             LinkTarget.objects.filter(resource_link__context=context).values_list(
-                "module__slug", flat=True
+                "module_id", "module__slug"
             )
         )
+        slugs = set(linked.values())
         created = enrolled = admins = 0
         memberships = context.memberships.select_related("user").filter(is_active=True)
         for membership in memberships:
@@ -453,6 +456,10 @@ def roster_sync(*, context_id: int) -> RosterSynced:
             created += not had_account
             if membership.is_instructor or membership.is_administrator:
                 accounts_api.course_admin_role_grant(user_id=user_id)
+                for module_id in linked:
+                    courses_api.module_administrator_platform_ensure(
+                        user_id=user_id, module_id=module_id
+                    )
                 admins += 1
             if membership.is_learner:
                 for slug in slugs:

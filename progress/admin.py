@@ -11,7 +11,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.contrib.auth import get_user_model
-from django.db.models import Case, F, IntegerField, Value, When
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Value, When
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -94,7 +94,7 @@ class EnrollmentChangeList(ChangeList):
             column.load(rows)
 
 
-class EnrollmentAdmin(admin.ModelAdmin):
+class EnrollmentAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     """Per module: learners with percent complete and last activity; CSV export. Enrolling is
     an action on the users list; here enrollments are read and deleted."""
 
@@ -287,9 +287,10 @@ class EnrollmentAdmin(admin.ModelAdmin):
         )
 
 
-class StepProgressAdmin(admin.ModelAdmin):
+class StepProgressAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     """Every progress row: filter by module and status, search by learner."""
 
+    module_path = "step__module"
     list_display = (
         "learner",
         "step",
@@ -336,17 +337,18 @@ admin.site.register(StepProgress, StepProgressAdmin)
 class BulkEnrollForm(forms.Form):
     module = forms.TypedChoiceField(coerce=int, label=_("Module"))
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
+        # A scoped course admin enrolls only in the modules they administer.
         self.fields["module"].choices = [
-            (module.id, module.header) for module in courses_api.modules_all()
+            (module.id, module.header) for module in courses_api.modules_administered(user)
         ]
 
 
 @admin.action(description=_("Enroll selected users in a module…"), permissions=["change"])
 def enroll_in_module(modeladmin, request, queryset):
     """Intermediate page: choose the module, then enroll every selected user."""
-    form = BulkEnrollForm(request.POST if "apply" in request.POST else None)
+    form = BulkEnrollForm(request.POST if "apply" in request.POST else None, user=request.user)
     if form.is_bound and form.is_valid():
         module_id = form.cleaned_data["module"]
         learner_ids = list(queryset.values_list("pk", flat=True))
@@ -375,3 +377,17 @@ def enroll_in_module(modeladmin, request, queryset):
 # accounts.admin, earlier in INSTALLED_APPS).
 _user_admin = admin.site.get_model_admin(get_user_model())
 _user_admin.actions = (*(_user_admin.actions or ()), enroll_in_module)
+
+
+def users_enrolled_in_administered_modules(request, queryset):
+    """A scoped course admin's users list: the learners enrolled in their modules (one
+    subquery, whatever the page lists)."""
+    module_ids = courses_api.administered_module_ids(request.user)
+    if module_ids is None:
+        return queryset
+    return queryset.filter(
+        Exists(Enrollment.objects.filter(learner=OuterRef("pk"), module_id__in=module_ids))
+    )
+
+
+_user_admin.queryset_scope_add(users_enrolled_in_administered_modules)

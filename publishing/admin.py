@@ -193,8 +193,34 @@ class CourseImportAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None) -> bool:
         return False
 
+    # An import may change any module: a course admin scoped to some modules
+    # (``courses.api.administered_module_ids``) may not open the workspace (403); a superuser or
+    # an unscoped course admin brings their documents in.
+    def _scoped(self, request) -> bool:
+        return courses_api.administered_module_ids(request.user) is not None
+
+    def has_module_permission(self, request) -> bool:
+        return not self._scoped(request) and super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return not self._scoped(request) and super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request) -> bool:
+        return not self._scoped(request) and super().has_add_permission(request)
+
     def _may_import(self, request) -> bool:
         return self.has_add_permission(request) and request.user.has_perm("courses.change_module")
+
+    def _refused(self, request) -> PermissionDenied:
+        """The 403 of the workspace, saying why when the admin administers some modules only."""
+        if self._scoped(request):
+            return PermissionDenied(
+                _(
+                    "An import can change every module: course admins of single modules "
+                    "cannot open the import workspace."
+                )
+            )
+        return PermissionDenied()
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -242,7 +268,7 @@ class CourseImportAdmin(admin.ModelAdmin):
     def upload_view(self, request):
         """Upload → draft with its preview; broken documents show every problem, store nothing."""
         if not self._may_import(request):
-            raise PermissionDenied
+            raise self._refused(request)
         template = "admin/publishing/courseimport/upload.html"
         context = self._context(request, title=_("Import documents"))
         form = DocumentUploadForm(request.POST or None, request.FILES or None)
@@ -267,7 +293,7 @@ class CourseImportAdmin(admin.ModelAdmin):
         """GET: the draft's preview (computed now). POST: publish exactly the preview shown
         (its fingerprint); a changed course shows the new preview instead."""
         if not self._may_import(request):
-            raise PermissionDenied
+            raise self._refused(request)
         course_import = get_object_or_404(CourseImport, pk=pk)
         change_url = reverse("admin:publishing_courseimport_change", args=[pk])
         if course_import.status != CourseImport.Status.DRAFT:
@@ -332,7 +358,7 @@ class CourseImportAdmin(admin.ModelAdmin):
     def again_view(self, request, pk: int):
         """Publish an earlier import again (the undo): a new draft of its documents."""
         if not self._may_import(request):
-            raise PermissionDenied
+            raise self._refused(request)
         if request.method != "POST":
             return HttpResponseRedirect(reverse("admin:publishing_courseimport_change", args=[pk]))
         get_object_or_404(CourseImport, pk=pk)
@@ -358,7 +384,7 @@ class CourseImportAdmin(admin.ModelAdmin):
         if not request.user.has_perm("courses.view_module"):
             raise PermissionDenied
         module = courses_api.modules_by_ids([module_pk]).get(module_pk)
-        if module is None:
+        if module is None or not courses_api.module_administered(request.user, module.id):
             raise Http404(_("No such module."))
         text = courses_api.module_document(
             module_id=module.id, base_text=base_texts([module.slug]).get(module.slug)

@@ -84,7 +84,7 @@ def _grades_cells(row) -> list:
 
 
 @admin.register(ExamItem)
-class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
+class ExamItemAdmin(courses_api.ModuleScopedAdminMixin, GiftImportExportMixin, admin.ModelAdmin):
     """The item bank: review (approve, reject, back to draft) and edit items; generated items are
     rewritten by the next regeneration, so copy one to keep an edit."""
 
@@ -428,11 +428,14 @@ class ExamItemAdmin(GiftImportExportMixin, admin.ModelAdmin):
         figures, and per item its figures now and before its last edit."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        slugs = courses_api.module_slugs()
+        modules = {module.slug: module for module in courses_api.modules_administered(request.user)}
+        slugs = list(modules)
         slug = request.GET.get("module") or (slugs[0] if slugs else None)
+        if slug not in modules and courses_api.administered_module_ids(request.user) is not None:
+            raise Http404(_("No such module."))
         analysis = None
-        if slug in slugs:
-            analysis = item_analysis(module_id=courses_api.module_by_slug(slug).id)
+        if slug in modules:
+            analysis = item_analysis(module_id=modules[slug].id)
         kinds = dict(ExamItem.Kind.choices)
         statuses = dict(ExamItem.Status.choices)
         shown = [
@@ -549,7 +552,7 @@ class ExamPolicyForm(forms.ModelForm):
 
 
 @admin.register(ExamPolicy)
-class ExamPolicyAdmin(admin.ModelAdmin):
+class ExamPolicyAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     form = ExamPolicyForm
     list_display = (
         "module",
@@ -579,7 +582,7 @@ class ExamPolicyAdmin(admin.ModelAdmin):
 
 
 @admin.register(ExamAccommodation)
-class ExamAccommodationAdmin(admin.ModelAdmin):
+class ExamAccommodationAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     """A learner's own exam conditions per module: extra minutes per attempt, extra attempts.
     They apply to attempts started afterwards (a running attempt keeps its deadline)."""
 
@@ -597,7 +600,7 @@ class ExamAccommodationAdmin(admin.ModelAdmin):
 
 
 @admin.register(ExamAttempt)
-class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
+class ExamAttemptAdmin(courses_api.ModuleScopedAdminMixin, ModuleDashboardMixin, admin.ModelAdmin):
     """Attempts with their scores; read-only (grading happens on the server only). An
     attempt's page is its review: every question as the learner saw it, their answer, the key."""
 
@@ -684,13 +687,17 @@ class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
             raise PermissionDenied
         if export_format not in EXPORT_FORMATS:
             raise Http404
-        module_ids = None
+        scope = courses_api.administered_module_ids(request.user)
+        module_ids = None if scope is None else sorted(scope)
         if request.GET.get("module"):
             try:
-                module_ids = [courses_api.module_by_slug(request.GET["module"]).id]
+                module = courses_api.administered_module_by_slug(
+                    request.user, request.GET["module"]
+                )
             except ModuleNotFound as error:
                 # The admin's 404 page, not a 500 (the domain error is the API's to answer).
                 raise Http404(error.message) from error
+            module_ids = [module.id]
         return table_response(
             export_format=export_format,
             filename_stem="exam-grades",
@@ -700,7 +707,7 @@ class ExamAttemptAdmin(ModuleDashboardMixin, admin.ModelAdmin):
 
 
 @admin.register(Certificate)
-class CertificateAdmin(admin.ModelAdmin):
+class CertificateAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = (
         "learner_name",
         "learner",
@@ -756,7 +763,8 @@ class CertificateAdmin(admin.ModelAdmin):
 
 
 @admin.register(QuickCheckRating)
-class QuickCheckRatingAdmin(admin.ModelAdmin):
+class QuickCheckRatingAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
+    module_path = "step__module"
     list_display = ("learner", "quick_check", "step", "rating", "times_rated", "updated_at")
     list_filter = ("rating",)
     list_select_related = ("learner", "quick_check", "step")
@@ -820,8 +828,10 @@ class ExamRegradeLearnerInline(admin.TabularInline):
 
 
 @admin.register(ExamRegrade)
-class ExamRegradeAdmin(admin.ModelAdmin):
+class ExamRegradeAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     """Every regrade: who, when, which question and key, each learner before → after."""
+
+    module_path = "item__module"
 
     list_display = ("performed_at", "performed_by_name", "short_prompt", "attempts_changed")
     list_select_related = ("item",)

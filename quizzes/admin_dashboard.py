@@ -47,10 +47,10 @@ class ModuleDashboardMixin:
     def dashboard_first_view(self, request):
         """Where a course admin lands after logging in: the first module's dashboard (the
         admin's index when there is no module yet)."""
-        slugs = courses_api.module_slugs()
-        if not slugs:
+        modules = courses_api.modules_administered(request.user)
+        if not modules:
             return redirect("admin:index")
-        return redirect("admin:quizzes_module_dashboard", module=slugs[0])
+        return redirect("admin:quizzes_module_dashboard", module=modules[0].slug)
 
     def dashboard_view(self, request, module: str):
         if not (
@@ -59,7 +59,8 @@ class ModuleDashboardMixin:
         ):
             raise PermissionDenied
         try:
-            module_data = courses_api.module_by_slug(module)
+            # Another module than the admin's is a 404 (courses.api.administered_module_ids).
+            module_data = courses_api.administered_module_by_slug(request.user, module)
         except ModuleNotFound as error:
             raise Http404(error.message) from error
         now = timezone.now()

@@ -101,7 +101,7 @@ class GiftImportExportMixin:
         """Upload → preview → import; a broken file shows its problems and imports nothing."""
         if not self.has_add_permission(request):
             raise PermissionDenied
-        modules = courses_api.modules_all()
+        modules = courses_api.modules_administered(request.user)
         template = "admin/quizzes/examitem/gift_import.html"
         context = self._gift_context(request, title=_("Import questions (GIFT)"))
         if request.method == "POST" and "payload" in request.POST:
@@ -165,6 +165,8 @@ class GiftImportExportMixin:
             return TemplateResponse(
                 request, template, {**context, "form": form, "problems": problems}
             )
+        if payload["module"] not in {module.slug for module in modules}:
+            raise Http404(_("No such module."))
         try:
             module = courses_api.module_by_slug(payload["module"])
             report = exam_items_gift_import(
@@ -205,7 +207,7 @@ class GiftImportExportMixin:
         slug = request.GET.get("module")
         if slug:
             try:
-                module = courses_api.module_by_slug(slug)
+                module = courses_api.administered_module_by_slug(request.user, slug)
             except DomainError as error:
                 raise Http404(error.message) from error
             return _download(item_bank_gift(module_id=module.id), f"{module.slug}.gift")
@@ -213,6 +215,8 @@ class GiftImportExportMixin:
             request,
             "admin/quizzes/examitem/gift_export.html",
             self._gift_context(
-                request, title=_("Export questions (GIFT)"), modules=courses_api.modules_all()
+                request,
+                title=_("Export questions (GIFT)"),
+                modules=courses_api.modules_administered(request.user),
             ),
         )

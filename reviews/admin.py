@@ -4,6 +4,7 @@ and FSRS fits."""
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from courses import api as courses_api
 from reviews.models import (
     ExamDate,
     LearnerParameters,
@@ -28,7 +29,7 @@ class _ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReviewCard)
-class ReviewCardAdmin(admin.ModelAdmin):
+class ReviewCardAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = ("id", "learner", "kind", "step", "state", "due", "last_review", "suspended")
     list_filter = ("kind", "state", "suspended")
     search_fields = ("learner__username", "step__term")
@@ -56,7 +57,9 @@ class ReviewCardAdmin(admin.ModelAdmin):
 
 
 @admin.register(ReviewLog)
-class ReviewLogAdmin(_ReadOnlyAdmin):
+class ReviewLogAdmin(courses_api.ModuleScopedAdminMixin, _ReadOnlyAdmin):
+    module_path = "card__module"
+
     list_display = ("id", "learner", "card", "source", "rating", "reviewed_at", "duration_ms")
     list_filter = ("source", "rating")
     search_fields = ("learner__username", "client_review_id")
@@ -95,7 +98,7 @@ class NotificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModuleExamPlan)
-class ModuleExamPlanAdmin(admin.ModelAdmin):
+class ModuleExamPlanAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     """The course admin's exam date for a module and how far ahead its learners may set one."""
 
     list_display = ("module", "exam_on", "max_days_ahead")
@@ -103,7 +106,7 @@ class ModuleExamPlanAdmin(admin.ModelAdmin):
 
 
 @admin.register(ExamDate)
-class ExamDateAdmin(admin.ModelAdmin):
+class ExamDateAdmin(courses_api.ModuleScopedAdminMixin, admin.ModelAdmin):
     list_display = ("learner", "module", "exam_on", "set_at")
     search_fields = ("learner__username",)
     list_select_related = ("learner", "module")
@@ -111,7 +114,7 @@ class ExamDateAdmin(admin.ModelAdmin):
 
 
 @admin.register(ParameterFit)
-class ParameterFitAdmin(_ReadOnlyAdmin):
+class ParameterFitAdmin(courses_api.ModuleScopedAdminMixin, _ReadOnlyAdmin):
     list_display = (
         "id",
         "learner",
@@ -129,11 +132,14 @@ class ParameterFitAdmin(_ReadOnlyAdmin):
 
 
 @admin.register(LearnerParameters)
-class LearnerParametersAdmin(_ReadOnlyAdmin):
+class LearnerParametersAdmin(courses_api.ModuleScopedAdminMixin, _ReadOnlyAdmin):
+    # A learner's own parameters, not a module's: none for a per-module course admin.
+    module_path = None
+
     list_display = ("learner", "version", "fit")
     search_fields = ("learner__username",)
 
 
 @admin.register(ModuleParameters)
-class ModuleParametersAdmin(_ReadOnlyAdmin):
+class ModuleParametersAdmin(courses_api.ModuleScopedAdminMixin, _ReadOnlyAdmin):
     list_display = ("module", "version", "fit")

@@ -185,6 +185,16 @@ def module_document(tmp_path):
 
 
 @pytest.fixture
+def second_module(course, module_document):
+    """A second module beside the seed course: "homelab-3", five steps (module_document_text)."""
+    from courses.models import Module
+    from courses.services.importing import course_import
+
+    course_import(paths=[module_document("homelab.txt")])
+    return Module.objects.get(slug="homelab-3")
+
+
+@pytest.fixture
 def committed(django_capture_on_commit_callbacks):
     """``with committed(): client.post(...)``: the commit callbacks of the block (the account
     mails, accounts.services) run at its end, as after the request's real commit; a test's own

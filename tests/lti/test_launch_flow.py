@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from tests.lti.conftest import deep_link, learner_opens
 
@@ -57,6 +58,31 @@ def test_teacher_links_the_exam_and_a_learner_opens_it(registered, lti_platform,
     assert Enrollment.objects.get(learner=learner, module=course).source == "platform"
     target = LinkTarget.objects.get()
     assert target.kind == "exam" and target.line_item.url == column["id"]
+
+
+def test_a_teacher_who_opens_a_link_administers_that_module_only(
+    registered, lti_platform, course, second_module
+):
+    """A platform's teacher becomes a course admin of the linked module, not of the site."""
+    from django.test import Client
+    from lti_tool.models import LtiUser
+
+    from courses.models import ModuleAdministrator
+
+    link = deep_link(lti_platform, "module:self-hosting-27")
+    learner_opens(lti_platform, link, user="teacher-1")
+    teacher = LtiUser.objects.get(sub="teacher-1").auth_user
+    assert teacher.is_staff and teacher.groups.filter(name="Kursverwaltung").exists()
+    row = ModuleAdministrator.objects.get(user=teacher)
+    assert (row.module, row.source) == (course, "platform")
+    admin = Client()
+    admin.force_login(teacher)
+    modules = admin.get(reverse("admin:courses_module_changelist")).context["cl"].queryset
+    assert list(modules) == [course]
+    other = reverse("admin:quizzes_module_dashboard", args=[second_module.slug])
+    assert admin.get(other).status_code == 404
+    change = reverse("admin:courses_module_change", args=[second_module.pk])
+    assert admin.get(change).status_code == 404
 
 
 def test_a_learner_from_a_platform_deletes_their_account_with_their_user_name(

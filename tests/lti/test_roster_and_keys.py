@@ -37,7 +37,7 @@ MEMBERS = [
 
 
 def test_the_roster_becomes_accounts_enrollments_and_course_admins(
-    registered, lti_platform, course
+    registered, lti_platform, course, second_module
 ):
     from lti_tool.models import LtiContext, LtiUser
 
@@ -61,11 +61,19 @@ def test_the_roster_becomes_accounts_enrollments_and_course_admins(
     assert enrolled == {accounts[s].pk for s in ("learner-1", "learner-2", "learner-3")}
     teacher = accounts["teacher-1"]
     assert teacher.is_staff and teacher.groups.filter(name=COURSE_ADMIN_GROUP).exists()
+    # … of the linked module only: the other module is not theirs.
+    from courses import api as courses_api
+    from courses.models import ModuleAdministrator
+
+    row = ModuleAdministrator.objects.get(user=teacher)
+    assert (row.module, row.source) == (course, "platform")
+    assert courses_api.administered_module_ids(teacher) == frozenset({course.pk})
     # Never matched by address: Lou's platform identity is not the local account "lou".
     assert accounts["learner-2"] != local and accounts["learner-2"].email == ""
     # Again: nothing new.
     again = services.roster_sync(context_id=LtiContext.objects.get().pk)
     assert (again.accounts_created, again.enrolled) == (0, 0)
+    assert ModuleAdministrator.objects.filter(user=teacher).count() == 1
 
 
 def test_the_jwks_lists_active_keys_and_rotation_keeps_the_old_one_for_a_while(tool):
