@@ -454,7 +454,8 @@ def roster_sync(*, context_id: int) -> RosterSynced:
             had_account = membership.user.auth_user_id is not None
             user_id = _account_for(membership.user)
             created += not had_account
-            if membership.is_instructor or membership.is_administrator:
+            # Only with a module to administer: the role without one would be site-wide.
+            if (membership.is_instructor or membership.is_administrator) and linked:
                 accounts_api.course_admin_role_grant(user_id=user_id)
                 for module_id in linked:
                     courses_api.module_administrator_platform_ensure(

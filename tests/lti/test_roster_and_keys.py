@@ -98,11 +98,16 @@ def test_the_jwks_lists_active_keys_and_rotation_keeps_the_old_one_for_a_while(t
 def test_a_rotated_key_still_gets_tokens_and_sends_scores(registered, lti_platform, course):
     """The platform fetches the tool's JWKS by key id: after a rotation the new key signs
     the client assertion of the next service call, and the platform accepts it."""
-    from lti_tool.models import LtiContext
+    from lti_tool.models import LtiContext, LtiUser
 
     from lti import services
 
     lti_platform.client.set_roster(COURSE, MEMBERS)
     deep_link(lti_platform, "module:self-hosting-27")
     services.key_rotate()
-    assert services.roster_sync(context_id=LtiContext.objects.get().pk).members == 4
+    synced = services.roster_sync(context_id=LtiContext.objects.get().pk)
+    assert synced.members == 4
+    # No link has been opened yet, so no module to administer: the teacher gets no role (it
+    # would be site-wide without one).
+    assert synced.course_admins == 0
+    assert not LtiUser.objects.get(sub="teacher-1").auth_user.is_staff
