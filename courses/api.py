@@ -56,6 +56,7 @@ from courses.selectors import (
 from courses.services import importing as _importing
 from courses.services import module_administrators as _module_administrators
 from lms.errors import ModuleNotFound, StepNotFound
+from lms.privacy import export_rows
 
 __all__ = [
     "AdministeredModulesFilter",
@@ -350,3 +351,12 @@ def module_slugs_by_title(titles: Iterable[str]) -> dict[str, str]:
 def section_kind_labels() -> dict[str, str]:
     """A section kind's heading as the document writes it (``"verstehen"`` → "1. Verstehen")."""
     return {kind.value: str(kind.label) for kind in Section.Kind}
+
+
+def administered_modules_export(user_id: int) -> list[dict]:
+    """The modules the user administers (per-module course admin), for the data export."""
+    from courses.models import ModuleAdministrator
+
+    return export_rows(
+        ModuleAdministrator.objects.filter(user_id=user_id), context=("module__slug",)
+    )

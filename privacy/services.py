@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import api as accounts_api
+from courses import api as courses_api
 from lti import api as lti_api
 from progress import api as progress_api
 from quizzes import api as quizzes_api
@@ -18,7 +19,7 @@ EXPORT_FORMAT_VERSION = 1
 
 
 def account_export(*, user) -> dict[str, Any]:
-    """Everything Lernpfad stores about the user, as JSON-ready data: 27 queries, whatever size."""
+    """Everything Lernpfad stores about the user, as JSON-ready data: 28 queries, whatever size."""
     return {
         "format_version": EXPORT_FORMAT_VERSION,
         "exported_at": timezone.now(),
@@ -30,6 +31,8 @@ def account_export(*, user) -> dict[str, Any]:
         "reviews": reviews_api.learner_export(user.pk),
         # Who LTI platforms said the learner is (format version 1 gained this key).
         "lti": lti_api.learner_export(user.pk),
+        # The modules a course admin administers (format version 1 gained this key).
+        "module_administrators": courses_api.administered_modules_export(user.pk),
     }
 
 

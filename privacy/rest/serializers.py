@@ -488,6 +488,15 @@ class ExportLtiSerializer(serializers.Serializer):
     )
 
 
+class ExportModuleAdministratorSerializer(serializers.Serializer):
+    id = _id()
+    user_id = _id()
+    module_id = _id()
+    module__slug = _text()
+    source = _text(help_text="platform (an LTI teacher) or admin (set by a superuser).")
+    created_at = _at()
+
+
 class DataExportSerializer(serializers.Serializer):
     """The data export: each table's rows with their columns by name."""
 
@@ -508,3 +517,6 @@ class DataExportSerializer(serializers.Serializer):
     quizzes = ExportQuizzesSerializer()
     reviews = ExportReviewsSerializer()
     lti = ExportLtiSerializer(help_text="What LTI platforms told Lernpfad about me.")
+    module_administrators = ExportModuleAdministratorSerializer(
+        many=True, help_text="The modules I administer as a course admin."
+    )

@@ -17,6 +17,7 @@ Screenshots: test-artifacts/screenshots/lti-*.png; the guides' pictures docs/ass
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -76,6 +77,14 @@ def cookies_blocked_in(page) -> bool:
         "() => { document.cookie = 'probe=1; path=/; SameSite=None; Secure';"
         " return document.cookie.includes('probe=1'); }"
     )
+
+
+def where_the_start_stopped(page, platform) -> str:
+    """The frames' addresses and text and the platform's storage log: what a start in the
+    frame did before it stopped (the two full runs where it stopped left no trace)."""
+    frames = [(frame.url, frame.content()[:1500]) for frame in page.frames]
+    messages = platform.client.state()["storage_messages"]
+    return json.dumps({"frames": frames, "storage_messages": messages}, indent=1)[:8000]
 
 
 def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
@@ -148,7 +157,10 @@ def test_a_course_in_the_platform_runs_lernpfad_and_gets_the_exam_score(
     page.locator("li.resource", has_text="Abschlussprüfung").locator("a.launch").click()
     frame = tool_frame(page)
     opener = frame.get_by_role("link", name="Prüfung in Lernpfad öffnen")
-    expect(opener).to_be_visible(timeout=HOPS)
+    try:
+        expect(opener).to_be_visible(timeout=HOPS)
+    except AssertionError as missing:
+        raise AssertionError(where_the_start_stopped(page, platform)) from missing
     assert cookies_blocked_in(page)
     subjects = [m.get("subject") for m in platform.client.state()["storage_messages"]]
     assert "lti.put_data" in subjects and "lti.get_data" in subjects, subjects

@@ -151,6 +151,11 @@ def full_world(world, second_module):
     lti_services.launch_ticket_create(user_id=a.user.pk, target_url="/modules/x/")
     SocialAccount.objects.create(user=a.user, provider="uni-x", uid="a@uni-x.example")
     EmailAddress.objects.create(user=a.user, email=a.user.email, verified=True, primary=True)
+    from courses.models import Module, ModuleAdministrator
+
+    ModuleAdministrator.objects.create(
+        user=a.user, module=Module.objects.get(slug=world.module_slug), source="platform"
+    )
     return world
 
 
@@ -166,6 +171,7 @@ def test_a_full_export_matches_its_schema(full_world):
         **{f"lti.{key}": rows for key, rows in export["lti"].items()},
         "sso_identities": export["sso_identities"],
         "email_addresses": export["email_addresses"],
+        "module_administrators": export["module_administrators"],
     }
     assert [name for name, rows in sections.items() if not rows] == []
     attempts = export["quizzes"]["exam_attempts"]
